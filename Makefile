@@ -1,0 +1,54 @@
+# Prompt Lab: the few commands a person needs. `make help` lists them.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+PORT ?= 8000
+# Tests run against real Postgres and Redis (the same as CI); override to point elsewhere.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/promptlab
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: help install run test lint format web worker beat fake-llm bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed  ## create .venv and install everything
+
+run: install  ## embedded mode on http://127.0.0.1:8000 (SQLite, in-process worker, no Redis)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py demo_setup
+	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) promptlab.asgi:application
+
+test: install  ## the whole test suite against Postgres and Redis
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+		$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install  ## ruff check and format check
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install  ## apply ruff's fixes and formatting
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+web: install  ## services mode: the ASGI web process (needs DATABASE_URL, REDIS_URL)
+	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) promptlab.asgi:application
+
+worker: install  ## services mode: a Celery worker
+	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO --concurrency=4
+
+beat: install  ## services mode: the periodic scheduler (sweeper)
+	$(VENV)/bin/celery -A promptlab beat --loglevel=INFO
+
+fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire formats) on :8765
+	$(PY) -m lab.fake_llm --port 8765
+
+clean:  ## remove the virtualenv and local database
+	rm -rf $(VENV) db.sqlite3 staticfiles

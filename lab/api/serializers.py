@@ -1,0 +1,77 @@
+"""Input and output serializers of the lab API; the key is write-only and only its hint is returned."""
+
+from rest_framework import serializers
+
+from ..models import Connection, ConnectionKind, Membership, Role, Workspace
+
+
+class WorkspaceOut(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Workspace
+        fields = ["id", "name", "role", "created_at"]
+
+    def get_role(self, workspace: Workspace) -> str:
+        return getattr(workspace, "my_role", None) or workspace.memberships.get(user=self.context["request"].user).role
+
+
+class WorkspaceIn(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+
+
+class MemberIn(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class MemberOut(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username")
+
+    class Meta:
+        model = Membership
+        fields = ["id", "username", "role", "created_at"]
+
+
+class ConnectionOut(serializers.ModelSerializer):
+    has_api_key = serializers.SerializerMethodField()
+    model_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Connection
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "base_url",
+            "api_key_hint",
+            "has_api_key",
+            "max_concurrency",
+            "rpm",
+            "model_count",
+            "models_fetched_at",
+            "created_at",
+        ]
+
+    def get_has_api_key(self, connection: Connection) -> bool:
+        return bool(connection.api_key_encrypted)
+
+    def get_model_count(self, connection: Connection) -> int:
+        return len(connection.models_cache or [])
+
+
+class ConnectionIn(serializers.Serializer):
+    name = serializers.SlugField(max_length=60)
+    kind = serializers.ChoiceField(choices=ConnectionKind.choices)
+    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True, default="")
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
+    max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
+    rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
+
+
+class ConnectionUpdateIn(serializers.Serializer):
+    name = serializers.SlugField(max_length=60, required=False)
+    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True)
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
+    max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)

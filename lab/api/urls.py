@@ -1,0 +1,19 @@
+"""Lab API routes, mounted at /api/v1/ by the project urls next to the other apps' routes."""
+
+from django.urls import path
+
+from . import auth, views
+
+urlpatterns = [
+    path("auth/token/", auth.ObtainToken.as_view(), name="api-token"),
+    path("workspaces/", views.WorkspaceList.as_view(), name="api-workspaces"),
+    path("workspaces/<int:pk>/", views.WorkspaceDetail.as_view(), name="api-workspace"),
+    path("workspaces/<int:pk>/members/", views.MemberList.as_view(), name="api-members"),
+    path("workspaces/<int:pk>/connections/", views.ConnectionList.as_view(), name="api-connections"),
+    path(
+        "workspaces/<int:pk>/connections/<int:connection_id>/",
+        views.ConnectionDetail.as_view(),
+        name="api-connection",
+    ),
+    path("workspaces/<int:pk>/worker-check/", views.WorkerCheck.as_view(), name="api-worker-check"),
+]

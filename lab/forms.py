@@ -1,0 +1,39 @@
+"""Page forms; they only shape input, the services decide what is valid."""
+
+from django import forms
+
+from .models import ConnectionKind, Role
+
+
+class RegisterForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False)
+    password = forms.CharField(widget=forms.PasswordInput, strip=False)
+
+
+class WorkspaceForm(forms.Form):
+    name = forms.CharField(max_length=120)
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(choices=Role.choices, initial=Role.EDITOR)
+
+
+class ConnectionForm(forms.Form):
+    name = forms.SlugField(max_length=60, help_text="Used in model ids, e.g. openai::gpt-4.1-mini")
+    kind = forms.ChoiceField(choices=ConnectionKind.choices)
+    base_url = forms.URLField(
+        required=False,
+        max_length=300,
+        assume_scheme="https",
+        help_text="Leave empty for the provider's default.",
+    )
+    api_key = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        strip=True,
+        help_text="Stored encrypted; never shown again.",
+    )
+    max_concurrency = forms.IntegerField(min_value=1, max_value=1000, initial=4)
+    rpm = forms.IntegerField(min_value=1, max_value=100000, initial=60, label="Requests per minute")

@@ -1,0 +1,97 @@
+"""Tenancy (workspaces and roles) and provider connections."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from . import crypto
+
+
+class Workspace(models.Model):
+    name = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Set by the worker health check; lets the settings page say whether a worker is alive.
+    worker_seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    OWNER = "owner", "Owner"
+    EDITOR = "editor", "Editor"
+    VIEWER = "viewer", "Viewer"
+
+
+ROLE_RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.OWNER: 2}
+
+
+class Membership(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace"], name="membership_one_per_user_and_workspace"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.workspace} ({self.role})"
+
+    def allows(self, role: str) -> bool:
+        return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(role)]
+
+
+class ConnectionKind(models.TextChoices):
+    OPENAI = "openai", "OpenAI"
+    ANTHROPIC = "anthropic", "Anthropic"
+    OPENROUTER = "openrouter", "OpenRouter"
+    OPENAI_COMPATIBLE = "openai_compatible", "OpenAI-compatible (Ollama, vLLM, LM Studio, llama.cpp)"
+    GEMINI = "gemini", "Google Gemini"
+    SIMULATED = "simulated", "Simulated (offline, deterministic)"
+
+
+class Connection(models.Model):
+    """A provider account. Its name prefixes model ids: `<name>::<model>`."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="connections")
+    name = models.SlugField(max_length=60)
+    kind = models.CharField(max_length=20, choices=ConnectionKind.choices)
+    base_url = models.URLField(max_length=300, blank=True)
+    # Ciphertext only (MultiFernet); the plaintext never leaves `api_key()`.
+    api_key_encrypted = models.TextField(blank=True, editable=False)
+    api_key_hint = models.CharField(max_length=20, blank=True, editable=False)
+    max_concurrency = models.PositiveIntegerField(default=4)
+    rpm = models.PositiveIntegerField(default=60, help_text="Requests per minute across all workers.")
+    models_cache = models.JSONField(default=list, blank=True, editable=False)
+    models_fetched_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="connection_name_unique_in_workspace"),
+            models.CheckConstraint(condition=Q(kind__in=ConnectionKind.values), name="connection_kind_valid"),
+            models.CheckConstraint(condition=Q(max_concurrency__gte=1), name="connection_concurrency_positive"),
+            models.CheckConstraint(condition=Q(rpm__gte=1), name="connection_rpm_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_kind_display()})"
+
+    def __repr__(self) -> str:
+        # Never include the key, not even encrypted, in debug output.
+        return f"<Connection {self.pk} {self.name} {self.kind}>"
+
+    def set_api_key(self, plaintext: str) -> None:
+        self.api_key_encrypted = crypto.encrypt(plaintext) if plaintext else ""
+        self.api_key_hint = crypto.mask(plaintext)
+
+    def api_key(self) -> str:
+        return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""

@@ -1,0 +1,1 @@
+"""Provider adapters: one per wire protocol, behind the small interface in `base`."""

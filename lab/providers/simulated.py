@@ -1,0 +1,153 @@
+"""The simulated provider: built in, offline and deterministic, for demos and fast tests.
+
+An answer depends only on (model, prompt, seed, temperature), so the same round gives the same text.
+Model ids choose a preset and may tune it: `simulated::writer?ttft_ms=100&token_ms=5&tokens=40`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qsl
+
+from .base import (
+    ChatRequest,
+    Completion,
+    ConnectionConfig,
+    Finish,
+    ModelInfo,
+    ProviderError,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    Usage,
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    ttft_ms: int
+    token_ms: int
+    tokens: int
+    fail_every: int = 0  # 0: never; n: one in n (by seed) fails mid-stream, keeping its partial text
+    style: str = "prose"
+
+
+PRESETS = {
+    "instant": Preset(ttft_ms=0, token_ms=0, tokens=40),
+    "writer": Preset(ttft_ms=120, token_ms=12, tokens=90),
+    "thinker": Preset(ttft_ms=600, token_ms=25, tokens=140, style="steps"),
+    "coder": Preset(ttft_ms=200, token_ms=10, tokens=110, style="code"),
+    "flaky": Preset(ttft_ms=150, token_ms=15, tokens=80, fail_every=3),
+}
+TUNABLE = ("ttft_ms", "token_ms", "tokens", "fail_every")
+
+WORDS = (
+    "the answer depends on context and a clear prompt helps the model focus on what matters most "
+    "consider edge cases first then write the simplest version that works and test it with real data "
+    "short sentences read better than long ones and examples make abstract rules concrete for readers"
+).split()
+
+
+def parse_model(model: str) -> tuple[str, Preset]:
+    name, _, query = model.partition("?")
+    if name not in PRESETS:
+        raise ValueError(f"Unknown simulated model {name!r}; choose one of {', '.join(PRESETS)}.")
+    preset = PRESETS[name]
+    tweaks = {}
+    for key, value in parse_qsl(query):
+        if key in TUNABLE and value.isdigit():
+            tweaks[key] = int(value)
+    return name, replace(preset, **tweaks)
+
+
+def _rng(request: ChatRequest) -> random.Random:
+    prompt = "\n".join(m["content"] for m in request.messages)
+    key = f"{request.model}|{request.params.get('seed')}|{request.params.get('temperature')}|{prompt}"
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+
+
+def simulated_tokens(request: ChatRequest, preset: Preset) -> list[str]:
+    """The answer as a list of tokens (words with their spacing), deterministic for the request."""
+    rng = _rng(request)
+    user = next((m["content"] for m in reversed(request.messages) if m["role"] == "user"), "")
+    topic = " ".join(user.split()[:8]) or "your request"
+    head = f"**Simulated answer** to: _{topic}_\n\n"
+    body = [rng.choice(WORDS) for _ in range(max(preset.tokens, 1))]
+    if preset.style == "steps":
+        text = head + "\n".join(f"{i + 1}. " + " ".join(body[i::4]) for i in range(4))
+    elif preset.style == "code":
+        text = head + " ".join(body[: len(body) // 2]) + "\n\n```python\ndef answer(x):\n    return x * 2\n```\n"
+    else:
+        text = head + " ".join(body)
+    tokens = text.split(" ")
+    return [t if i == 0 else " " + t for i, t in enumerate(tokens)]
+
+
+def count_tokens(text: str) -> int:
+    return len(text.split())
+
+
+class SimulatedAdapter:
+    def __init__(self, config: ConnectionConfig, client=None):
+        self.config = config
+
+    async def stream(self, request: ChatRequest, *, model_info: ModelInfo | None = None) -> AsyncIterator[StreamEvent]:
+        try:
+            _, preset = parse_model(request.model)
+        except ValueError as exc:
+            yield StreamError(str(exc), status=404)
+            return
+        tokens = simulated_tokens(request, preset)
+        limit = request.params.get("max_tokens")
+        finish = "stop"
+        if limit is not None and len(tokens) > int(limit):
+            tokens, finish = tokens[: int(limit)], "length"
+        fail_at = None
+        if preset.fail_every and (int(request.params.get("seed") or 0) % preset.fail_every == 0):
+            fail_at = len(tokens) // 2
+        input_tokens = sum(count_tokens(m["content"]) for m in request.messages)
+        await asyncio.sleep(preset.ttft_ms / 1000)
+        emitted = []
+        for i, token in enumerate(tokens):
+            if fail_at is not None and i == fail_at:
+                yield StreamError("Simulated provider error in the middle of the answer.", status=500)
+                return
+            if i and preset.token_ms:
+                await asyncio.sleep(preset.token_ms / 1000)
+            emitted.append(token)
+            yield TextDelta(token)
+        yield Usage(input_tokens=input_tokens, output_tokens=count_tokens("".join(emitted)))
+        yield Finish(finish)
+
+    async def complete(
+        self, request: ChatRequest, *, json_schema: dict | None = None, model_info: ModelInfo | None = None
+    ) -> Completion:
+        parts, usage, finish = [], Usage(None, None), "stop"
+        async for event in self.stream(request):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+            elif isinstance(event, Usage):
+                usage = event
+            elif isinstance(event, Finish):
+                finish = event.reason
+            elif isinstance(event, StreamError):
+                raise ProviderError(event.message, event.status)
+        return Completion(text="".join(parts), finish_reason=finish, usage=usage)
+
+    async def list_models(self) -> list[ModelInfo]:
+        return [
+            ModelInfo(
+                id=name,
+                name=f"Simulated {name} (offline)",
+                context_length=32768,
+                max_output_tokens=4096,
+                supported_params=None,
+                input_price_per_mtok=0.0,
+                output_price_per_mtok=0.0,
+            )
+            for name in PRESETS
+        ]

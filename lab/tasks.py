@@ -1,0 +1,13 @@
+"""Lab tasks: thin wrappers that load by id and call a service."""
+
+from celery import shared_task
+
+from . import services
+from .realtime import broadcast, workspace_channel
+
+
+@shared_task(name="lab.worker_check")
+def worker_check(workspace_id: int) -> None:
+    """Health check from the settings page: proves worker → database → websocket all work."""
+    services.workspace_mark_worker_seen(workspace_id=workspace_id)
+    broadcast(workspace_channel(workspace_id), "worker.pong", workspace=workspace_id)

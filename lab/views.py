@@ -1,0 +1,134 @@
+"""Lab pages: accounts, the workspace overview and its settings (members, connections)."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from . import services
+from .access import connection_for_user, membership_for_user, workspaces_of
+from .forms import ConnectionForm, MemberForm, RegisterForm, WorkspaceForm
+from .models import Role
+
+
+def add_service_errors(form, error: ValidationError) -> None:
+    """Show a service's field errors on the form fields they name."""
+    for field, field_messages in error.message_dict.items():
+        form.add_error(field if field in form.fields else None, field_messages)
+
+
+def register(request):
+    if not settings.REGISTRATION_OPEN:
+        raise Http404("Registration is closed; ask an owner of a workspace to create your account.")
+    form = RegisterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = services.user_register(**form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect("home")
+    return render(request, "registration/register.html", {"form": form})
+
+
+@login_required
+def workspace_switch(request, pk):
+    membership = membership_for_user(request.user, pk)
+    request.session["workspace_id"] = membership.workspace_id
+    return redirect("home")
+
+
+@login_required
+def workspace_new(request):
+    form = WorkspaceForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            workspace = services.workspace_create(owner=request.user, name=form.cleaned_data["name"])
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            request.session["workspace_id"] = workspace.pk
+            return redirect("lab:settings", pk=workspace.pk)
+    return render(request, "lab/workspace_new.html", {"form": form})
+
+
+def current_workspace_id(request) -> int | None:
+    """The workspace a person last chose, if they still belong to it, else their first."""
+    mine = workspaces_of(request.user)
+    chosen = request.session.get("workspace_id")
+    if chosen and mine.filter(pk=chosen).exists():
+        return chosen
+    first = mine.order_by("name").first()
+    return first.pk if first else None
+
+
+@login_required
+def workspace_settings(request, pk):
+    membership = membership_for_user(request.user, pk)
+    request.session["workspace_id"] = membership.workspace_id
+    workspace = membership.workspace
+    return render(
+        request,
+        "lab/settings.html",
+        {
+            "workspace": workspace,
+            "membership": membership,
+            "is_owner": membership.allows(Role.OWNER),
+            "members": workspace.memberships.select_related("user").order_by("user__username"),
+            "connections": workspace.connections.all(),
+            "member_form": MemberForm(),
+            "connection_form": ConnectionForm(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def member_add(request, pk):
+    workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
+    form = MemberForm(request.POST)
+    if form.is_valid():
+        try:
+            services.membership_add(workspace=workspace, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+    _flash_form(request, form, f"{form.cleaned_data.get('username', '')} is now a member.")
+    return redirect("lab:settings", pk=workspace.pk)
+
+
+@login_required
+@require_POST
+def connection_add(request, pk):
+    workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
+    form = ConnectionForm(request.POST)
+    if form.is_valid():
+        try:
+            services.connection_create(workspace=workspace, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+    _flash_form(request, form, "Connection added.")
+    return redirect("lab:settings", pk=workspace.pk)
+
+
+@login_required
+@require_POST
+def connection_remove(request, pk, connection_id):
+    connection = connection_for_user(request.user, pk, connection_id, role=Role.OWNER)
+    services.connection_delete(connection=connection)
+    messages.success(request, f"Connection {connection.name} removed.")
+    return redirect("lab:settings", pk=pk)
+
+
+def _flash_form(request, form, success: str) -> None:
+    if form.errors:
+        for field, errors in form.errors.items():
+            label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
+            for error in errors:
+                messages.error(request, f"{label.capitalize()}: {error}" if label else error)
+    else:
+        messages.success(request, success)

@@ -1,0 +1,37 @@
+"""Embedded mode: a Celery worker and beat running as threads inside the web process.
+
+Same tasks, same Celery app, an in-memory broker instead of Redis. Requests never wait for a task: they
+enqueue on commit exactly as in services mode and the worker thread picks the message up.
+"""
+
+import logging
+import tempfile
+import threading
+from pathlib import Path
+
+from celery import beat
+
+from .celery import app
+
+logger = logging.getLogger(__name__)
+_started = threading.Event()
+
+
+def start_embedded_worker(concurrency: int = 8) -> None:
+    """Start the in-process worker and beat once per process."""
+    if _started.is_set():
+        return
+    _started.set()
+    worker = app.WorkController(
+        concurrency=concurrency,
+        pool_cls="threads",
+        hostname="embedded@localhost",
+        without_heartbeat=True,
+        without_mingle=True,
+        without_gossip=True,
+        loglevel="INFO",
+    )
+    threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True).start()
+    schedule = Path(tempfile.gettempdir()) / "promptlab-embedded-beat"
+    beat.EmbeddedService(app, thread=True, schedule_filename=str(schedule)).start()
+    logger.info("Embedded Celery worker and beat started (in-memory broker).")

@@ -1,0 +1,20 @@
+"""Top-level URLs: each app's pages and API routes, the schema and docs, and the admin."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from lab import views as lab_views
+
+from . import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    # A workspace's home page; the history of comparisons takes this place once it exists.
+    path("w/<int:pk>/", lab_views.workspace_settings, name="workspace_home"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("lab.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("", include("lab.urls")),
+]
