@@ -1,0 +1,96 @@
+"""Run one streamed answer to the end and measure it: text, status, timings, usage and cost.
+
+The engine calls this once per variant; adapters only translate wire formats (and retry before the first
+token). A mid-stream error keeps the partial text and marks the answer failed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from .base import Adapter, ChatRequest, Finish, ModelInfo, ProviderError, StreamError, TextDelta, Usage
+
+OK, ERROR = "ok", "error"
+
+
+@dataclass
+class Answer:
+    status: str  # "ok" or "error"; the engine adds "timeout" and "cancelled" around this call
+    text: str = ""
+    error: str = ""
+    finish_reason: str = ""
+    ttft_ms: int | None = None
+    latency_ms: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    tokens_estimated: bool = False
+    cost: float | None = None  # USD; None when the price is unknown (never a misleading 0)
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough count (about 4 characters a token) used only when a provider reports no usage."""
+    return max(1, round(len(text) / 4)) if text else 0
+
+
+def cost_of(model_info: ModelInfo | None, input_tokens: int | None, output_tokens: int | None) -> float | None:
+    if model_info is None or input_tokens is None or output_tokens is None:
+        return None
+    if model_info.input_price_per_mtok is None or model_info.output_price_per_mtok is None:
+        return None
+    return (input_tokens * model_info.input_price_per_mtok + output_tokens * model_info.output_price_per_mtok) / 1e6
+
+
+async def stream_answer(
+    adapter: Adapter,
+    request: ChatRequest,
+    *,
+    model_info: ModelInfo | None = None,
+    on_delta: Callable[[str], Awaitable[None]] | None = None,
+    answer: Answer | None = None,
+) -> Answer:
+    """Stream into `answer` (pass one in to keep the partial text if the caller cancels or times out)."""
+    answer = answer or Answer(status=ERROR)
+    started = time.monotonic()
+    parts: list[str] = []
+    usage: Usage | None = None
+    stream = adapter.stream(request, model_info=model_info)
+    try:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                if answer.ttft_ms is None:
+                    answer.ttft_ms = int((time.monotonic() - started) * 1000)
+                parts.append(event.text)
+                answer.text = "".join(parts)
+                if on_delta is not None:
+                    await on_delta(event.text)
+            elif isinstance(event, Usage):
+                usage = event
+            elif isinstance(event, Finish):
+                answer.finish_reason = event.reason
+                answer.status = OK
+            elif isinstance(event, StreamError):
+                answer.status = ERROR
+                answer.error = event.message
+                break
+    except ProviderError as exc:
+        answer.status, answer.error = ERROR, str(exc)
+    finally:
+        await stream.aclose()  # closing aborts the HTTP request at once (cancel, timeout, error)
+        answer.latency_ms = int((time.monotonic() - started) * 1000)
+        _account(answer, request, usage, model_info)
+    if answer.status == OK and not answer.finish_reason:
+        answer.finish_reason = "stop"
+    return answer
+
+
+def _account(answer: Answer, request: ChatRequest, usage: Usage | None, model_info: ModelInfo | None) -> None:
+    if usage is not None and usage.input_tokens is not None and usage.output_tokens is not None:
+        answer.input_tokens, answer.output_tokens = usage.input_tokens, usage.output_tokens
+        answer.tokens_estimated = usage.estimated
+    else:
+        answer.input_tokens = estimate_tokens("".join(m["content"] for m in request.messages))
+        answer.output_tokens = estimate_tokens(answer.text)
+        answer.tokens_estimated = True
+    answer.cost = cost_of(model_info, answer.input_tokens, answer.output_tokens)

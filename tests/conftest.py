@@ -1,0 +1,50 @@
+"""Shared test fixtures: users, workspaces and API clients; per-area fixtures live in tests/fixtures/."""
+
+import os
+
+import pytest
+from rest_framework.test import APIClient
+
+from tests.fixtures.factories import make_user, make_workspace
+
+# Fixture modules shared across apps.
+pytest_plugins = ["tests.fixtures.services"]
+
+# Tests never start the embedded worker thread; tests that need a worker start a real Celery process.
+os.environ.setdefault("EMBEDDED_WORKER", "0")
+
+
+@pytest.fixture
+def owner(db):
+    return make_user("owner")
+
+
+@pytest.fixture
+def workspace(owner):
+    return make_workspace(owner, "Team A")
+
+
+@pytest.fixture
+def stranger(db):
+    """A user of another workspace, who must see none of `workspace`."""
+    user = make_user("stranger")
+    make_workspace(user, "Team B")
+    return user
+
+
+@pytest.fixture
+def api(owner) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(owner)
+    return client
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def api_for():
+    return client_for
