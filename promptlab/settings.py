@@ -111,7 +111,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "lab:login"
-LOGIN_REDIRECT_URL = "lab:home"
+LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "lab:login"
 REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 

@@ -1,0 +1,87 @@
+"""Services mode end to end: web and a real Celery worker as separate processes on Postgres and Redis."""
+
+import asyncio
+import json
+
+import httpx
+import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
+
+from tests.fixtures.factories import PASSWORD
+
+
+def login(base_url: str, username: str) -> httpx.Client:
+    client = httpx.Client(base_url=base_url, follow_redirects=False)
+    client.get("/login/")
+    response = client.post(
+        "/login/",
+        data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+        headers={"Referer": f"{base_url}/login/"},
+    )
+    assert response.status_code == 302, response.text[:500]
+    return client
+
+
+async def next_event(socket, event_type: str, timeout: float = 20) -> dict:
+    async with asyncio.timeout(timeout):
+        while True:
+            event = json.loads(await socket.recv())
+            if event["type"] == event_type:
+                return event
+
+
+@pytest.mark.services
+def test_a_task_round_trips_from_web_through_the_worker_to_the_database_and_the_socket(
+    transactional_db, owner, workspace, web_server, celery_worker_process
+):
+    client = login(web_server.url, owner.username)
+    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": web_server.url}
+
+    async def scenario() -> dict:
+        async with websockets.connect(ws_url, additional_headers=headers) as socket:
+            response = await asyncio.to_thread(
+                client.post,
+                f"/api/v1/workspaces/{workspace.pk}/worker-check/",
+                headers={"X-CSRFToken": client.cookies["csrftoken"], "Referer": web_server.url},
+            )
+            assert response.status_code == 202, response.text
+            return await next_event(socket, "worker.pong")
+
+    event = asyncio.run(scenario())
+    assert event == {"type": "worker.pong", "workspace": workspace.pk}
+    workspace.refresh_from_db()
+    assert workspace.worker_seen_at is not None
+    assert "lab.worker_check" in celery_worker_process.output()
+
+
+@pytest.mark.services
+def test_a_socket_for_another_workspace_is_refused(transactional_db, workspace, stranger, web_server):
+    client = login(web_server.url, stranger.username)
+    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": web_server.url}
+
+    async def scenario():
+        async with websockets.connect(ws_url, additional_headers=headers) as socket:
+            await socket.recv()
+
+    # Refused during the handshake, before any event could be sent.
+    with pytest.raises(InvalidStatus) as refused:
+        asyncio.run(scenario())
+    assert refused.value.response.status_code == 403
+
+
+@pytest.mark.services
+def test_a_socket_from_a_foreign_origin_is_refused(transactional_db, owner, workspace, web_server):
+    client = login(web_server.url, owner.username)
+    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": "http://evil.invalid"}
+
+    async def scenario():
+        async with websockets.connect(ws_url, additional_headers=headers) as socket:
+            await socket.recv()
+
+    with pytest.raises(InvalidStatus) as refused:
+        asyncio.run(scenario())
+    assert refused.value.response.status_code == 403
