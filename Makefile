@@ -27,7 +27,7 @@ run: install  ## embedded mode on http://127.0.0.1:8000 (SQLite, in-process work
 	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) promptlab.asgi:application
 
 test: install  ## the whole test suite against Postgres and Redis
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} FAST_PASSWORD_HASHING=1 \
 		$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install  ## ruff check and format check

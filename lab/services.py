@@ -72,15 +72,18 @@ def _seed_connections(workspace: Workspace) -> None:
 def user_register(*, username: str, password: str, email: str = "") -> "User":
     """A new account with its first workspace, of which it is the owner."""
     username = (username or "").strip()
+    errors: dict[str, list[str]] = {}
     if not username:
-        raise ValidationError({"username": "Choose a username."})
-    if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": "That username is taken."})
+        errors["username"] = ["Choose a username."]
+    elif User.objects.filter(username__iexact=username).exists():
+        errors["username"] = ["That username is taken."]
     user = User(username=username, email=email or "")
     try:
         validate_password(password, user)
     except ValidationError as exc:
-        raise ValidationError({"password": exc.messages}) from exc
+        errors["password"] = exc.messages
+    if errors:  # report every problem at once, not one per attempt
+        raise ValidationError(errors)
     user.set_password(password)
     user.full_clean(exclude=["password"])
     user.save()

@@ -110,6 +110,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+# Tests create many users; a fast hasher there keeps the suite quick. Never set this in production.
+if env_bool("FAST_PASSWORD_HASHING", False):
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGIN_URL = "lab:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "lab:login"

@@ -18,6 +18,7 @@ class WorkspaceList(generics.GenericAPIView):
     def get_queryset(self):
         return Workspace.objects.filter(memberships__user=self.request.user).annotate(my_role=F("memberships__role"))
 
+    @extend_schema(operation_id="workspaces_list")
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.WorkspaceOut(page, many=True, context={"request": request}).data)
@@ -59,6 +60,7 @@ class MemberList(generics.GenericAPIView):
 class ConnectionList(generics.GenericAPIView):
     serializer_class = s.ConnectionOut
 
+    @extend_schema(operation_id="connections_list")
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(Connection.objects.filter(workspace=workspace))
@@ -87,6 +89,7 @@ class ConnectionDetail(APIView):
         connection = services.connection_update(connection=connection, **data.validated_data)
         return Response(s.ConnectionOut(connection).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request, pk, connection_id):
         connection = self._connection(request, pk, connection_id, Role.OWNER)
         services.connection_delete(connection=connection)

@@ -1,0 +1,68 @@
+"""Accounts: registration (which can be closed), a first workspace for a new user, login and API tokens."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from lab.models import Connection, Membership, Role
+
+pytestmark = pytest.mark.django_db
+
+
+def test_registering_creates_an_owned_workspace_that_works_offline(client):
+    response = client.post("/register/", {"username": "newcomer", "password": "correct horse battery staple"})
+    assert response.status_code == 302
+    membership = Membership.objects.get(user__username="newcomer")
+    assert membership.role == Role.OWNER
+    assert membership.workspace.name == "newcomer's workspace"
+    assert list(membership.workspace.connections.values_list("kind", flat=True)) == ["simulated"]
+    assert client.get("/", follow=True).status_code == 200
+
+
+def test_registration_names_the_field_that_is_wrong(client, owner):
+    response = client.post("/register/", {"username": "owner", "password": "123"})
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert "username" in form.errors
+    assert "password" in form.errors
+    assert get_user_model().objects.filter(username="owner").count() == 1
+
+
+@override_settings(REGISTRATION_OPEN=False)
+def test_registration_can_be_turned_off(client):
+    assert client.post("/register/", {"username": "x", "password": "correct horse battery staple"}).status_code == 404
+    assert not get_user_model().objects.filter(username="x").exists()
+
+
+def test_provider_keys_in_the_environment_seed_new_workspaces(client, settings):
+    settings.PROVIDER_SEED = {
+        "openai": "sk-seeded-openai-key-1234",
+        "anthropic": "",
+        "openrouter": "",
+        "gemini": "gm-seeded-gemini-key-9876",
+        "openai_compatible": "http://127.0.0.1:11434/v1",
+    }
+    client.post("/register/", {"username": "seeded", "password": "correct horse battery staple"})
+    connections = {c.name: c for c in Connection.objects.filter(workspace__memberships__user__username="seeded")}
+    assert sorted(connections) == ["gemini", "local", "openai", "simulated"]
+    assert connections["openai"].api_key() == "sk-seeded-openai-key-1234"
+    assert connections["local"].base_url == "http://127.0.0.1:11434/v1"
+
+
+def test_a_token_authenticates_the_api(client, owner, workspace):
+    from tests.fixtures.factories import PASSWORD
+
+    token = client.post("/api/v1/auth/token/", {"username": "owner", "password": PASSWORD}).json()["token"]
+    response = client.get("/api/v1/workspaces/", headers={"Authorization": f"Token {token}"})
+    assert response.status_code == 200
+    assert response.json()["count"] == 1
+
+
+def test_login_page_and_logout(client, owner):
+    from tests.fixtures.factories import PASSWORD
+
+    assert client.get("/login/").status_code == 200
+    assert client.post("/login/", {"username": "owner", "password": PASSWORD}).status_code == 302
+    assert client.get("/", follow=True).status_code == 200
+    client.post("/logout/")
+    assert client.get("/", follow=False).status_code == 302

@@ -1,0 +1,117 @@
+"""The two ways to start the lab: embedded (as `make run` does) and production settings passing check --deploy."""
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import websockets
+from cryptography.fernet import Fernet
+
+from tests.fixtures.processes import ManagedProcess, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
+
+
+def embedded_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
+    env.update({"SQLITE_PATH": str(tmp_path / "lab.sqlite3"), "EMBEDDED_WORKER": "1", "DEBUG": "1"})
+    return env
+
+
+def test_embedded_mode_serves_the_lab_with_sqlite_and_no_redis(tmp_path):
+    env = embedded_env(tmp_path)
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True)
+    demo = subprocess.run([*manage, "demo_setup"], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    username, password = re.search(r"as (\S+) / (\S+)", demo.stdout).groups()
+    port = free_port()
+    web = ManagedProcess(
+        "embedded",
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "promptlab.asgi:application"],
+        ready="Listening on TCP address",
+        env=env,
+        log_dir=tmp_path,
+    )
+    web.wait_ready()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=base) as client:
+            client.get("/login/")
+            login = client.post(
+                "/login/",
+                data={"username": username, "password": password, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+            )
+            assert login.status_code == 302
+            home = client.get("/", follow_redirects=True)
+            assert home.status_code == 200
+            assert "Prompt Lab" in home.text
+            schema = client.get("/api/schema/")
+            assert schema.status_code == 200
+            assert "/api/v1/workspaces/" in schema.text
+            workspace_id = client.get("/api/v1/workspaces/").json()["results"][0]["id"]
+            event = asyncio.run(_worker_pong(base, client, workspace_id))
+            assert event["type"] == "worker.pong"
+        assert "Embedded Celery worker and beat started" in web.output()
+    finally:
+        web.stop()
+
+
+async def _worker_pong(base: str, client: httpx.Client, workspace_id: int) -> dict:
+    """The in-process worker runs a task and its event reaches a socket through the in-memory layer."""
+    url = base.replace("http://", "ws://") + f"/ws/workspaces/{workspace_id}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": base}
+    async with websockets.connect(url, additional_headers=headers) as socket:
+        queued = await asyncio.to_thread(
+            client.post,
+            f"/api/v1/workspaces/{workspace_id}/worker-check/",
+            headers={"X-CSRFToken": client.cookies["csrftoken"], "Referer": base},
+        )
+        assert queued.status_code == 202
+        async with asyncio.timeout(20):
+            while True:
+                event = json.loads(await socket.recv())
+                if event["type"] == "worker.pong":
+                    return event
+
+
+def test_production_settings_pass_check_deploy():
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG",)}
+    env.update(
+        {
+            "DEBUG": "0",
+            "SECRET_KEY": "x9!kq2-prod-like-secret-key-with-enough-length-and-entropy-0193847561",
+            "ALLOWED_HOSTS": "lab.example.com",
+            "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        }
+    )
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env["DEBUG"] = "0"
+    result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+@pytest.fixture(autouse=True)
+def _no_db_needed():
+    """These tests start their own processes; they touch no test database."""
+    yield
