@@ -24,12 +24,14 @@ class ConnectionForm(forms.Form):
     name = forms.SlugField(max_length=60, help_text="Used in model ids, e.g. openai::gpt-4.1-mini")
     kind = forms.ChoiceField(choices=ConnectionKind.choices)
     base_url = forms.URLField(
+        label="Base URL",
         required=False,
         max_length=300,
         assume_scheme="https",
         help_text="Leave empty for the provider's default.",
     )
     api_key = forms.CharField(
+        label="API key",
         required=False,
         widget=forms.PasswordInput(render_value=False),
         strip=True,

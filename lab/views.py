@@ -125,10 +125,11 @@ def connection_remove(request, pk, connection_id):
 
 
 def _flash_form(request, form, success: str) -> None:
-    if form.errors:
-        for field, errors in form.errors.items():
-            label = form.fields[field].label or field.replace("_", " ") if field in form.fields else ""
-            for error in errors:
-                messages.error(request, f"{label.capitalize()}: {error}" if label else error)
-    else:
+    """Forms on the settings page post and redirect back, so their errors travel as messages naming the field."""
+    if not form.errors:
         messages.success(request, success)
+        return
+    for field, errors in form.errors.items():
+        label = form[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else error)
