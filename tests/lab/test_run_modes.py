@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import httpx
-import pytest
 import websockets
 from cryptography.fernet import Fernet
 
@@ -21,7 +20,7 @@ SERVICE_VARS = ("DATABASE_URL", "REDIS_URL")
 
 
 def embedded_env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
+    env = {k: v for k, v in os.environ.items() if k not in (*SERVICE_VARS, "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update({"SQLITE_PATH": str(tmp_path / "lab.sqlite3"), "EMBEDDED_WORKER": "1", "DEBUG": "1"})
     return env
 
@@ -83,7 +82,7 @@ async def _worker_pong(base: str, client: httpx.Client, workspace_id: int) -> di
 
 
 def test_production_settings_pass_check_deploy():
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG",)}
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     env.update(
         {
             "DEBUG": "0",
@@ -109,9 +108,3 @@ def test_production_refuses_to_start_without_a_secret_key():
     result = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
-
-
-@pytest.fixture(autouse=True)
-def _no_db_needed():
-    """These tests start their own processes; they touch no test database."""
-    yield
