@@ -1,0 +1,72 @@
+"""Win rate per variant from N-way votes, with a 95% Wilson score interval."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from statsmodels.stats.proportion import proportion_confint
+
+from voting.stats.sample_size import CONFIDENCE
+from voting.stats.votes import ALL_BAD_CODE, TIE_CODE, EncodedVotes
+
+
+@dataclass(frozen=True, slots=True)
+class WinRate:
+    """How one variant fared in the votes that showed it. `win_rate` is wins / decisive (None when decisive is 0)."""
+
+    variant: str
+    appearances: int
+    wins: int
+    losses: int
+    ties: int
+    all_bad: int
+    decisive: int
+    win_rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Wilson score interval for a proportion (statsmodels `proportion_confint`, method="wilson").
+
+    Wilson rather than the textbook Wald interval because it stays inside [0, 1] and keeps its coverage for small
+    samples and shares near 0 or 1 — exactly the early-vote situation (Newcombe 1998, Stat Med 17:857).
+    """
+    if trials <= 0:
+        raise ValueError("an interval needs at least one trial")
+    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
+    # At 0/n and n/n the exact bounds are 0 and 1; floating point lands a hair off them (5e-17 above 0 at 0/3),
+    # which would leave the estimate itself outside its interval.
+    return (0.0 if successes == 0 else float(low)), (1.0 if successes == trials else float(high))
+
+
+def win_rates(votes: EncodedVotes) -> list[WinRate]:
+    """Per variant: appearances, wins, losses, ties, all-bad votes, decisive votes and the win rate with its interval.
+
+    A vote is decisive for a variant when it was shown and somebody won (it or another variant).
+    """
+    shown, winner = votes.shown, votes.winner
+    appearances = shown.sum(axis=0)
+    decisive = shown[votes.decisive].sum(axis=0)
+    wins = np.bincount(winner[votes.decisive], minlength=len(votes.variants))
+    ties = shown[winner == TIE_CODE].sum(axis=0)
+    all_bad = shown[winner == ALL_BAD_CODE].sum(axis=0)
+    return [
+        _win_rate(key, int(appearances[i]), int(wins[i]), int(decisive[i]), int(ties[i]), int(all_bad[i]))
+        for i, key in enumerate(votes.variants)
+    ]
+
+
+def _win_rate(key: str, appearances: int, wins: int, decisive: int, ties: int, all_bad: int) -> WinRate:
+    low, high = wilson_interval(wins, decisive) if decisive else (None, None)
+    return WinRate(
+        variant=key,
+        appearances=appearances,
+        wins=wins,
+        losses=decisive - wins,
+        ties=ties,
+        all_bad=all_bad,
+        decisive=decisive,
+        win_rate=wins / decisive if decisive else None,
+        ci_low=low,
+        ci_high=high,
+    )
