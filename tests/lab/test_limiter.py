@@ -1,0 +1,127 @@
+"""Connection limits: never more than max_concurrency at once or rpm a minute, across workers; dead holders' slots return."""
+
+import asyncio
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+import redis.asyncio as aioredis
+from django.conf import settings
+
+from lab.engine.limiter import Limit, LocalLimiter, RedisLimiter
+from tests.fixtures.processes import ROOT
+
+
+def limit(max_concurrency: int = 3, rpm: int = 10_000) -> Limit:
+    return Limit(key=f"test-{uuid.uuid4().hex}", max_concurrency=max_concurrency, rpm=rpm)
+
+
+class Workers:
+    """Two limiter instances, as two worker processes would have: separate Redis connections, or one process's memory."""
+
+    def __init__(self, kind: str, **options):
+        self.kind, self.options, self.clients = kind, options, []
+
+    async def __aenter__(self):
+        if self.kind == "local":
+            return [LocalLimiter(**self.options), LocalLimiter(**self.options)]
+        self.clients = [aioredis.Redis.from_url(settings.REDIS_URL) for _ in range(2)]
+        return [RedisLimiter(client, **self.options) for client in self.clients]
+
+    async def __aexit__(self, *exc):
+        for client in self.clients:
+            await client.aclose()
+
+
+kinds = pytest.mark.parametrize("kind", ["redis", "local"])
+
+
+@kinds
+async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kind):
+    shared = limit(max_concurrency=3)
+    in_flight, most = 0, 0
+
+    async def request(limiter):
+        nonlocal in_flight, most
+        async with limiter.slot(shared):
+            in_flight += 1
+            most = max(most, in_flight)
+            await asyncio.sleep(0.03)
+            in_flight -= 1
+
+    async with Workers(kind) as (first, second):
+        await asyncio.gather(*(request(first if i % 2 else second) for i in range(16)))
+        assert await first.in_flight(shared) == 0
+    assert most == 3
+
+
+@kinds
+async def test_requests_per_minute_hold_back_the_request_over_the_limit_until_the_window_moves(kind):
+    shared = limit(rpm=3)
+    starts = []
+    async with Workers(kind, window_s=0.5) as (first, second):
+        started = time.monotonic()
+        for i in range(4):
+            async with (first if i % 2 else second).slot(shared):
+                starts.append(time.monotonic() - started)
+    assert max(starts[:3]) < 0.2
+    assert starts[3] >= 0.45
+
+
+@kinds
+async def test_a_waiter_that_gives_up_takes_no_slot(kind):
+    shared = limit(max_concurrency=1)
+    async with Workers(kind) as (first, second):
+        async with first.slot(shared):
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.1), second.slot(shared):
+                    pass
+            assert await first.in_flight(shared) == 1
+        assert await first.in_flight(shared) == 0
+
+
+@kinds
+async def test_a_slot_held_longer_than_its_lease_is_renewed_and_stays_taken(kind):
+    shared = limit(max_concurrency=1)
+    async with Workers(kind, lease_s=0.3) as (first, second):
+        async with first.slot(shared):
+            await asyncio.sleep(0.8)
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.2), second.slot(shared):
+                    pass
+
+
+HOLDER = """
+import asyncio, sys, redis.asyncio as aioredis
+from lab.engine.limiter import Limit, RedisLimiter
+
+async def hold():
+    limiter = RedisLimiter(aioredis.Redis.from_url(sys.argv[1]), lease_s=1.0)
+    async with limiter.slot(Limit(key=sys.argv[2], max_concurrency=1, rpm=1000)):
+        print("holding", flush=True)
+        await asyncio.sleep(60)
+
+asyncio.run(hold())
+"""
+
+
+async def test_a_killed_workers_slot_comes_back_when_its_lease_runs_out():
+    shared = limit(max_concurrency=1)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, settings.REDIS_URL, shared.key], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        holder.kill()  # SIGKILL: no release, no more renewals
+        holder.wait()
+        async with Workers("redis") as (limiter, _):
+            assert await limiter.in_flight(shared) == 1
+            started = time.monotonic()
+            async with asyncio.timeout(5), limiter.slot(shared) as slot:
+                pass
+        assert slot.waited_s > 0.1
+        assert time.monotonic() - started < 2.5
+    finally:
+        holder.kill()
