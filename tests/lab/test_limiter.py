@@ -1,4 +1,4 @@
-"""Connection limits: never more than max_concurrency at once or rpm a minute, across workers; dead holders' slots return."""
+"""Connection limits: at most max_concurrency at once and rpm a minute across workers; a dead holder's slot returns."""
 
 import asyncio
 import subprocess
@@ -19,7 +19,7 @@ def limit(max_concurrency: int = 3, rpm: int = 10_000) -> Limit:
 
 
 class Workers:
-    """Two limiter instances, as two worker processes would have: separate Redis connections, or one process's memory."""
+    """Two limiters, as two workers would have: separate Redis connections, or the memory of one process."""
 
     def __init__(self, kind: str, **options):
         self.kind, self.options, self.clients = kind, options, []
@@ -85,12 +85,11 @@ async def test_a_waiter_that_gives_up_takes_no_slot(kind):
 @kinds
 async def test_a_slot_held_longer_than_its_lease_is_renewed_and_stays_taken(kind):
     shared = limit(max_concurrency=1)
-    async with Workers(kind, lease_s=0.3) as (first, second):
-        async with first.slot(shared):
-            await asyncio.sleep(0.8)
-            with pytest.raises(TimeoutError):
-                async with asyncio.timeout(0.2), second.slot(shared):
-                    pass
+    async with Workers(kind, lease_s=0.3) as (first, second), first.slot(shared):
+        await asyncio.sleep(0.8)
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2), second.slot(shared):
+                pass
 
 
 HOLDER = """

@@ -48,15 +48,15 @@ def test_placeholders_allow_spaces_inside_the_braces():
 
 def test_json_and_yaml_filters_format_structured_values():
     data = {"name": "Ada", "langs": ["en", "fr"]}
-    assert render("{{data|json}}", {"data": data}).text == '{\n  "name": "Ada",\n  "langs": [\n    "en",\n    "fr"\n  ]\n}'
+    as_json = render("{{data|json}}", {"data": data}).text
+    assert as_json == '{\n  "name": "Ada",\n  "langs": [\n    "en",\n    "fr"\n  ]\n}'
     assert render("{{data|yaml}}", {"data": data}).text == "name: Ada\nlangs:\n- en\n- fr"
     assert render("{{word|yaml}}", {"word": "plain"}).text == "plain"
 
 
 def test_plain_placeholders_show_non_text_values_as_json():
-    assert render("{{n}} {{ok}} {{items}} {{nothing}}", {"n": 3, "ok": True, "items": [1, 2], "nothing": None}).text == (
-        "3 true [1, 2] null"
-    )
+    values = {"n": 3, "ok": True, "items": [1, 2], "nothing": None}
+    assert render("{{n}} {{ok}} {{items}} {{nothing}}", values).text == "3 true [1, 2] null"
 
 
 def test_a_missing_variable_is_an_error_naming_the_variant_and_the_variable():
