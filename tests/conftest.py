@@ -8,7 +8,12 @@ from rest_framework.test import APIClient
 from tests.fixtures.factories import make_user, make_workspace
 
 # Fixture modules shared across apps.
-pytest_plugins = ["tests.fixtures.services", "tests.fixtures.processes", "tests.fixtures.browser"]
+pytest_plugins = [
+    "tests.fixtures.services",
+    "tests.fixtures.processes",
+    "tests.fixtures.browser",
+    "tests.fixtures.fake_llm",
+]
 
 # Tests never start the embedded worker thread; tests that need a worker start a real Celery process.
 os.environ.setdefault("EMBEDDED_WORKER", "0")

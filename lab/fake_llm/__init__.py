@@ -1,0 +1,9 @@
+"""A fake LLM server speaking the OpenAI, Anthropic and Gemini wire formats, for tests, benchmarks and demos.
+
+Run it with `python -m lab.fake_llm --port 8765`, then point a connection at it: OpenAI-compatible, OpenAI,
+OpenRouter or Anthropic at `http://127.0.0.1:8765/v1`, Gemini at `http://127.0.0.1:8765/v1beta`, any key.
+The model name chooses the behaviour (see `scenario`): `fake?ttft_ms=300&tokens=60&token_ms=20`,
+`fake?fault=429&fail_times=1&retry_after_ms=200`, `fake?fault=mid_stream`. `GET /_stats` shows the counters
+(requests, completed, disconnected, faults, in flight and the most at once, per scenario); `POST /_reset`
+clears them.
+"""

@@ -1,0 +1,378 @@
+"""The fake LLM server: a small asyncio HTTP/1.1 server with per-scenario behaviour, faults and counters.
+
+One connection carries one request (`Connection: close`), so a client that goes away is seen at once: the
+server watches the socket for end-of-file while it waits between tokens. Streams use chunked encoding, so a
+dropped connection is a protocol error for the client, exactly as with a real provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from .scenario import Scenario, parse_scenario
+from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
+
+Wire = OpenAIWire | AnthropicWire | GeminiWire
+
+MAX_HEAD = 64 * 1024
+MODELS_KEY = "_models"  # the scenario key of model-list requests (they carry no model name)
+
+
+class ClientGone(Exception):
+    """The client closed the connection (cancelled, timed out or crashed)."""
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> dict:
+        try:
+            data = json.loads(self.body or b"{}")
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def api_key(self) -> str:
+        bearer = self.headers.get("authorization", "")
+        return (
+            bearer.removeprefix("Bearer ").strip()
+            or self.headers.get("x-api-key")
+            or self.headers.get("x-goog-api-key")
+            or self.query.get("key", "")
+        )
+
+
+async def read_request(reader: asyncio.StreamReader) -> Request:
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+    request_line, *header_lines = head.split("\r\n")
+    method, target, _ = request_line.split(" ", 2)
+    headers = {}
+    for line in header_lines:
+        if line:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length") or 0)
+    body = await reader.readexactly(length) if length else b""
+    url = urlsplit(target)
+    return Request(method.upper(), unquote(url.path), dict(parse_qsl(url.query)), headers, body)
+
+
+class Exchange:
+    """Writes one response and notices when the client leaves."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.writer = writer
+        # The client sends nothing after its request, so this read only ends when the client closes.
+        self._closed_by_client = asyncio.ensure_future(reader.read(1))
+
+    async def pause(self, seconds: float) -> None:
+        if self._closed_by_client.done():
+            raise ClientGone
+        if seconds > 0:
+            done, _ = await asyncio.wait({self._closed_by_client}, timeout=seconds)
+            if done:
+                raise ClientGone
+
+    async def until_client_leaves(self) -> None:
+        await self._closed_by_client
+        raise ClientGone
+
+    async def _write(self, data: bytes) -> None:
+        if self._closed_by_client.done():
+            raise ClientGone
+        try:
+            self.writer.write(data)
+            await self.writer.drain()
+        except ConnectionError:
+            raise ClientGone from None
+
+    def _head(self, status: int, headers: dict[str, str]) -> bytes:
+        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "Connection: close"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+    async def send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(payload).encode()
+        head = {"Content-Type": "application/json", "Content-Length": str(len(body)), **(headers or {})}
+        await self._write(self._head(status, head) + body)
+
+    async def start_stream(self) -> None:
+        head = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Transfer-Encoding": "chunked"}
+        await self._write(self._head(200, head))
+
+    async def send_chunk(self, data: bytes) -> None:
+        await self._write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+
+    async def end_stream(self) -> None:
+        await self._write(b"0\r\n\r\n")
+
+    def drop(self) -> None:
+        self.writer.transport.abort()
+
+    async def close(self) -> None:
+        self._closed_by_client.cancel()
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+
+@dataclass
+class Counter:
+    requests: int = 0
+    completed: int = 0
+    disconnected: int = 0
+    faults: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    last_request: dict = field(default_factory=dict)
+
+    def enter(self) -> None:
+        self.requests += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+
+class FakeLLMServer:
+    def __init__(self) -> None:
+        self.total = Counter()
+        self.scenarios: dict[str, Counter] = {}
+
+    def stats(self) -> dict:
+        totals = asdict(self.total)
+        totals.pop("last_request")
+        return {**totals, "scenarios": {key: asdict(counter) for key, counter in self.scenarios.items()}}
+
+    def reset(self) -> None:
+        self.total = Counter(in_flight=self.total.in_flight)
+        self.scenarios = {}
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await read_request(reader)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, ConnectionError):
+            writer.close()
+            return
+        exchange = Exchange(reader, writer)
+        try:
+            await self.route(request, exchange)
+        except ClientGone:
+            pass
+        finally:
+            await exchange.close()
+
+    async def route(self, request: Request, exchange: Exchange) -> None:
+        path, prefix = request.path, ""
+        if path.startswith("/_s/"):
+            prefix, _, rest = path.removeprefix("/_s/").partition("/")
+            path = "/" + rest
+        if path == "/_stats" and request.method == "GET":
+            return await exchange.send_json(200, self.stats())
+        if path == "/_reset" and request.method == "POST":
+            self.reset()
+            return await exchange.send_json(200, {"reset": True})
+        if request.method == "GET" and path.endswith("/models"):
+            return await self.models(request, exchange, _list_wire(path, request.headers), prefix)
+        if request.method == "POST":
+            if path.endswith("/chat/completions"):
+                return await self.chat(request, exchange, OpenAIWire(), path, prefix)
+            if path.endswith("/messages"):
+                return await self.chat(request, exchange, AnthropicWire(), path, prefix)
+            if path.endswith((":streamGenerateContent", ":generateContent")):
+                return await self.chat(request, exchange, GeminiWire(), path, prefix)
+        await exchange.send_json(404, {"error": {"message": f"The fake server has no {request.method} {path}."}})
+
+    def _enter(self, scenario: Scenario, request: Request) -> Counter:
+        counter = self.scenarios.setdefault(scenario.key, Counter())
+        counter.enter()
+        self.total.enter()
+        counter.last_request = {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query,
+            "headers": request.headers,
+            "body": request.json(),
+        }
+        return counter
+
+    def _exit(self, counter: Counter) -> None:
+        counter.in_flight -= 1
+        self.total.in_flight -= 1
+
+    async def models(self, request: Request, exchange: Exchange, wire: Wire, prefix: str) -> None:
+        async def respond(scenario: Scenario) -> None:
+            await exchange.send_json(200, wire.models())
+
+        await self._serve(request, exchange, wire, MODELS_KEY, prefix, respond)
+
+    async def chat(self, request: Request, exchange: Exchange, wire: Wire, path: str, prefix: str) -> None:
+        body = request.json()
+        respond = partial(self._answer, request, exchange, wire, body)
+        await self._serve(request, exchange, wire, wire.model(body, path), prefix, respond)
+
+    async def _serve(
+        self,
+        request: Request,
+        exchange: Exchange,
+        wire: Wire,
+        model: str,
+        prefix: str,
+        respond: Callable[[Scenario], Awaitable[None]],
+    ) -> None:
+        """Count the request, apply a status fault if this one should fail, else let `respond` answer."""
+        try:
+            scenario = parse_scenario(model, prefix)
+        except ValueError as exc:
+            return await exchange.send_json(400, wire.error(400, str(exc), "invalid_request_error"))
+        counter = self._enter(scenario, request)
+        try:
+            faulty = bool(scenario.fault) and (scenario.fail_times == 0 or counter.requests <= scenario.fail_times)
+            if faulty:
+                counter.faults += 1
+            if faulty and scenario.status_fault:
+                await self._status_fault(request, exchange, wire, scenario)
+            else:
+                await respond(scenario if faulty else replace(scenario, fault=""))
+            counter.completed += 1
+        except ClientGone:
+            counter.disconnected += 1
+            raise
+        finally:
+            self._exit(counter)
+
+    async def _status_fault(self, request: Request, exchange: Exchange, wire: Wire, scenario: Scenario) -> None:
+        status = scenario.status_fault
+        if scenario.fault == "spend_limit":
+            message, kind = (
+                "You exceeded your current quota, please check your plan and billing details.",
+                "insufficient_quota",
+            )
+        else:
+            message, kind = (
+                f"Fake {HTTPStatus(status).phrase.lower()}.",
+                "rate_limit_exceeded" if status == 429 else "server_error",
+            )
+        headers = {}
+        if scenario.retry_after >= 0:
+            headers["retry-after"] = f"{scenario.retry_after:g}"
+        if scenario.retry_after_ms >= 0:
+            headers["retry-after-ms"] = str(scenario.retry_after_ms)
+        await exchange.send_json(status, wire.error(status, _echo_key(message, request), kind), headers)
+
+    async def _answer(self, request: Request, exchange: Exchange, wire: Wire, body: dict, scenario: Scenario) -> None:
+        tokens, finish = scenario.answer_tokens(), "stop"
+        limit = wire.max_tokens(body)
+        if isinstance(limit, int) and 0 < limit < len(tokens):
+            tokens, finish = tokens[:limit], "length"
+        usage = (wire.input_tokens(body), len(tokens)) if scenario.usage else None
+        if wire.streaming(body, request.query):
+            await self._stream(request, exchange, wire, scenario, body, tokens, finish, usage)
+        else:
+            await self._complete(request, exchange, wire, scenario, body, tokens, finish, usage)
+
+    async def _stream(self, request, exchange, wire, scenario, body, tokens, finish, usage) -> None:
+        await exchange.start_stream()
+        for frame in wire.stream_head(scenario.model, usage[0] if usage else None):
+            await exchange.send_chunk(frame)
+        await exchange.pause(scenario.ttft_ms / 1000)
+        strike = scenario.strike_at(len(tokens)) if scenario.fault else None
+        for index, token in enumerate([*tokens, None]):
+            if index == strike:
+                return await self._stream_fault(request, exchange, wire, scenario)
+            if token is None:
+                break
+            if index:
+                await exchange.pause(scenario.token_ms / 1000)
+            await exchange.send_chunk(wire.stream_delta(scenario.model, token))
+        for frame in wire.stream_tail(scenario.model, body, finish, usage):
+            await exchange.send_chunk(frame)
+        await exchange.end_stream()
+
+    async def _stream_fault(self, request, exchange, wire, scenario) -> None:
+        if scenario.fault == "mid_stream":
+            message = _echo_key("Fake upstream error in the middle of the answer.", request)
+            await exchange.send_chunk(wire.stream_error(scenario.model, message))
+            await exchange.end_stream()
+        elif scenario.fault == "drop":
+            exchange.drop()
+        else:  # stall: say nothing more until the client gives up
+            await exchange.until_client_leaves()
+
+    async def _complete(self, request, exchange, wire, scenario, body, tokens, finish, usage) -> None:
+        await exchange.pause((scenario.ttft_ms + scenario.token_ms * max(len(tokens) - 1, 0)) / 1000)
+        if scenario.fault == "stall":
+            await exchange.until_client_leaves()
+        if scenario.fault == "drop":
+            return exchange.drop()
+        if scenario.fault == "mid_stream":
+            message = _echo_key("Fake upstream error.", request)
+            return await exchange.send_json(500, wire.error(500, message, "server_error"))
+        schema = wire.schema(body)
+        text = "".join(tokens)
+        if schema is not None and not scenario.text:
+            text = json.dumps(sample_for(schema))
+        await exchange.send_json(200, wire.completion(scenario.model, body, text, finish, usage))
+
+
+def _list_wire(path: str, headers: dict[str, str]) -> Wire:
+    """GET …/models is the same path for OpenAI and Anthropic: Anthropic clients send `anthropic-version`."""
+    if "v1beta" in path:
+        return GeminiWire()
+    return AnthropicWire() if "anthropic-version" in headers else OpenAIWire()
+
+
+def _echo_key(message: str, request: Request) -> str:
+    """Like a careless provider, put the caller's key in the error, so tests prove clients scrub it."""
+    key = request.api_key()
+    return f"{message} Request made with key {key}." if key else message
+
+
+class ServerThread:
+    """The fake server on its own event loop in a background thread (for tests); `stop()` shuts it down."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0):
+        self.host, self.port = host, port
+        self.server = FakeLLMServer()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="fake-llm", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("The fake LLM server did not start within 10 s.")
+        return self
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        listener = await serve(self.server, self.host, self.port)
+        self.port = listener.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stopping.wait()
+        listener.close()
+
+    def stop(self) -> None:
+        self._loop.call_soon_threadsafe(self._stopping.set)
+        self._thread.join(5)
+
+
+async def serve(server: FakeLLMServer, host: str, port: int) -> asyncio.Server:
+    # A deep backlog: benchmarks open hundreds of connections at once.
+    return await asyncio.start_server(server.handle, host, port, backlog=2048, limit=MAX_HEAD)
