@@ -1,0 +1,312 @@
+"""Shared httpx plumbing for the HTTP adapters: SSE parsing, retries with backoff, readable errors without keys.
+
+Retries happen only before the first event reaches the caller: once an answer has started, a failure is
+reported as a `StreamError` that keeps the partial text, never silently restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import random
+import re
+import ssl
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass
+from functools import cache, partial
+from typing import Any, Protocol
+from urllib.parse import quote
+
+import httpx
+
+from .base import ConnectionConfig, Finish, ProviderError, StreamError, StreamEvent
+
+logger = logging.getLogger("lab.providers")
+
+# Long reads on purpose: reasoning models may think for minutes before the first token. The engine's
+# per-variant timeout is the real limit; this one only catches a connection that went silent.
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
+
+RETRY_STATUSES = frozenset({408, 409, 429, 529})  # and every 5xx
+
+# A 429 saying one of these is a spend/quota/credit limit: waiting will not help, so it is not retried.
+# Bare "quota" is not enough: Gemini says "quota" for its per-minute rate limits too.
+SPEND_LIMIT_MARKERS = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "spend limit",
+    "spending limit",
+    "credit",
+    "billing",
+    "budget",
+    "perday",
+)
+
+REDACTED = "[redacted]"
+_KEY_IN_QUERY = re.compile(r"([?&](?:key|api_key|apikey|access_token|token)=)[^&\s\"']+", re.IGNORECASE)
+_BEARER = re.compile(r"(Bearer\s+)[^\s\"']+", re.IGNORECASE)
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with every secret (plain or URL-encoded) and anything that looks like a key in a URL removed."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, REDACTED).replace(quote(secret, safe=""), REDACTED)
+    text = _KEY_IN_QUERY.sub(lambda m: m.group(1) + REDACTED, text)
+    return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    retries: int = 3
+    base_delay: float = 0.5  # seconds; doubles each retry, with jitter
+    max_delay: float = 8.0
+    max_retry_after: float = 20.0  # a provider asking for a longer wait gets an error instead of a retry
+
+    def backoff(self, retry: int) -> float:
+        ceiling = min(self.max_delay, self.base_delay * 2**retry)
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def retry_after_seconds(headers: httpx.Headers) -> float | None:
+    """The wait a provider advises: `retry-after-ms` (OpenAI) first, then `retry-after` (seconds or a date)."""
+    if value := headers.get("retry-after-ms"):
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    if value := headers.get("retry-after"):
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            parsed = email.utils.parsedate_to_datetime(value) if email.utils.parsedate_tz(value) else None
+            if parsed is not None:
+                return max(0.0, parsed.timestamp() - time.time())
+    return None
+
+
+_RETRY_DELAY_IN_BODY = re.compile(r'"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"')
+
+
+def body_retry_delay(body: str) -> float | None:
+    """Gemini advises its wait in the error body (`RetryInfo.retryDelay`, e.g. "37s") rather than a header."""
+    match = _RETRY_DELAY_IN_BODY.search(body)
+    return float(match.group(1)) if match else None
+
+
+def is_spend_limit(body: str) -> bool:
+    lowered = body.lower()
+    return any(marker in lowered for marker in SPEND_LIMIT_MARKERS)
+
+
+def provider_message(body: str) -> str:
+    """The human part of an error body in any of the providers' shapes, else the start of the raw text."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, list) and data:  # Gemini's streaming endpoint wraps errors in a list
+        data = data[0]
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("detail") or error.get("type")
+            if message:
+                return str(message)
+        elif isinstance(error, str):
+            return error
+        if isinstance(data.get("detail"), str):
+            return data["detail"]
+    return " ".join(body.split())[:300] or "(no details)"
+
+
+class StreamParser(Protocol):
+    """Turns one protocol's SSE events into stream events; `end` runs when the server closes the stream."""
+
+    def feed(self, event: SSEEvent) -> list[StreamEvent]: ...
+
+    def end(self) -> list[StreamEvent]: ...
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    event: str
+    data: str
+
+
+async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SSEEvent]:
+    """Server-sent events from text lines: comment lines (`: keep-alive`) are skipped, data lines joined."""
+    event, data = "", []
+    async for line in lines:
+        if not line:
+            if data:
+                yield SSEEvent(event or "message", "\n".join(data))
+            event, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+    if data:  # a last event without its blank line still counts
+        yield SSEEvent(event or "message", "\n".join(data))
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """One verified TLS context for every private client: building one costs about 50 ms, a client none."""
+    return httpx.create_ssl_context()
+
+
+class _Retry(Exception):
+    def __init__(self, delay: float):
+        self.delay = delay
+
+
+class HttpAdapter:
+    """The shared half of every HTTP adapter: connection, optional shared client, retries and error text."""
+
+    default_base_url = ""
+
+    def __init__(
+        self, config: ConnectionConfig, client: httpx.AsyncClient | None = None, retry: RetryPolicy | None = None
+    ):
+        self.config = config
+        self.retry = retry or RetryPolicy()
+        self._client = client
+
+    @property
+    def base_url(self) -> str:
+        return (self.config.base_url or self.default_base_url).rstrip("/")
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def scrub(self, text: str) -> str:
+        return scrub(text, [self.config.api_key])
+
+    @asynccontextmanager
+    async def client(self) -> AsyncIterator[httpx.AsyncClient]:
+        """The engine's shared client when it gave one, else a private one closed afterwards."""
+        if self._client is not None:
+            yield self._client
+            return
+        async with httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, verify=tls_context()) as client:
+            yield client
+
+    async def request_json(self, method: str, url: str, *, json_body: dict | None = None, params=None) -> Any:
+        """One JSON request with retries; raises ProviderError with a readable, key-free message."""
+        for attempt in range(self.retry.retries + 1):
+            try:
+                async with self.client() as client:
+                    try:
+                        response = await client.request(
+                            method, url, json=json_body, params=params, headers=self.headers()
+                        )
+                    except httpx.TransportError as exc:
+                        self._on_transport_error(exc, attempt)
+                    if response.status_code >= 400:
+                        self._on_status(response.status_code, response.headers, response.text, attempt)
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise ProviderError(
+                            f"{self.config.name} sent a response that is not JSON.", response.status_code
+                        ) from None
+            except _Retry as retry:
+                await asyncio.sleep(retry.delay)
+        raise AssertionError("unreachable: the last attempt raises")
+
+    def stream_events(
+        self, url: str, body: dict, parser_factory: Callable[[], StreamParser], params=None
+    ) -> AsyncIterator[StreamEvent]:
+        """POST `body` and yield the parsed events; closing the iterator closes the HTTP connection at once."""
+        return self._stream_events(url, body, parser_factory, params)
+
+    async def _stream_events(self, url, body, parser_factory, params) -> AsyncIterator[StreamEvent]:
+        for attempt in range(self.retry.retries + 1):
+            started = False
+            try:
+                async with self.client() as client:
+                    try:
+                        async with client.stream(
+                            "POST", url, json=body, params=params, headers=self.headers()
+                        ) as response:
+                            if response.status_code >= 400:
+                                text = (await response.aread()).decode("utf-8", errors="replace")
+                                self._on_status(response.status_code, response.headers, text, attempt)
+                            parser = parser_factory()
+                            async with aclosing(iter_sse(response.aiter_lines())) as events:
+                                async for sse in events:
+                                    for event in self._parse(partial(parser.feed, sse)):
+                                        started = True
+                                        yield event
+                                        if isinstance(event, Finish | StreamError):
+                                            return
+                            for event in self._parse(parser.end):
+                                started = True
+                                yield event
+                            return
+                    except httpx.TransportError as exc:
+                        if started:
+                            yield StreamError(self._transport_message(exc))
+                            return
+                        self._on_transport_error(exc, attempt)
+            except _Retry as retry:
+                await asyncio.sleep(retry.delay)
+
+    def _parse(self, produce: Callable[[], list[StreamEvent]]) -> list[StreamEvent]:
+        """Run a parser step; a malformed chunk becomes a StreamError and every error message is scrubbed."""
+        try:
+            events = produce()
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return [StreamError(f"{self.config.name} sent a chunk that could not be read.")]
+        return [StreamError(self.scrub(e.message), e.status) if isinstance(e, StreamError) else e for e in events]
+
+    def _on_status(self, status: int, headers: httpx.Headers, body: str, attempt: int) -> None:
+        """Raise _Retry with the wait, or ProviderError when retrying is pointless or exhausted."""
+        message = self.scrub(f"{self.config.name} answered HTTP {status}: {provider_message(body)}")
+        if status == 429 and is_spend_limit(body):
+            raise ProviderError(f"{message} (a spend or quota limit: not retried)", status)
+        if status not in RETRY_STATUSES and status < 500:
+            raise ProviderError(message, status)
+        if attempt >= self.retry.retries:
+            raise ProviderError(f"{message} (gave up after {attempt} retries)", status)
+        advised = retry_after_seconds(headers)
+        if advised is None:
+            advised = body_retry_delay(body)
+        if advised is not None and advised > self.retry.max_retry_after:
+            raise ProviderError(
+                f"{message} (it asks to wait {advised:.0f} s, longer than the {self.retry.max_retry_after:.0f} s "
+                "the lab waits)",
+                status,
+            )
+        delay = advised if advised is not None else self.retry.backoff(attempt)
+        logger.warning("%s (retrying in %.2f s, retry %d of %d)", message, delay, attempt + 1, self.retry.retries)
+        raise _Retry(delay)
+
+    def _on_transport_error(self, exc: httpx.TransportError, attempt: int) -> None:
+        message = self._transport_message(exc)
+        if attempt >= self.retry.retries:
+            raise ProviderError(f"{message} (gave up after {attempt} retries)") from None
+        delay = self.retry.backoff(attempt)
+        logger.warning("%s (retrying in %.2f s, retry %d of %d)", message, delay, attempt + 1, self.retry.retries)
+        raise _Retry(delay)
+
+    def _transport_message(self, exc: httpx.TransportError) -> str:
+        host = httpx.URL(self.base_url).netloc.decode() if self.base_url else "?"
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+            what = f"could not connect to {self.config.name} ({host})"
+        elif isinstance(exc, httpx.ReadTimeout):
+            what = f"{self.config.name} ({host}) went silent (read timeout)"
+        else:
+            what = f"the connection to {self.config.name} ({host}) broke"
+        detail = str(exc) or type(exc).__name__
+        return self.scrub(f"{what[0].upper()}{what[1:]}: {detail}")

@@ -1,0 +1,114 @@
+"""The fake LLM server itself: scenarios chosen per request, counters, faults, and its command line."""
+
+import asyncio
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from lab.providers.base import Finish, TextDelta
+from tests.fixtures.processes import free_port
+from tests.lab.adapters import adapter_for, chat, events_of
+
+
+async def test_it_records_the_most_requests_in_flight_at_once(fake_llm):
+    model = fake_llm.model(tokens=3, ttft_ms=150)
+    adapter = adapter_for(fake_llm, "openai_compatible")
+
+    results = await asyncio.gather(*(events_of(adapter, chat(model)) for _ in range(4)))
+
+    assert all(events[-1] == Finish("stop") for events in results)
+    counters = fake_llm.scenario(model)
+    assert (counters["requests"], counters["completed"], counters["max_in_flight"], counters["in_flight"]) == (
+        4,
+        4,
+        4,
+        0,
+    )
+    assert fake_llm.stats()["max_in_flight"] >= 4
+
+
+def test_scenarios_of_different_tests_never_share_counters(fake_llm):
+    first, second = fake_llm.model(tokens=1), fake_llm.model(tokens=1)
+    payload = {"messages": [{"role": "user", "content": "hi"}]}
+
+    httpx.post(f"{fake_llm.openai_url}/chat/completions", json={**payload, "model": first})
+
+    assert fake_llm.scenario(first)["requests"] == 1
+    assert fake_llm.scenario(second)["requests"] == 0
+
+
+async def test_options_in_the_base_url_apply_to_every_request_and_the_model_name_wins(fake_llm):
+    adapter = adapter_for(fake_llm, "openai_compatible", base_url=fake_llm.url(tokens=2))
+
+    by_url = await events_of(adapter, chat("fake"))
+    by_model = await events_of(adapter, chat("fake?tokens=3"))
+
+    assert [e.text for e in by_url if isinstance(e, TextDelta)] == ["t0", " t1"]
+    assert [e.text for e in by_model if isinstance(e, TextDelta)] == ["t0", " t1", " t2"]
+
+
+def test_a_stall_holds_the_request_until_the_client_gives_up(fake_llm):
+    model = fake_llm.model(fault="stall", fault_at=0)
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+
+    url = f"{fake_llm.openai_url}/chat/completions"
+    with pytest.raises(httpx.ReadTimeout), httpx.stream("POST", url, json=body, timeout=0.2) as response:
+        for _ in response.iter_lines():
+            pass
+
+    counters = fake_llm.wait_for(model, lambda c: c["disconnected"] == 1)
+    assert (counters["faults"], counters["disconnected"], counters["completed"]) == (1, 1, 0)
+
+
+def test_openai_streams_start_with_an_sse_comment_like_openrouters(fake_llm):
+    body = {"model": fake_llm.model(tokens=1), "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+
+    response = httpx.post(f"{fake_llm.openai_url}/chat/completions", json=body)
+
+    assert response.headers["content-type"] == "text/event-stream"
+    assert response.text.startswith(": FAKE PROCESSING\n\n")
+    assert response.text.endswith("data: [DONE]\n\n")
+    assert '"usage"' not in response.text  # only sent when stream_options.include_usage asks for it
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [("fake?tokenz=3", "Unknown fake-server option 'tokenz'"), ("fake?fault=gremlins", "Unknown fault 'gremlins'")],
+)
+def test_a_mistyped_scenario_is_a_readable_400(fake_llm, model, message):
+    response = httpx.post(f"{fake_llm.openai_url}/chat/completions", json={"model": model, "messages": []})
+
+    assert response.status_code == 400
+    assert message in response.json()["error"]["message"]
+
+
+def test_reset_clears_the_counters(fake_llm):
+    model = fake_llm.model(tokens=1)
+    httpx.post(f"{fake_llm.openai_url}/chat/completions", json={"model": model, "messages": []})
+
+    fake_llm.reset()
+
+    assert fake_llm.scenario(model)["requests"] == 0
+    assert fake_llm.stats()["requests"] == 0
+
+
+def test_it_runs_from_the_command_line():
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "lab.fake_llm", "--port", str(port)], stdout=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}/v1/models")
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline, "the fake server did not start"
+                time.sleep(0.05)
+        assert [m["id"] for m in response.json()["data"]] == ["fake", "fake-reasoning", "fake-free"]
+    finally:
+        server.terminate()
+        server.wait(5)
+        server.stdout.close()
