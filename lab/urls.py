@@ -17,6 +17,11 @@ urlpatterns = [
     path("w/<int:pk>/settings/members/", views.member_add, name="member_add"),
     path("w/<int:pk>/settings/connections/", views.connection_add, name="connection_add"),
     path(
+        "w/<int:pk>/settings/connections/<int:connection_id>/refresh-models/",
+        views.connection_refresh_models,
+        name="connection_refresh_models",
+    ),
+    path(
         "w/<int:pk>/settings/connections/<int:connection_id>/remove/",
         views.connection_remove,
         name="connection_remove",

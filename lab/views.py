@@ -9,10 +9,11 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from . import services
+from . import catalog, services
 from .access import connection_for_user, membership_for_user, workspaces_of
 from .forms import ConnectionForm, MemberForm, RegisterForm, WorkspaceForm
 from .models import Role
+from .providers.base import ProviderError
 
 
 def add_service_errors(form, error: ValidationError) -> None:
@@ -79,6 +80,7 @@ def workspace_settings(request, pk):
             "workspace": workspace,
             "membership": membership,
             "is_owner": membership.allows(Role.OWNER),
+            "can_edit": membership.allows(Role.EDITOR),
             "members": workspace.memberships.select_related("user").order_by("user__username"),
             "connections": workspace.connections.all(),
             "member_form": MemberForm(),
@@ -121,6 +123,19 @@ def connection_remove(request, pk, connection_id):
     connection = connection_for_user(request.user, pk, connection_id, role=Role.OWNER)
     services.connection_delete(connection=connection)
     messages.success(request, f"Connection {connection.name} removed.")
+    return redirect("lab:settings", pk=pk)
+
+
+@login_required
+@require_POST
+def connection_refresh_models(request, pk, connection_id):
+    connection = connection_for_user(request.user, pk, connection_id, role=Role.EDITOR)
+    try:
+        models = catalog.connection_models_refresh(connection=connection)
+    except ProviderError as exc:
+        messages.error(request, f"Could not refresh the models of {connection.name}: {exc}")
+    else:
+        messages.success(request, f"{connection.name}: {len(models)} models.")
     return redirect("lab:settings", pk=pk)
 
 

@@ -75,3 +75,42 @@ class ConnectionUpdateIn(serializers.Serializer):
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)
+
+
+class ModelOut(serializers.Serializer):
+    """One catalog entry; prices are USD per million tokens, null when unknown (never a made-up 0)."""
+
+    id = serializers.CharField(help_text="Composite id to use in variants: <connection>::<model>")
+    model = serializers.CharField(help_text="The provider's own model name")
+    name = serializers.CharField()
+    connection = serializers.CharField()
+    connection_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    simulated = serializers.BooleanField()
+    context_length = serializers.IntegerField(allow_null=True)
+    max_output_tokens = serializers.IntegerField(allow_null=True)
+    supported_params = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="null when the provider publishes nothing: every parameter is assumed supported",
+    )
+    input_price_per_mtok = serializers.FloatField(allow_null=True)
+    output_price_per_mtok = serializers.FloatField(allow_null=True)
+
+
+class CatalogErrorOut(serializers.Serializer):
+    connection = serializers.CharField()
+    error = serializers.CharField()
+
+
+class ModelListOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = ModelOut(many=True)
+    errors = CatalogErrorOut(many=True, help_text="Connections whose catalog could not be fetched, and why")
+
+
+class ModelsRefreshedOut(serializers.Serializer):
+    connection = serializers.CharField()
+    count = serializers.IntegerField()
+    models_fetched_at = serializers.DateTimeField()
+    results = ModelOut(many=True)

@@ -15,5 +15,11 @@ urlpatterns = [
         views.ConnectionDetail.as_view(),
         name="api-connection",
     ),
+    path(
+        "workspaces/<int:pk>/connections/<int:connection_id>/refresh-models/",
+        views.ConnectionModelsRefresh.as_view(),
+        name="api-connection-refresh-models",
+    ),
+    path("workspaces/<int:pk>/models/", views.ModelList.as_view(), name="api-models"),
     path("workspaces/<int:pk>/worker-check/", views.WorkerCheck.as_view(), name="api-worker-check"),
 ]

@@ -1,4 +1,4 @@
-"""Lab API: workspaces, members, connections and the worker health check. Thin: access helper + service."""
+"""Lab API: workspaces, members, connections, the model catalog and the worker health check. Thin: access + service."""
 
 from django.db.models import F
 from drf_spectacular.utils import extend_schema
@@ -6,9 +6,10 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import services, tasks
+from .. import catalog, services, tasks
 from ..access import connection_for_user, workspace_for_user
 from ..models import Connection, Membership, Role, Workspace
+from ..providers.base import ProviderError
 from . import serializers as s
 
 
@@ -98,6 +99,35 @@ class ConnectionDetail(APIView):
     @staticmethod
     def _connection(request, pk, connection_id, role) -> Connection:
         return connection_for_user(request.user, pk, connection_id, role)
+
+
+class ModelList(APIView):
+    """Models of all the workspace's connections; a catalog never fetched is fetched now."""
+
+    @extend_schema(responses=s.ModelListOut)
+    def get(self, request, pk):
+        workspace = workspace_for_user(request.user, pk)
+        models, errors = catalog.workspace_catalog(workspace)
+        return Response(s.ModelListOut({"count": len(models), "results": models, "errors": errors}).data)
+
+
+class ConnectionModelsRefresh(APIView):
+    """Fetch a connection's catalog from its provider again (owner or editor); 502 with the reason when it fails."""
+
+    @extend_schema(request=None, responses={200: s.ModelsRefreshedOut})
+    def post(self, request, pk, connection_id):
+        connection = connection_for_user(request.user, pk, connection_id, Role.EDITOR)
+        try:
+            models = catalog.connection_models_refresh(connection=connection)
+        except ProviderError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_502_BAD_GATEWAY)
+        data = {
+            "connection": connection.name,
+            "count": len(models),
+            "models_fetched_at": connection.models_fetched_at,
+            "results": [catalog.catalog_entry(connection, model) for model in models],
+        }
+        return Response(s.ModelsRefreshedOut(data).data)
 
 
 class WorkerCheck(APIView):
