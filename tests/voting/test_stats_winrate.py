@@ -47,7 +47,7 @@ def test_wilson_interval_refuses_zero_trials():
         wilson_interval(0, 0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_interval_contains_the_estimate_and_stays_in_unit_interval(counts):
     successes, trials = counts
