@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import itertools
 import json
 import logging
 import random
@@ -203,7 +204,7 @@ class HttpAdapter:
 
     async def request_json(self, method: str, url: str, *, json_body: dict | None = None, params=None) -> Any:
         """One JSON request with retries; raises ProviderError with a readable, key-free message."""
-        for attempt in range(self.retry.retries + 1):
+        for attempt in itertools.count():  # ends: the last allowed attempt raises ProviderError
             try:
                 async with self.client() as client:
                     try:
@@ -211,9 +212,9 @@ class HttpAdapter:
                             method, url, json=json_body, params=params, headers=self.headers()
                         )
                     except httpx.TransportError as exc:
-                        self._on_transport_error(exc, attempt)
+                        raise self._after_transport_error(exc, attempt) from None
                     if response.status_code >= 400:
-                        self._on_status(response.status_code, response.headers, response.text, attempt)
+                        raise self._after_status(response.status_code, response.headers, response.text, attempt)
                     try:
                         return response.json()
                     except ValueError:
@@ -222,16 +223,12 @@ class HttpAdapter:
                         ) from None
             except _Retry as retry:
                 await asyncio.sleep(retry.delay)
-        raise AssertionError("unreachable: the last attempt raises")
 
-    def stream_events(
+    async def stream_events(
         self, url: str, body: dict, parser_factory: Callable[[], StreamParser], params=None
     ) -> AsyncIterator[StreamEvent]:
         """POST `body` and yield the parsed events; closing the iterator closes the HTTP connection at once."""
-        return self._stream_events(url, body, parser_factory, params)
-
-    async def _stream_events(self, url, body, parser_factory, params) -> AsyncIterator[StreamEvent]:
-        for attempt in range(self.retry.retries + 1):
+        for attempt in itertools.count():  # ends: the last allowed attempt raises ProviderError
             started = False
             try:
                 async with self.client() as client:
@@ -241,7 +238,7 @@ class HttpAdapter:
                         ) as response:
                             if response.status_code >= 400:
                                 text = (await response.aread()).decode("utf-8", errors="replace")
-                                self._on_status(response.status_code, response.headers, text, attempt)
+                                raise self._after_status(response.status_code, response.headers, text, attempt)
                             parser = parser_factory()
                             async with aclosing(iter_sse(response.aiter_lines())) as events:
                                 async for sse in events:
@@ -258,7 +255,7 @@ class HttpAdapter:
                         if started:
                             yield StreamError(self._transport_message(exc))
                             return
-                        self._on_transport_error(exc, attempt)
+                        raise self._after_transport_error(exc, attempt) from None
             except _Retry as retry:
                 await asyncio.sleep(retry.delay)
 
@@ -270,35 +267,35 @@ class HttpAdapter:
             return [StreamError(f"{self.config.name} sent a chunk that could not be read.")]
         return [StreamError(self.scrub(e.message), e.status) if isinstance(e, StreamError) else e for e in events]
 
-    def _on_status(self, status: int, headers: httpx.Headers, body: str, attempt: int) -> None:
-        """Raise _Retry with the wait, or ProviderError when retrying is pointless or exhausted."""
+    def _after_status(self, status: int, headers: httpx.Headers, body: str, attempt: int) -> Exception:
+        """What to raise after an error status: _Retry with the wait, or ProviderError when retrying is pointless."""
         message = self.scrub(f"{self.config.name} answered HTTP {status}: {provider_message(body)}")
         if status == 429 and is_spend_limit(body):
-            raise ProviderError(f"{message} (a spend or quota limit: not retried)", status)
+            return ProviderError(f"{message} (a spend or quota limit: not retried)", status)
         if status not in RETRY_STATUSES and status < 500:
-            raise ProviderError(message, status)
+            return ProviderError(message, status)
         if attempt >= self.retry.retries:
-            raise ProviderError(f"{message} (gave up after {attempt} retries)", status)
+            return ProviderError(f"{message} (gave up after {attempt} retries)", status)
         advised = retry_after_seconds(headers)
         if advised is None:
             advised = body_retry_delay(body)
         if advised is not None and advised > self.retry.max_retry_after:
-            raise ProviderError(
+            return ProviderError(
                 f"{message} (it asks to wait {advised:.0f} s, longer than the {self.retry.max_retry_after:.0f} s "
                 "the lab waits)",
                 status,
             )
-        delay = advised if advised is not None else self.retry.backoff(attempt)
-        logger.warning("%s (retrying in %.2f s, retry %d of %d)", message, delay, attempt + 1, self.retry.retries)
-        raise _Retry(delay)
+        return self._retry(message, advised if advised is not None else self.retry.backoff(attempt), attempt)
 
-    def _on_transport_error(self, exc: httpx.TransportError, attempt: int) -> None:
+    def _after_transport_error(self, exc: httpx.TransportError, attempt: int) -> Exception:
         message = self._transport_message(exc)
         if attempt >= self.retry.retries:
-            raise ProviderError(f"{message} (gave up after {attempt} retries)") from None
-        delay = self.retry.backoff(attempt)
+            return ProviderError(f"{message} (gave up after {attempt} retries)")
+        return self._retry(message, self.retry.backoff(attempt), attempt)
+
+    def _retry(self, message: str, delay: float, attempt: int) -> _Retry:
         logger.warning("%s (retrying in %.2f s, retry %d of %d)", message, delay, attempt + 1, self.retry.retries)
-        raise _Retry(delay)
+        return _Retry(delay)
 
     def _transport_message(self, exc: httpx.TransportError) -> str:
         host = httpx.URL(self.base_url).netloc.decode() if self.base_url else "?"
