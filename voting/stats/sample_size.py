@@ -18,6 +18,10 @@ TARGET_POWER = 0.8
 MIN_DECISIVE_PER_PAIR = 10
 # The chi-square approximation is trusted only when every variant expects at least this many wins (textbook rule).
 MIN_EXPECTED_WINS = 5
+# A report's verdict for any test: below its minimum there is no verdict, only counts and intervals.
+NOT_ENOUGH_DATA = "not enough data"
+SIGNIFICANT = "significant"
+NOT_SIGNIFICANT = "not significant"
 # Asymptotic relative efficiency of the Wilcoxon signed-rank test against the t-test under normality (3/pi):
 # Wilcoxon needs about 1/0.955 times the t-test's sample size (Lehmann & D'Abrera, Nonparametrics, ch. 4).
 WILCOXON_ARE = 3 / math.pi

@@ -1,0 +1,201 @@
+"""The comparison report: plain JSON with honest verdicts, guidance and sentences built from the stats modules."""
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.voting.test_stats_sample_size import arcsine_effect, size_for_power_by_hand
+from tests.voting.test_stats_winrate import wilson_by_hand
+from voting.stats.report import build_report
+from voting.stats.sequential import WHICH_P_TO_TRUST
+from voting.stats.votes import ALL_BAD, TIE, RoundVote
+from voting.stats.wording import p_text
+
+LABELS = {"a": "Prompt A", "b": "Prompt B", "c": "Prompt C"}
+
+
+def votes_between(a: str, b: str, a_wins: int, b_wins: int, ties: int = 0) -> list[RoundVote]:
+    return [RoundVote((a, b), a)] * a_wins + [RoundVote((a, b), b)] * b_wins + [RoundVote((a, b), TIE)] * ties
+
+
+def all_sentences(report: dict) -> list[str]:
+    sentences = [report["summary"], report["overall"]["sentence"]]
+    sentences += [pair["sentence"] for pair in report["pairs"]]
+    for section in ("scores", "success"):
+        if report[section]:
+            sentences += [pair["sentence"] for pair in report[section]["pairs"]]
+    return sentences
+
+
+def test_a_clean_sweep_below_the_minimum_is_never_called_significant():
+    # 9–0 has an exact sign-test p of 2/512 ≈ 0.004, yet 9 decisive votes are below the minimum of 10.
+    report = build_report(variants=["a", "b"], votes=votes_between("a", "b", 9, 0), labels=LABELS)
+    pair = report["pairs"][0]
+    assert pair["verdict"] == "not enough data"
+    assert pair["significant"] is False and pair["significant_always_valid"] is False
+    assert (pair["p_value"], pair["p_holm"], pair["p_always_valid"], pair["p_always_valid_holm"]) == (None,) * 4
+    # Counts and intervals are still shown, with how many more decisive votes reach the minimum.
+    assert (pair["a_wins"], pair["b_wins"], pair["more_decisive_votes"]) == (9, 0, 1)
+    assert (pair["ci_low"], pair["ci_high"]) == pytest.approx((wilson_by_hand(9, 9)[0], 1.0))
+    assert report["overall"]["verdict"] == "not enough data" and report["overall"]["p_value"] is None
+    assert not any("significant" in sentence for sentence in all_sentences(report))
+    assert "Not enough data for a verdict yet: 1 more decisive vote needed" in pair["sentence"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b", "c", TIE, ALL_BAD]), max_size=40),
+    st.booleans(),
+)
+def test_no_pair_below_the_minimum_ever_gets_a_verdict(outcomes, three_way):
+    variants = ["a", "b", "c"] if three_way else ["a", "b"]
+    allowed = [*variants, TIE, ALL_BAD]
+    votes = [RoundVote(tuple(variants), outcome) for outcome in outcomes if outcome in allowed]
+    report = build_report(variants=variants, votes=votes)
+    json.dumps(report, allow_nan=False)
+    for pair in report["pairs"]:
+        if pair["decisive"] < report["minimum_decisive_per_pair"]:
+            assert pair["verdict"] == "not enough data" and not pair["significant"]
+            assert pair["p_value"] is None and "significant" not in pair["sentence"]
+        else:
+            assert 0 <= pair["p_value"] <= pair["p_holm"] <= 1
+    if all(pair["decisive"] < 10 for pair in report["pairs"]):
+        assert not any("significant" in sentence for sentence in all_sentences(report))
+
+
+def test_ten_nil_is_significant_but_not_yet_for_someone_who_peeked():
+    report = build_report(variants=["a", "b"], votes=votes_between("a", "b", 10, 0), labels=LABELS)
+    pair = report["pairs"][0]
+    assert pair["verdict"] == "significant"
+    assert pair["p_value"] == pytest.approx(2 / 1024) and pair["p_holm"] == pytest.approx(2 / 1024)
+    # Always-valid p after 10 straight wins with the Beta(5, 5) mixture: 58140 / (630 · 1024) ≈ 0.090.
+    assert pair["p_always_valid"] == pytest.approx(58140 / (630 * 1024))
+    assert pair["significant_always_valid"] is False
+    assert pair["more_decisive_votes"] is None and pair["more_votes"] is None
+    assert "Prompt A won 10 of 10 decisive votes against Prompt B" in pair["sentence"]
+    assert "treat it as not yet settled: the peek-safe test gives p = 0.090" in pair["sentence"]
+    assert report["summary"] == pair["sentence"]
+    assert report["which_p_to_trust"] == WHICH_P_TO_TRUST
+
+
+def test_not_yet_significant_says_how_many_more_votes_would_settle_it():
+    report = build_report(variants=["a", "b"], votes=votes_between("a", "b", 8, 12, ties=5), labels=LABELS)
+    pair = report["pairs"][0]
+    # Exact two-sided sign test for 12 of 20: 2 · Σ C(20, k) for k ≥ 12 / 2²⁰.
+    p_by_hand = 2 * Fraction(sum(math.comb(20, k) for k in range(12, 21)), 2**20)
+    assert pair["verdict"] == "not significant"
+    assert pair["p_value"] == pytest.approx(float(p_by_hand), rel=1e-9)
+    # 80% power at α = 0.05 for a 60% share: n from the arcsine power by hand; 20 decisive votes so far.
+    needed = math.ceil(size_for_power_by_hand(arcsine_effect(0.6, 0.5), groups=1)) - 20
+    assert pair["more_decisive_votes"] == needed
+    # 20 of the 25 votes were decisive, so about needed / 0.8 more votes in all.
+    assert pair["more_votes"] == math.ceil(needed / 0.8)
+    assert pair["sentence"] == (
+        f"Prompt B won 12 of 20 decisive votes against Prompt A (60%, 95% CI 39–78%); not yet significant "
+        f"(p = {float(p_by_hand):.3f}). About {needed} more decisive votes (about {math.ceil(needed / 0.8)} votes at "
+        "the current rate of ties) would give an 80% chance of detecting a difference this large at α = 0.05."
+    )
+
+
+def test_an_exactly_level_pair_says_so_instead_of_asking_for_infinitely_many_votes():
+    pair = build_report(variants=["a", "b"], votes=votes_between("a", "b", 10, 10))["pairs"][0]
+    assert pair["verdict"] == "not significant"
+    assert pair["more_decisive_votes"] is None
+    assert "exactly level" in pair["sentence"] and "inf" not in pair["sentence"]
+
+
+def test_an_n_way_report_matches_the_hand_counts_and_adjusts_for_three_pairs():
+    votes = [RoundVote(("a", "b", "c"), key) for key, wins in (("a", 30), ("b", 12), ("c", 8)) for _ in range(wins)]
+    votes += [RoundVote(("a", "b", "c"), TIE)] * 5
+    report = build_report(variants=["a", "b", "c"], votes=votes, labels=LABELS)
+    assert (report["votes"], report["decisive_votes"]) == (55, 50)
+    a = report["variants"][0]
+    assert (a["label"], a["wins"], a["losses"], a["ties"], a["decisive"]) == ("Prompt A", 30, 20, 5, 50)
+    assert a["win_rate"] == 0.6
+    pairs = {(pair["a"], pair["b"]): pair for pair in report["pairs"]}
+    assert (pairs[("a", "b")]["a_wins"], pairs[("a", "b")]["b_wins"], pairs[("a", "b")]["ties"]) == (30, 12, 5)
+    assert all("adjusted for 3 pairs" in pair["sentence"] for pair in report["pairs"] if pair["p_holm"])
+    # Chi-square on 30/12/8 against 50/3 each: Σ (o − e)² / e on 2 df, whose tail is exp(−X²/2).
+    statistic = sum((wins - 50 / 3) ** 2 / (50 / 3) for wins in (30, 12, 8))
+    assert report["overall"]["statistic"] == pytest.approx(statistic)
+    assert report["overall"]["p_value"] == pytest.approx(math.exp(-statistic / 2))
+    assert report["summary"].startswith("Prompt A has the highest win rate: it won 60% of the 50 decisive votes")
+    assert pairs[("a", "b")]["sentence"] in report["summary"]
+    assert report["summary"].endswith(report["overall"]["sentence"])
+
+
+def test_a_report_without_votes_explains_what_is_needed():
+    report = build_report(variants=["a", "b", "c"], votes=[])
+    assert report["summary"].startswith("No decisive votes yet.")
+    assert report["overall"]["more_decisive_votes"] == 15  # 5 expected wins for each of 3 variants
+    assert all(pair["more_decisive_votes"] == 10 for pair in report["pairs"])
+
+
+def test_judge_scores_and_pass_rates_are_summarised_with_their_own_minimum():
+    scores = {
+        "a": {round_id: 4 + round_id % 2 for round_id in range(30)},
+        "b": {round_id: 3 + (round_id % 3 == 0) for round_id in range(30)},
+    }
+    report = build_report(variants=["a", "b"], votes=[], scores=scores, pass_threshold=4, labels=LABELS)
+    a_scores = report["scores"]["variants"][0]
+    assert (a_scores["n"], a_scores["mean"]) == (30, 4.5)
+    assert a_scores["ci_low"] < 4.5 < a_scores["ci_high"]
+    score_pair = report["scores"]["pairs"][0]
+    # a scores 4, 5, 4, 5, …; b scores 4 every third round, else 3: equal only in rounds 0, 6, 12, 18 and 24.
+    assert (score_pair["n_pairs"], score_pair["n_nonzero"], score_pair["verdict"]) == (30, 25, "significant")
+    success = report["success"]
+    assert [(v["successes"], v["trials"]) for v in success["variants"]] == [(30, 30), (10, 30)]
+    ab = success["pairs"][0]
+    # 30/30 vs 10/30: a failure column of 0 + 20 gives expected failures of 10 per row — z-test territory.
+    assert (ab["test"], ab["verdict"]) == ("two-proportion z-test", "significant")
+    assert ab["difference"] == pytest.approx(2 / 3)
+    json.dumps(report, allow_nan=False)
+
+
+def test_few_judge_scores_get_counts_and_intervals_only():
+    scores = {"a": {1: 5, 2: 5, 3: 4}, "b": {1: 1, 2: 2, 3: 1}}
+    report = build_report(variants=["a", "b"], votes=[], scores=scores, pass_threshold=4)
+    assert report["scores"]["pairs"][0]["verdict"] == "not enough data"
+    assert report["scores"]["pairs"][0]["p_value"] is None
+    assert report["success"]["pairs"][0]["verdict"] == "not enough data"
+    assert report["success"]["pairs"][0]["difference"] == 1.0
+    assert not any("significant" in sentence for sentence in all_sentences(report))
+
+
+def test_swapping_the_variant_order_swaps_the_pair():
+    votes = votes_between("a", "b", 14, 6, ties=2)
+    forward = build_report(variants=["a", "b"], votes=votes)["pairs"][0]
+    backward = build_report(variants=["b", "a"], votes=votes)["pairs"][0]
+    assert (backward["a_wins"], backward["b_wins"]) == (forward["b_wins"], forward["a_wins"])
+    assert backward["p_value"] == forward["p_value"]
+    assert backward["p_always_valid"] == pytest.approx(forward["p_always_valid"])
+    assert backward["sentence"] == forward["sentence"]
+
+
+@pytest.mark.parametrize(
+    ("p_value", "text"),
+    [(0.0123, "p = 0.012"), (0.0498, "p = 0.0498"), (0.0501, "p = 0.050"), (0.0004, "p < 0.001"), (1.0, "p = 1.000")],
+)
+def test_p_values_are_never_rounded_across_the_significance_level(p_value, text):
+    assert p_text(p_value) == text
+
+
+def test_an_early_streak_keeps_its_peek_safe_evidence_in_vote_order():
+    # 14 straight wins for a, then 9 for b. The running minimum of 1/Λ was reached after the 14th vote:
+    # B(19, 5) / B(5, 5) / 0.5¹⁴ by hand is Λ, so the always-valid p is its inverse (≈ 0.0163).
+    early_streak = votes_between("a", "b", 14, 0) + votes_between("a", "b", 0, 9)
+    inverse_ratio = Fraction(
+        math.factorial(4) ** 2 * math.factorial(23), math.factorial(9) * math.factorial(18) * math.factorial(4) * 2**14
+    )
+    pair = build_report(variants=["a", "b"], votes=early_streak)["pairs"][0]
+    assert pair["p_always_valid"] == pytest.approx(float(inverse_ratio), rel=1e-9)
+    assert pair["verdict"] == "not significant" and pair["significant_always_valid"] is True
+    assert "the peek-safe test, which stays valid at every point, showed a difference (p = 0.016)" in pair["sentence"]
+    # The same votes in an interleaved order never built that evidence.
+    interleaved = (votes_between("a", "b", 0, 1) + votes_between("a", "b", 1, 0)) * 9 + votes_between("a", "b", 5, 0)
+    assert sorted(interleaved, key=str) == sorted(early_streak, key=str)
+    assert build_report(variants=["a", "b"], votes=interleaved)["pairs"][0]["p_always_valid"] > 0.05

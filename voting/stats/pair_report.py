@@ -1,0 +1,154 @@
+"""The report's entry for one pair of variants: counts, interval, both p-values, verdict, guidance and a sentence."""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from voting.stats.pairwise import PairOutcomes, PairTest
+from voting.stats.sample_size import (
+    ALPHA,
+    MIN_DECISIVE_PER_PAIR,
+    NOT_ENOUGH_DATA,
+    NOT_SIGNIFICANT,
+    SIGNIFICANT,
+    more_needed,
+    more_to_reach_minimum,
+    sign_test_sample_size,
+)
+from voting.stats.wording import count_of, p_text, percent, percent_interval, power_level
+
+
+@dataclass(frozen=True, slots=True)
+class PairReport:
+    """One pair as the report shows it. Below the minimum every p-value is None and nothing is significant.
+
+    `p_value` is the exact sign test and `p_holm` the same adjusted across the comparison's pairs; `p_always_valid`
+    is the peek-safe mSPRT p-value and `p_always_valid_holm` that adjusted alike. `more_decisive_votes` is how many
+    more decisive votes are needed (to reach the minimum, or for 80% power; None once significant or when the pair
+    is exactly level); `more_votes` scales it by the share of votes showing both that were decisive for this pair
+    (None until one was).
+    """
+
+    a: str
+    b: str
+    a_label: str
+    b_label: str
+    together: int
+    a_wins: int
+    b_wins: int
+    ties: int
+    decisive: int
+    a_share: float | None
+    ci_low: float | None
+    ci_high: float | None
+    verdict: str
+    significant: bool
+    significant_always_valid: bool
+    p_value: float | None
+    p_holm: float | None
+    p_always_valid: float | None
+    p_always_valid_holm: float | None
+    more_decisive_votes: int | None
+    more_votes: int | None
+
+
+def pair_report(
+    outcomes: PairOutcomes,
+    test: PairTest,
+    *,
+    p_always_valid: float,
+    p_always_valid_holm: float,
+    pairs_in_family: int,
+    labels: Mapping[str, str],
+) -> PairReport:
+    """Combine one pair's counts, tests and guidance. The verdict uses the Holm-adjusted fixed-sample p-value."""
+    decisive = test.decisive
+    enough = decisive >= MIN_DECISIVE_PER_PAIR
+    significant = enough and test.p_holm is not None and test.p_holm < ALPHA
+    more_decisive = _more_decisive(test, enough=enough, significant=significant, pairs_in_family=pairs_in_family)
+    decisive_rate = decisive / outcomes.together if decisive else None
+    return PairReport(
+        a=test.a,
+        b=test.b,
+        a_label=labels.get(test.a, test.a),
+        b_label=labels.get(test.b, test.b),
+        together=outcomes.together,
+        a_wins=test.a_wins,
+        b_wins=test.b_wins,
+        ties=test.ties,
+        decisive=decisive,
+        a_share=test.a_share,
+        ci_low=test.ci_low,
+        ci_high=test.ci_high,
+        verdict=NOT_ENOUGH_DATA if not enough else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        significant=significant,
+        significant_always_valid=enough and p_always_valid_holm < ALPHA,
+        p_value=test.p_value if enough else None,
+        p_holm=test.p_holm if enough else None,
+        p_always_valid=p_always_valid if enough else None,
+        p_always_valid_holm=p_always_valid_holm if enough else None,
+        more_decisive_votes=more_decisive,
+        more_votes=math.ceil(more_decisive / decisive_rate) if more_decisive and decisive_rate else None,
+    )
+
+
+def _more_decisive(test: PairTest, *, enough: bool, significant: bool, pairs_in_family: int) -> int | None:
+    if not enough:
+        return more_to_reach_minimum(test.decisive)
+    if significant:
+        return None
+    # Power at the Bonferroni level α / pairs, Holm's first step, so the estimate does not promise too much.
+    required = sign_test_sample_size(test.a_share, alpha=ALPHA / pairs_in_family)
+    return None if required is None else more_needed(required, test.decisive)
+
+
+def pair_sentence(entry: PairReport, pairs_in_family: int) -> str:
+    """Plain words for one pair, told from the leader's side. Below the minimum it never mentions significance."""
+    if entry.decisive == 0:
+        return (
+            f"No decisive votes between {entry.a_label} and {entry.b_label} yet; "
+            f"{MIN_DECISIVE_PER_PAIR} are needed before the lab gives a verdict."
+        )
+    a_leads = entry.a_share >= 0.5
+    leader, other = (entry.a_label, entry.b_label) if a_leads else (entry.b_label, entry.a_label)
+    leader_wins = entry.a_wins if a_leads else entry.b_wins
+    low, high = (entry.ci_low, entry.ci_high) if a_leads else (1 - entry.ci_high, 1 - entry.ci_low)
+    result = (
+        f"{leader} won {leader_wins} of {count_of(entry.decisive, 'decisive vote')} against {other} "
+        f"({percent(leader_wins / entry.decisive)}, 95% CI {percent_interval(low, high)})"
+    )
+    if entry.verdict == NOT_ENOUGH_DATA:
+        return f"{result}. Not enough data for a verdict yet: {_more_phrase(entry, exact=True)} needed."
+    adjusted = f", adjusted for {pairs_in_family} pairs" if pairs_in_family > 1 else ""
+    fixed = f"{p_text(entry.p_holm)}{adjusted}"
+    if entry.verdict == SIGNIFICANT:
+        if entry.significant_always_valid:
+            return f"{result}; a significant difference ({fixed}), confirmed by the peek-safe test."
+        return (
+            f"{result}; a significant difference ({fixed}) if you fixed the number of votes in advance and looked "
+            f"once. If you have been checking as votes came in, treat it as not yet settled: the peek-safe test "
+            f"gives {p_text(entry.p_always_valid_holm)}."
+        )
+    if entry.more_decisive_votes is None:
+        return (
+            f"{result}; they are exactly level, so there is no difference for more votes to confirm. "
+            "The interval shows how large a real difference could still be."
+        )
+    if entry.significant_always_valid:
+        # The running minimum can hold an earlier, valid rejection that the current fixed-sample p no longer shows.
+        return (
+            f"{result}; not significant by the fixed-sample test ({fixed}), but the peek-safe test, which stays "
+            f"valid at every point, showed a difference ({p_text(entry.p_always_valid_holm)})."
+        )
+    return (
+        f"{result}; not yet significant ({fixed}). {_more_phrase(entry, exact=False).capitalize()} would give an "
+        f"80% chance of detecting a difference this large at {power_level(pairs_in_family)}."
+    )
+
+
+def _more_phrase(entry: PairReport, *, exact: bool) -> str:
+    decisive = count_of(entry.more_decisive_votes, "more decisive vote")
+    prefix = "" if exact else "about "
+    if entry.more_votes is None or entry.more_votes == entry.more_decisive_votes:
+        return prefix + decisive
+    return f"{prefix}{decisive} (about {count_of(entry.more_votes, 'vote')} at the current rate of ties)"

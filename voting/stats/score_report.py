@@ -1,0 +1,127 @@
+"""The report's judge-score section: each variant's mean score with its interval, and paired tests between variants."""
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from itertools import combinations
+
+from voting.stats.pairwise import holm
+from voting.stats.sample_size import (
+    ALPHA,
+    MIN_DECISIVE_PER_PAIR,
+    NOT_ENOUGH_DATA,
+    NOT_SIGNIFICANT,
+    SIGNIFICANT,
+    more_needed,
+    more_to_reach_minimum,
+    paired_scores_sample_size,
+)
+from voting.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
+from voting.stats.wording import count_of, p_text, power_level
+
+
+@dataclass(frozen=True, slots=True)
+class ScorePairReport:
+    """Wilcoxon test of A − B judge scores over shared rounds; p-values only from the minimum of non-zero
+    differences on. `more_rounds` is how many more rounds scored for both are needed (None once significant)."""
+
+    a: str
+    b: str
+    a_label: str
+    b_label: str
+    n_pairs: int
+    n_nonzero: int
+    mean_difference: float | None
+    verdict: str
+    significant: bool
+    p_value: float | None
+    p_holm: float | None
+    more_rounds: int | None
+
+
+def score_section(
+    scores: Mapping[str, Mapping[Hashable, float]],
+    variants: Sequence[str],
+    labels: Mapping[str, str],
+    *,
+    seed: int,
+    n_resamples: int,
+) -> dict:
+    """{"variants": [mean and interval per variant], "pairs": [paired test per pair, with a sentence]}."""
+    summaries = [
+        {
+            **asdict(score_summary(key, list(scores.get(key, {}).values()), seed=seed, n_resamples=n_resamples)),
+            "label": labels.get(key, key),
+        }
+        for key in variants
+    ]
+    pairs = list(combinations(variants, 2))
+    tests = [paired_score_test(a, b, scores.get(a, {}), scores.get(b, {})) for a, b in pairs]
+    adjusted = holm([test.p_value for test in tests])
+    entries = []
+    for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True):
+        entry = _pair_entry(test, p_holm, scores.get(a, {}), scores.get(b, {}), labels, len(pairs))
+        entries.append({**asdict(entry), "sentence": score_sentence(entry, len(pairs))})
+    return {"variants": summaries, "pairs": entries}
+
+
+def _pair_entry(
+    test: PairedScoreTest,
+    p_holm: float | None,
+    scores_a: Mapping[Hashable, float],
+    scores_b: Mapping[Hashable, float],
+    labels: Mapping[str, str],
+    pairs_in_family: int,
+) -> ScorePairReport:
+    enough = test.n_nonzero >= MIN_DECISIVE_PER_PAIR
+    significant = enough and p_holm is not None and p_holm < ALPHA
+    if not enough:
+        more = more_to_reach_minimum(test.n_nonzero)
+        # Scale missing non-zero differences to rounds by the share of rounds that differed so far.
+        more_rounds = math.ceil(more * test.n_pairs / test.n_nonzero) if test.n_nonzero else more
+    elif significant:
+        more_rounds = None
+    else:
+        required = paired_scores_sample_size(paired_differences(scores_a, scores_b), alpha=ALPHA / pairs_in_family)
+        more_rounds = None if required is None else more_needed(required, test.n_pairs)
+    return ScorePairReport(
+        a=test.a,
+        b=test.b,
+        a_label=labels.get(test.a, test.a),
+        b_label=labels.get(test.b, test.b),
+        n_pairs=test.n_pairs,
+        n_nonzero=test.n_nonzero,
+        mean_difference=test.mean_difference,
+        verdict=NOT_ENOUGH_DATA if not enough else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        significant=significant,
+        p_value=test.p_value if enough else None,
+        p_holm=p_holm if enough else None,
+        more_rounds=more_rounds,
+    )
+
+
+def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
+    """Plain words for one pair of judge-score columns. Below the minimum it never mentions significance."""
+    if entry.n_pairs == 0:
+        return f"No round has judge scores for both {entry.a_label} and {entry.b_label} yet."
+    higher, lower = (entry.a_label, entry.b_label) if entry.mean_difference >= 0 else (entry.b_label, entry.a_label)
+    result = f"Over {count_of(entry.n_pairs, 'round')} scored for both, " + (
+        f"{higher} averages {abs(entry.mean_difference):.2f} points more than {lower}"
+        if entry.mean_difference
+        else f"{entry.a_label} and {entry.b_label} average the same score"
+    )
+    if entry.verdict == NOT_ENOUGH_DATA:
+        return (
+            f"{result}. Not enough data for a verdict yet: the scores differ in {entry.n_nonzero} of these rounds and "
+            f"{MIN_DECISIVE_PER_PAIR} are needed (about {count_of(entry.more_rounds, 'more round')})."
+        )
+    adjusted = f", adjusted for {pairs_in_family} pairs" if pairs_in_family > 1 else ""
+    if entry.significant:
+        return f"{result}; a significant difference (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."
+    verdict = f"{result}; not yet significant (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."
+    if entry.more_rounds is None:
+        return f"{verdict} On average they are level, so there is no difference for more rounds to confirm."
+    return (
+        f"{verdict} About {count_of(entry.more_rounds, 'more round')} would give an 80% chance of detecting a "
+        f"difference this large at {power_level(pairs_in_family)}."
+    )
