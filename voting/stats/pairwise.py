@@ -95,9 +95,9 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm's step-down adjusted p-values; None entries (nothing tested) stay None.
 
     Sorted ascending, the i-th smallest of m p-values becomes max over j ≤ i of (m − j + 1)·p₍ⱼ₎, capped at 1
-    (Holm 1979). Written out rather than calling statsmodels' `multipletests(method="holm")`, which gives the same
-    numbers (the tests check it) but runs a full `gc.collect()` on every call: about 0.1 s in a busy web process.
-    The family is every pair of the comparison, so adding votes never shrinks it.
+    (Holm 1979); None entries are not part of the family. Written out rather than calling statsmodels'
+    `multipletests(method="holm")`, which gives the same numbers (the tests check it) but runs a full
+    `gc.collect()` on every call: about 0.1 s in a busy web process.
     """
     present = [index for index, p in enumerate(p_values) if p is not None]
     adjusted: list[float | None] = [None] * len(p_values)
@@ -110,7 +110,11 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 
 def pairwise_tests(outcomes: Sequence[PairOutcomes]) -> list[PairTest]:
-    """A sign test per pair, Holm-adjusted across all pairs. A pair without decisive outcomes counts as p = 1."""
+    """A sign test per pair, Holm-adjusted across all pairs.
+
+    A pair without decisive outcomes counts as p = 1, so the family is always every pair of the comparison and
+    adding votes never shrinks it.
+    """
     raw = [sign_test(pair.a_wins, pair.b_wins) for pair in outcomes]
     adjusted = holm(raw)
     return [_pair_test(pair, p, p_holm) for pair, p, p_holm in zip(outcomes, raw, adjusted, strict=True)]

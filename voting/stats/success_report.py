@@ -62,8 +62,15 @@ def success_section(
         low, high = wilson_interval(successes, trials) if trials else (None, None)
         rate = successes / trials if trials else None
         summaries.append(
-            {"variant": key, "label": labels.get(key, key), "successes": successes, "trials": trials}
-            | {"rate": rate, "ci_low": low, "ci_high": high}
+            {
+                "variant": key,
+                "label": labels.get(key, key),
+                "successes": successes,
+                "trials": trials,
+                "rate": rate,
+                "ci_low": low,
+                "ci_high": high,
+            }
         )
     pairs = list(combinations(variants, 2))
     tests = [_test(*counts[a], *counts[b]) for a, b in pairs]
