@@ -193,6 +193,16 @@ CELERY_TASK_TIME_LIMIT = CELERY_TASK_SOFT_TIME_LIMIT + 30
 # Redis redelivers an unacked message after this long; it must outlast the longest task, or a slow
 # round would run twice in parallel. The claim in the database makes a redelivery harmless anyway.
 CELERY_VISIBILITY_TIMEOUT = max(int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "900")), CELERY_TASK_TIME_LIMIT * 2)
+# --- Comparisons: how long a round may run, and how the sweeper treats stuck ones ---
+# A claimed round's deadline is its slowest variant's timeout (plus stagger) and this slack for writing results.
+COMPARE_ROUND_GRACE_S = int(os.environ.get("COMPARE_ROUND_GRACE_S", "15"))
+# How often the sweeper runs; a dead worker's round is failed at most this long after its deadline.
+COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "30"))
+# A round still queued after this long is enqueued again (its message may have been lost) …
+COMPARE_REQUEUE_AFTER_S = int(os.environ.get("COMPARE_REQUEUE_AFTER_S", "120"))
+# … and one still queued after this long is failed: no worker is coming.
+COMPARE_QUEUE_EXPIRY_S = int(os.environ.get("COMPARE_QUEUE_EXPIRY_S", "3600"))
+
 CELERY = {
     "broker_url": REDIS_URL or "memory://",
     "task_acks_late": True,
@@ -208,7 +218,9 @@ CELERY = {
     "broker_connection_retry_on_startup": True,
     "worker_hijack_root_logger": False,
     "timezone": "UTC",
-    "beat_schedule": {},
+    "beat_schedule": {
+        "compare-sweep": {"task": "compare.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
+    },
 }
 # Embedded mode runs a worker thread in the web process; tests and management commands turn it off.
 EMBEDDED_WORKER = RUN_MODE == "embedded" and env_bool("EMBEDDED_WORKER", True)

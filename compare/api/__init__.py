@@ -1,0 +1,1 @@
+"""The compare API: groups, runs, rounds, preview and datasets."""

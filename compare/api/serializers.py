@@ -1,0 +1,273 @@
+"""Input and output serializers of the compare API. Inputs check shapes and types; services check the rules."""
+
+from rest_framework import serializers
+
+from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Dataset, DatasetRow, Mode, Output, Round, Variant
+from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
+
+# --- Input ---
+
+
+class ParamsIn(serializers.Serializer):
+    temperature = serializers.FloatField(min_value=0, max_value=2, required=False, allow_null=True)
+    top_p = serializers.FloatField(min_value=0, max_value=1, required=False, allow_null=True)
+    max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
+    seed = serializers.IntegerField(min_value=0, max_value=2**53, required=False, allow_null=True)
+    stop = serializers.ListField(child=serializers.CharField(max_length=100), max_length=4, required=False)
+
+
+class VariantListIn(serializers.ListSerializer):
+    """Errors keyed by variant position (from 1), as every other message about a variant counts."""
+
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if isinstance(exc.detail, dict):
+                exc.detail = {
+                    str(int(key) + 1) if str(key).isdigit() else key: errors for key, errors in exc.detail.items()
+                }
+            raise
+
+
+class VariantIn(serializers.Serializer):
+    label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
+    model = serializers.CharField(max_length=300)
+    prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
+    variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    params = ParamsIn(required=False, default=dict)
+
+    class Meta:
+        list_serializer_class = VariantListIn
+
+
+class GroupFieldsIn(serializers.Serializer):
+    """Everything of a group except where it lives; shared by create, preview and clone."""
+
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    system_prompt = serializers.CharField(
+        max_length=100_000, required=False, allow_blank=True, trim_whitespace=False, default=""
+    )
+    shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    params = ParamsIn(required=False, default=dict)
+    blind = serializers.BooleanField(required=False, default=False)
+    stagger_ms = serializers.IntegerField(min_value=0, max_value=MAX_STAGGER_MS, required=False, default=50)
+    timeout_ms = serializers.IntegerField(min_value=100, max_value=600_000, required=False, default=10_000)
+    timeout_step_ms = serializers.IntegerField(min_value=0, max_value=60_000, required=False, default=2_000)
+    variants = VariantIn(many=True, max_length=MAX_EXPERIMENT_VARIANTS)
+
+
+class GroupIn(GroupFieldsIn):
+    workspace = serializers.IntegerField()
+    dataset = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class GroupPreviewIn(GroupFieldsIn):
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False, default=Mode.PROMPTS)
+
+
+class GroupCloneIn(GroupFieldsIn):
+    """Any group field to change (use with partial=True so unset fields keep the original's values)."""
+
+    copy_variant = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+
+
+class RunsIn(serializers.Serializer):
+    repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
+    dataset = serializers.IntegerField(required=False, allow_null=True)
+
+
+class DatasetRowIn(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    vars = serializers.DictField(child=serializers.JSONField())
+
+
+class DatasetIn(serializers.Serializer):
+    workspace = serializers.IntegerField()
+    name = serializers.CharField(max_length=200)
+    rows = DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)
+
+
+# --- Output ---
+
+
+class VariantOut(serializers.ModelSerializer):
+    class Meta:
+        model = Variant
+        fields = ["id", "position", "label", "model", "prompt", "variables", "params"]
+
+
+class RoundSummaryOut(serializers.ModelSerializer):
+    class Meta:
+        model = Round
+        fields = [
+            "id",
+            "number",
+            "status",
+            "error",
+            "run_id",
+            "dataset_row",
+            "seed",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class GroupOut(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", default=None)
+    variants = VariantOut(many=True)
+    round_count = serializers.IntegerField(required=False)
+
+    class Meta:
+        model = CompareGroup
+        fields = [
+            "id",
+            "workspace",
+            "title",
+            "mode",
+            "system_prompt",
+            "shared_variables",
+            "params",
+            "blind",
+            "stagger_ms",
+            "timeout_ms",
+            "timeout_step_ms",
+            "dataset",
+            "cloned_from",
+            "created_by",
+            "created_at",
+            "updated_at",
+            "variants",
+            "round_count",
+        ]
+
+
+class GroupDetailOut(GroupOut):
+    rounds = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
+
+    class Meta(GroupOut.Meta):
+        fields = [*GroupOut.Meta.fields, "rounds", "warnings"]
+
+    def get_rounds(self, group: CompareGroup) -> list[dict]:
+        return RoundSummaryOut(self.context["rounds"], many=True).data
+
+    def get_warnings(self, group: CompareGroup) -> list[str]:
+        return self.context["warnings"]
+
+
+class OutputOut(serializers.ModelSerializer):
+    """In blind mode, before the user may see them, variant, model, label and prompts are withheld."""
+
+    label = serializers.CharField(source="display_label")
+    variant = serializers.SerializerMethodField()
+    position = serializers.SerializerMethodField()
+    model = serializers.SerializerMethodField()
+    rendered_system_prompt = serializers.SerializerMethodField()
+    rendered_prompt = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Output
+        fields = [
+            "id",
+            "label",
+            "variant",
+            "position",
+            "model",
+            "status",
+            "rendered_system_prompt",
+            "rendered_prompt",
+            "text",
+            "html",
+            "error",
+            "finish_reason",
+            "ttft_ms",
+            "latency_ms",
+            "input_tokens",
+            "output_tokens",
+            "tokens_estimated",
+            "cost",
+            "started_at",
+            "finished_at",
+        ]
+
+    def _shown(self, value):
+        return value if self.context["labels_visible"] else None
+
+    def get_variant(self, output: Output) -> int | None:
+        return self._shown(output.variant_id)
+
+    def get_position(self, output: Output) -> int | None:
+        return self._shown(output.variant.position)
+
+    def get_model(self, output: Output) -> str | None:
+        return self._shown(output.variant.model)
+
+    def get_rendered_system_prompt(self, output: Output) -> str | None:
+        return self._shown(output.rendered_system_prompt)
+
+    def get_rendered_prompt(self, output: Output) -> str | None:
+        return self._shown(output.rendered_prompt)
+
+
+class RoundOut(RoundSummaryOut):
+    group = serializers.IntegerField(source="group_id")
+    labels_visible = serializers.SerializerMethodField()
+    outputs = serializers.SerializerMethodField()
+
+    class Meta(RoundSummaryOut.Meta):
+        fields = [*RoundSummaryOut.Meta.fields, "group", "variables", "deadline", "labels_visible", "outputs"]
+
+    def get_labels_visible(self, round_: Round) -> bool:
+        return self.context["labels_visible"]
+
+    def get_outputs(self, round_: Round) -> list[dict]:
+        return OutputOut(self.context["outputs"], many=True, context=self.context).data
+
+
+class RunsOut(serializers.Serializer):
+    rounds = RoundSummaryOut(many=True)
+
+
+class RenderedVariantOut(serializers.Serializer):
+    position = serializers.IntegerField()
+    label = serializers.CharField()
+    system_prompt = serializers.CharField()
+    prompt = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class PreviewOut(serializers.Serializer):
+    variants = RenderedVariantOut(many=True)
+    errors = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class DatasetRowOut(serializers.ModelSerializer):
+    class Meta:
+        model = DatasetRow
+        fields = ["id", "position", "name", "vars"]
+
+
+class DatasetOut(serializers.ModelSerializer):
+    row_count = serializers.IntegerField(read_only=True)  # annotated by the view
+
+    class Meta:
+        model = Dataset
+        fields = ["id", "workspace", "name", "created_at", "row_count"]
+
+
+class DatasetDetailOut(DatasetOut):
+    rows = DatasetRowOut(many=True)
+
+    class Meta(DatasetOut.Meta):
+        fields = [*DatasetOut.Meta.fields, "rows"]
+
+
+class GroupFilterIn(serializers.Serializer):
+    workspace = serializers.IntegerField(required=False, allow_null=True, default=None)
+    q = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    model = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")

@@ -1,0 +1,66 @@
+"""Run a claimed round on the engine: deltas to the group's channel, each answer to its row, then finish.
+
+This is the one place where comparisons meet the asyncio engine. It runs inside the Celery task with
+`asyncio.run`; database work from the loop goes through thread-sensitive `database_sync_to_async`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from celery.exceptions import SoftTimeLimitExceeded
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from lab.engine.fanout import Result, fan_out
+from lab.engine.limiter import open_limiter
+from lab.realtime import abroadcast, group_channel
+
+from . import rounds, selectors
+
+logger = logging.getLogger(__name__)
+
+
+def round_execute(*, round_id: int) -> None:
+    """Claim, stream every variant at once, record, finish. A redelivered message returns at the claim."""
+    claimed = rounds.round_claim(round_id=round_id)
+    if claimed is None:
+        logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
+        return
+    try:
+        asyncio.run(_stream(claimed))
+    except SoftTimeLimitExceeded:
+        rounds.round_fail(
+            round_id=round_id,
+            error=f"The round ran past the worker's time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s).",
+        )
+        return
+    except Exception:
+        rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
+        raise
+    rounds.round_finish(round_id=round_id)
+
+
+async def _stream(claimed: rounds.ClaimedRound) -> None:
+    async with open_limiter() as limiter:
+        await fan_out(claimed.calls, RoundHooks(claimed), limiter=limiter)
+
+
+class RoundHooks:
+    """Where the engine's events go for one round."""
+
+    def __init__(self, claimed: rounds.ClaimedRound):
+        self.round_id = claimed.round_id
+        self.channel = group_channel(claimed.group_id)
+
+    async def delta(self, key: int, offset: int, text: str) -> None:
+        await abroadcast(self.channel, "output.delta", output=key, offset=offset, text=text)
+
+    async def done(self, result: Result) -> None:
+        payload = await database_sync_to_async(rounds.output_record)(result=result)
+        if payload is not None:
+            await abroadcast(self.channel, "output.done", **payload)
+
+    async def cancelled(self) -> bool:
+        return await database_sync_to_async(selectors.round_stopped)(round_id=self.round_id)

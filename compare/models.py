@@ -1,0 +1,265 @@
+"""Comparisons: a group of variants, its rounds (one run of every variant) and their outputs; datasets.
+
+Status lives in TextChoices with the legal transitions beside it, and every invariant the code relies on is a
+named database constraint.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from lab.models import Workspace
+
+MAX_VARIANTS = 5  # for a comparison; an experiment (custom mode) may have more
+MAX_EXPERIMENT_VARIANTS = 50
+
+
+class Mode(models.TextChoices):
+    PROMPTS = "prompts", "Prompts (one model, several prompts)"
+    MODELS = "models", "Models (one prompt, several models)"
+    CUSTOM = "custom", "Custom (experiments: anything per variant)"
+
+
+class Dataset(models.Model):
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="datasets")
+    name = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # The dataset list of a workspace, newest first.
+            models.Index(fields=["workspace", "-created_at"], name="dataset_workspace_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DatasetRow(models.Model):
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="rows")
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=200, blank=True)
+    vars = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["dataset", "position"]
+        constraints = [
+            # Also serves "the rows of a dataset in order".
+            models.UniqueConstraint(fields=["dataset", "position"], name="datasetrow_position_unique_in_dataset"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or f"Row {self.position}"
+
+
+class CompareGroup(models.Model):
+    """A saved comparison. Settings are fixed once it has rounds; a clone starts the next version."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="groups")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    title = models.CharField(max_length=200)
+    mode = models.CharField(max_length=10, choices=Mode.choices)
+    system_prompt = models.TextField(blank=True)
+    shared_variables = models.JSONField(default=dict, blank=True)
+    params = models.JSONField(default=dict, blank=True)  # only the parameters that are set
+    blind = models.BooleanField(default=False)
+    stagger_ms = models.PositiveIntegerField(default=50)
+    # Variant n (from 1) gets timeout_ms + (n - 1) * timeout_step_ms: 10 s, 12 s, 14 s … by default.
+    timeout_ms = models.PositiveIntegerField(default=10_000)
+    timeout_step_ms = models.PositiveIntegerField(default=2_000)
+    dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="groups")
+    cloned_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(mode__in=Mode.values), name="group_mode_valid"),
+            models.CheckConstraint(condition=Q(timeout_ms__gte=100), name="group_timeout_positive"),
+        ]
+        indexes = [
+            # The comparison history of a workspace, newest first (groups list and home page).
+            models.Index(fields=["workspace", "-created_at"], name="group_workspace_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def timeout_s(self, position: int) -> float:
+        return (self.timeout_ms + (position - 1) * self.timeout_step_ms) / 1000
+
+    def start_after_s(self, position: int) -> float:
+        return (position - 1) * self.stagger_ms / 1000
+
+    def longest_run(self, variant_count: int) -> timedelta:
+        """From the first start to the last variant's timeout: how long a round can legitimately stream."""
+        if variant_count < 1:
+            return timedelta(0)
+        return timedelta(seconds=self.start_after_s(variant_count) + self.timeout_s(variant_count))
+
+
+class Variant(models.Model):
+    group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="variants")
+    position = models.PositiveSmallIntegerField()  # from 1, as people count columns
+    label = models.CharField(max_length=80)
+    model = models.CharField(max_length=300)  # "<connection name>::<model>"
+    prompt = models.TextField()
+    variables = models.JSONField(default=dict, blank=True)  # overrides of the group's shared variables
+    params = models.JSONField(default=dict, blank=True)  # overrides of the group's params (custom mode only)
+
+    class Meta:
+        ordering = ["group", "position"]
+        constraints = [
+            # Also serves "the variants of a group in order".
+            models.UniqueConstraint(fields=["group", "position"], name="variant_position_unique_in_group"),
+            models.CheckConstraint(condition=Q(position__gte=1), name="variant_position_from_one"),
+        ]
+        indexes = [
+            # The groups list filtered by model, and later the leaderboard by model.
+            models.Index(fields=["model"], name="variant_model"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.label} ({self.model})"
+
+
+class RoundStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    CANCELLED = "cancelled", "Cancelled"
+    FAILED = "failed", "Failed"
+
+
+ROUND_UNFINISHED = (RoundStatus.QUEUED, RoundStatus.RUNNING)
+# The only legal moves; services change status with a conditional UPDATE from these sources.
+ROUND_TRANSITIONS: dict[str, tuple[str, ...]] = {
+    RoundStatus.RUNNING: (RoundStatus.QUEUED,),
+    RoundStatus.DONE: (RoundStatus.RUNNING,),
+    RoundStatus.CANCELLED: ROUND_UNFINISHED,
+    RoundStatus.FAILED: ROUND_UNFINISHED,
+}
+
+
+class RoundQuerySet(models.QuerySet):
+    def unfinished(self) -> RoundQuerySet:
+        return self.filter(status__in=ROUND_UNFINISHED)
+
+    def overdue(self, now=None) -> RoundQuerySet:
+        """Running rounds past their deadline: their worker is gone (or hung)."""
+        return self.filter(status=RoundStatus.RUNNING, deadline__lt=now or timezone.now())
+
+    def waiting_since(self, before) -> RoundQuerySet:
+        """Queued rounds last enqueued before `before`: their message may have been lost."""
+        return self.filter(status=RoundStatus.QUEUED, enqueued_at__lt=before)
+
+    def transition(self, pk: int, to: str, **fields) -> bool:
+        """Move one round to `to` if its current status allows it; False when it did not (someone else did)."""
+        return self.filter(pk=pk, status__in=ROUND_TRANSITIONS[to]).update(status=to, **fields) == 1
+
+
+class Round(models.Model):
+    group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()  # 1, 2, 3 … within the group
+    status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.QUEUED)
+    variables = models.JSONField(default=dict, blank=True)  # shared variables and the dataset row, as run
+    dataset_row = models.ForeignKey(DatasetRow, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    seed = models.BigIntegerField(null=True, blank=True)  # the seed sent, when the group sets one
+    run_id = models.UUIDField(default=uuid.uuid4)  # shared by the rounds of one "runs" request, for progress
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    error = models.TextField(blank=True)  # why the round failed or was cancelled, readable
+    created_at = models.DateTimeField(auto_now_add=True)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
+
+    objects = RoundQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            # Also serves "the rounds of a group, newest first".
+            models.UniqueConstraint(fields=["group", "number"], name="round_number_unique_in_group"),
+            models.CheckConstraint(condition=Q(status__in=RoundStatus.values), name="round_status_valid"),
+            models.CheckConstraint(
+                condition=~Q(status=RoundStatus.RUNNING) | Q(deadline__isnull=False),
+                name="round_running_has_deadline",
+            ),
+        ]
+        indexes = [
+            # The sweeper: unfinished rounds by deadline (running) and by enqueue time (queued).
+            models.Index(
+                fields=["status", "deadline", "enqueued_at"],
+                name="round_unfinished",
+                condition=Q(status__in=ROUND_UNFINISHED),
+            ),
+            # Progress of a multi-round run: counts by run_id.
+            models.Index(fields=["run_id"], name="round_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group} #{self.number}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status not in ROUND_UNFINISHED
+
+
+class OutputStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    OK = "ok", "OK"
+    ERROR = "error", "Error"
+    TIMEOUT = "timeout", "Timed out"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+OUTPUT_UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
+
+
+class OutputQuerySet(models.QuerySet):
+    def unfinished(self) -> OutputQuerySet:
+        return self.filter(status__in=OUTPUT_UNFINISHED)
+
+
+class Output(models.Model):
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="outputs")
+    variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="outputs")
+    status = models.CharField(max_length=10, choices=OutputStatus.choices, default=OutputStatus.QUEUED)
+    rendered_system_prompt = models.TextField(blank=True)
+    rendered_prompt = models.TextField(blank=True)
+    text = models.TextField(blank=True)  # kept when the answer failed, timed out or was cancelled part-way
+    html = models.TextField(blank=True)  # sanitized, rendered from `text` by lab.markdown
+    error = models.TextField(blank=True)
+    finish_reason = models.CharField(max_length=40, blank=True)
+    ttft_ms = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    tokens_estimated = models.BooleanField(default=False)
+    cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = OutputQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]  # created in variant order
+        constraints = [
+            # Also serves "the outputs of a round".
+            models.UniqueConstraint(fields=["round", "variant"], name="output_one_per_round_and_variant"),
+            models.CheckConstraint(condition=Q(status__in=OutputStatus.values), name="output_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} / {self.variant.label}: {self.status}"

@@ -1,0 +1,250 @@
+"""The worker's side of a round: claim it, record each answer, finish it; and the sweeper for stuck rounds.
+
+A round is claimed with a conditional UPDATE, so a redelivered message finds it taken and does nothing. The
+worker writes little: the claim (round and outputs at once), one row per answer, and the finish. Whatever a
+dead worker leaves behind, the sweeper finishes with a readable error once the round's deadline has passed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from functools import partial
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Case, CharField, Count, F, Q, TextField, Value, When
+from django.utils import timezone
+
+from lab.catalog import split_model_id
+from lab.engine.fanout import CANCELLED, Call, Result
+from lab.markdown import render_markdown
+from lab.providers.base import ChatRequest, ConnectionConfig
+from lab.providers.params import set_params
+from lab.realtime import broadcast, group_channel
+from lab.templating import VariantTemplate, render_variants
+
+from .catalog import resolve_model
+from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
+
+logger = logging.getLogger(__name__)
+
+WORKER_STOPPED = "The worker stopped before this answer finished."
+ROUND_WORKER_STOPPED = "The worker stopped before this round finished; it was failed when its deadline passed."
+SWEEP_BATCH = 500
+
+
+@dataclass(frozen=True)
+class ClaimedRound:
+    round_id: int
+    group_id: int
+    calls: list[Call]
+
+
+@transaction.atomic
+def round_claim(*, round_id: int) -> ClaimedRound | None:
+    """Take a queued round for this worker and prepare its calls; None when it is not queued (any more)."""
+    round_ = Round.objects.select_related("group__workspace").filter(pk=round_id, status=RoundStatus.QUEUED).first()
+    if round_ is None:
+        return None
+    group = round_.group
+    now = timezone.now()
+    longest = group.longest_run(group.variants.count())
+    deadline = now + longest + timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
+    if not Round.objects.transition(round_.pk, RoundStatus.RUNNING, started_at=now, deadline=deadline):
+        return None
+    # Answers already stored are never asked for again.
+    outputs = list(
+        round_.outputs.exclude(status=OutputStatus.OK).select_related("variant").order_by("variant__position")
+    )
+    templates = [
+        VariantTemplate(o.variant.position, o.variant.label, o.variant.prompt, o.variant.variables) for o in outputs
+    ]
+    rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
+    calls = []
+    for output, prompt in zip(outputs, rendered.variants, strict=True):
+        output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
+        try:
+            if prompt.errors:
+                raise ValidationError(prompt.errors)
+            calls.append(_call(group, output, output.variant))
+            output.status = OutputStatus.RUNNING
+        except ValidationError as exc:
+            output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
+    Output.objects.bulk_update(outputs, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
+    transaction.on_commit(
+        partial(
+            broadcast,
+            group_channel(group.pk),
+            "round.started",
+            round=round_.pk,
+            number=round_.number,
+            outputs=[output.pk for output in outputs],
+        )
+    )
+    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls)
+
+
+def _call(group: CompareGroup, output: Output, variant: Variant) -> Call:
+    """What the engine needs for one answer; raises ValidationError when its model is gone."""
+    connection, info = resolve_model(group.workspace, variant.model)
+    messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
+    messages.append({"role": "user", "content": output.rendered_prompt})
+    return Call(
+        key=output.pk,
+        config=ConnectionConfig.from_connection(connection),
+        request=ChatRequest(
+            model=split_model_id(variant.model)[1],
+            messages=messages,
+            params=set_params({**group.params, **variant.params}),
+        ),
+        model_info=info,
+        start_after_s=group.start_after_s(variant.position),
+        timeout_s=group.timeout_s(variant.position),
+    )
+
+
+@transaction.atomic
+def output_record(*, result: Result) -> dict | None:
+    """Store one finished answer and return the `output.done` payload; None if the row was already final.
+
+    A row the user cancelled stays cancelled but keeps whatever text arrived.
+    """
+    answer = result.answer
+    kept_if_cancelled = Value(answer.error) if answer.status == CANCELLED else F("error")
+    updated = Output.objects.filter(
+        pk=result.key, status__in=[OutputStatus.QUEUED, OutputStatus.RUNNING, OutputStatus.CANCELLED]
+    ).update(
+        status=Case(
+            When(status=OutputStatus.CANCELLED, then=Value(OutputStatus.CANCELLED)),
+            default=Value(answer.status),
+            output_field=CharField(),
+        ),
+        error=Case(
+            When(status=OutputStatus.CANCELLED, then=kept_if_cancelled),
+            default=Value(answer.error),
+            output_field=TextField(),
+        ),
+        text=answer.text,
+        html=render_markdown(answer.text) if answer.text else "",
+        finish_reason=answer.finish_reason,
+        ttft_ms=answer.ttft_ms,
+        latency_ms=answer.latency_ms,
+        input_tokens=answer.input_tokens,
+        output_tokens=answer.output_tokens,
+        tokens_estimated=answer.tokens_estimated,
+        cost=Decimal(f"{answer.cost:.8f}") if answer.cost is not None else None,
+        started_at=result.started_at,
+        finished_at=timezone.now(),
+    )
+    if not updated:
+        return None
+    return output_event(Output.objects.get(pk=result.key))
+
+
+def output_event(output: Output) -> dict:
+    """The `output.done` payload: status, figures and the sanitized HTML; `length` lets a client check it has all."""
+    return {
+        "output": output.pk,
+        "round": output.round_id,
+        "status": output.status,
+        "html": output.html,
+        "length": len(output.text),
+        "error": output.error,
+        "finish_reason": output.finish_reason,
+        "ttft_ms": output.ttft_ms,
+        "latency_ms": output.latency_ms,
+        "input_tokens": output.input_tokens,
+        "output_tokens": output.output_tokens,
+        "tokens_estimated": output.tokens_estimated,
+        "cost": float(output.cost) if output.cost is not None else None,
+    }
+
+
+@transaction.atomic
+def round_finish(*, round_id: int) -> Round:
+    """Mark a round done after its answers are recorded (a cancelled or failed round keeps its status)."""
+    now = timezone.now()
+    if Round.objects.transition(round_id, RoundStatus.DONE, finished_at=now):
+        # Only a failed write leaves a row unfinished here; say so rather than leave it running.
+        Output.objects.filter(round_id=round_id).unfinished().update(
+            status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
+        )
+    round_ = Round.objects.get(pk=round_id)
+    transaction.on_commit(partial(_announce_finished, round_))
+    return round_
+
+
+@transaction.atomic
+def round_fail(*, round_id: int, error: str, output_error: str | None = None) -> bool:
+    """Fail an unfinished round and its unfinished outputs with a readable error; False if it had finished."""
+    now = timezone.now()
+    if not Round.objects.transition(round_id, RoundStatus.FAILED, finished_at=now, error=error):
+        return False
+    Output.objects.filter(round_id=round_id).unfinished().update(
+        status=OutputStatus.ERROR, error=output_error or error, finished_at=now
+    )
+    round_ = Round.objects.get(pk=round_id)
+    transaction.on_commit(partial(_announce_finished, round_))
+    logger.warning("Round %s failed: %s", round_id, error)
+    return True
+
+
+def _announce_finished(round_: Round) -> None:
+    channel = group_channel(round_.group_id)
+    broadcast(channel, "round.done", round=round_.pk, status=round_.status, error=round_.error)
+    counts = Round.objects.filter(run_id=round_.run_id).aggregate(
+        total=Count("id"), finished=Count("id", filter=~Q(status__in=ROUND_UNFINISHED))
+    )
+    if counts["total"] > 1:
+        broadcast(channel, "progress", run=str(round_.run_id), done=counts["finished"], total=counts["total"])
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    failed: list[int]  # running past their deadline: the worker is gone
+    requeued: list[int]  # queued too long: the message may have been lost
+    expired: list[int]  # queued so long that no worker is coming
+
+
+def rounds_sweep(*, now: datetime | None = None) -> SweepReport:
+    """Finish what dead workers and lost messages left behind, so nothing stays unfinished forever."""
+    now = now or timezone.now()
+    failed = [
+        pk
+        for pk in Round.objects.overdue(now).values_list("pk", flat=True)[:SWEEP_BATCH]
+        if round_fail(round_id=pk, error=ROUND_WORKER_STOPPED, output_error=WORKER_STOPPED)
+    ]
+    expiry = now - timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S)
+    expired = [
+        pk
+        for pk in Round.objects.filter(status=RoundStatus.QUEUED, created_at__lt=expiry).values_list("pk", flat=True)[
+            :SWEEP_BATCH
+        ]
+        if round_fail(
+            round_id=pk,
+            error=f"No worker started this round within {settings.COMPARE_QUEUE_EXPIRY_S // 60} minutes; "
+            "is a worker running?",
+        )
+    ]
+    cutoff = now - timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S)
+    requeued = [
+        pk
+        for pk in Round.objects.waiting_since(cutoff).values_list("pk", flat=True)[:SWEEP_BATCH]
+        if _requeue(pk, cutoff, now)
+    ]
+    return SweepReport(failed=failed, requeued=requeued, expired=expired)
+
+
+@transaction.atomic
+def _requeue(round_id: int, cutoff: datetime, now: datetime) -> bool:
+    # Re-sending is harmless: if the first message was only slow, whichever arrives second finds the round taken.
+    if not Round.objects.waiting_since(cutoff).filter(pk=round_id).update(enqueued_at=now):
+        return False
+    from .tasks import run_round  # here, not at the top: the tasks module imports this one
+
+    transaction.on_commit(partial(run_round.delay, round_id))
+    return True

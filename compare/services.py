@@ -1,0 +1,385 @@
+"""Writes for comparisons: create and clone groups, start and cancel rounds, datasets.
+
+Every rule a comparison obeys lives here. Errors are Django ValidationErrors keyed by field, and a message
+about one variant names it ("Variant 2 (Concise): …"), so the API turns them into 400s a person can act on.
+The worker's side of a round (claim, record, finish, sweep) is in `rounds.py`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from lab.models import Workspace
+from lab.providers.base import PARAMETERS
+from lab.providers.params import check_params, set_params
+from lab.realtime import broadcast, group_channel
+from lab.templating import VariantTemplate, render_variants, variant_name
+
+from .catalog import resolve_model
+from .models import (
+    MAX_EXPERIMENT_VARIANTS,
+    MAX_VARIANTS,
+    CompareGroup,
+    Dataset,
+    DatasetRow,
+    Mode,
+    Output,
+    OutputStatus,
+    Round,
+    RoundStatus,
+    Variant,
+)
+
+MAX_REPEAT = 100
+MAX_DATASET_ROWS = 1000
+MAX_STAGGER_MS = 5_000
+# A round must end well inside the worker's soft time limit, which is the last line of defence.
+TIME_LIMIT_MARGIN_S = 30
+
+
+class _Errors:
+    """Collects every problem so one 400 lists them all."""
+
+    def __init__(self) -> None:
+        self.by_field: dict[str, list[str]] = {}
+
+    def add(self, field: str, message: str) -> None:
+        self.by_field.setdefault(field, []).append(message)
+
+    def raise_if_any(self) -> None:
+        if self.by_field:
+            raise ValidationError(self.by_field)
+
+
+def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplate]:
+    """Variants as the templating module sees them, numbered from 1 with default labels A, B, C …"""
+    return [
+        VariantTemplate(
+            position=index,
+            label=_label(variant, index),
+            prompt=variant.get("prompt") or "",
+            variables=variant.get("variables") or {},
+        )
+        for index, variant in enumerate(variants, start=1)
+    ]
+
+
+def _label(variant: dict[str, Any], position: int) -> str:
+    label = (variant.get("label") or "").strip()
+    return label or (chr(ord("A") + position - 1) if position <= 26 else f"V{position}")
+
+
+@transaction.atomic
+def group_create(
+    *,
+    workspace: Workspace,
+    user,
+    mode: str,
+    variants: Sequence[dict[str, Any]],
+    title: str = "",
+    system_prompt: str = "",
+    shared_variables: dict[str, Any] | None = None,
+    params: dict[str, Any] | None = None,
+    blind: bool = False,
+    stagger_ms: int = 50,
+    timeout_ms: int = 10_000,
+    timeout_step_ms: int = 2_000,
+    dataset: Dataset | None = None,
+    cloned_from: CompareGroup | None = None,
+) -> CompareGroup:
+    """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params)."""
+    shared_variables, params = dict(shared_variables or {}), set_params(params or {})
+    errors = _Errors()
+    if mode not in Mode.values:
+        errors.add("mode", f"Mode must be one of: {', '.join(Mode.values)}.")
+    _check_count(errors, mode, variants)
+    _check_timing(errors, stagger_ms, timeout_ms, timeout_step_ms, len(variants))
+    if dataset is not None and dataset.workspace_id != workspace.pk:
+        errors.add("dataset", "No such dataset in this workspace.")
+    _check_unknown_params(errors, "params", params)
+    templates = variant_templates(variants)
+    _check_variants(errors, workspace, mode, variants, templates, params)
+    _check_templates(errors, system_prompt, shared_variables, templates, dataset)
+    errors.raise_if_any()
+
+    group = CompareGroup.objects.create(
+        workspace=workspace,
+        created_by=user,
+        title=(title or "").strip() or "Untitled comparison",
+        mode=mode,
+        system_prompt=system_prompt or "",
+        shared_variables=shared_variables,
+        params=params,
+        blind=blind,
+        stagger_ms=stagger_ms,
+        timeout_ms=timeout_ms,
+        timeout_step_ms=timeout_step_ms,
+        dataset=dataset,
+        cloned_from=cloned_from,
+    )
+    Variant.objects.bulk_create(
+        Variant(
+            group=group,
+            position=template.position,
+            label=template.label,
+            model=variant["model"].strip(),
+            prompt=template.prompt,
+            variables=dict(template.variables),
+            params=set_params(variant.get("params") or {}),
+        )
+        for variant, template in zip(variants, templates, strict=True)
+    )
+    return group
+
+
+def _check_count(errors: _Errors, mode: str, variants: Sequence[dict]) -> None:
+    if mode == Mode.CUSTOM:
+        if not 1 <= len(variants) <= MAX_EXPERIMENT_VARIANTS:
+            errors.add(
+                "variants", f"An experiment has 1 to {MAX_EXPERIMENT_VARIANTS} variants; this has {len(variants)}."
+            )
+    elif not 2 <= len(variants) <= MAX_VARIANTS:
+        errors.add("variants", f"A comparison has 2 to {MAX_VARIANTS} variants; this has {len(variants)}.")
+
+
+def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, step_ms: int, count: int) -> None:
+    if not 0 <= stagger_ms <= MAX_STAGGER_MS:
+        errors.add("stagger_ms", f"Stagger starts by 0 to {MAX_STAGGER_MS} ms.")
+    if timeout_ms < 100 or step_ms < 0:
+        errors.add("timeout_ms", "A timeout is at least 100 ms and its step is not negative.")
+        return
+    probe = CompareGroup(stagger_ms=max(stagger_ms, 0), timeout_ms=timeout_ms, timeout_step_ms=step_ms)
+    budget_s = settings.CELERY_TASK_SOFT_TIME_LIMIT - TIME_LIMIT_MARGIN_S
+    if probe.longest_run(count).total_seconds() > budget_s:
+        errors.add(
+            "timeout_ms",
+            f"With these timeouts the last variant could run {probe.longest_run(count).total_seconds():g} s; "
+            f"a round must end within {budget_s} s.",
+        )
+
+
+def _check_unknown_params(errors: _Errors, field: str, params: dict[str, Any], who: str = "") -> None:
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        errors.add(field, f"{who}unknown parameters {', '.join(unknown)}; known: {', '.join(PARAMETERS)}.")
+
+
+def _check_variants(
+    errors: _Errors,
+    workspace: Workspace,
+    mode: str,
+    variants: Sequence[dict],
+    templates: list[VariantTemplate],
+    params: dict[str, Any],
+) -> None:
+    labels: dict[str, int] = {}
+    for variant, template in zip(variants, templates, strict=True):
+        name = variant_name(template.position, template.label)
+        if template.label in labels:
+            errors.add("variants", f"{name}: label: variant {labels[template.label]} already uses this label.")
+        labels.setdefault(template.label, template.position)
+        if not template.prompt.strip():
+            errors.add("variants", f"{name}: prompt: write a prompt.")
+        variant_params = set_params(variant.get("params") or {})
+        if variant_params and mode != Mode.CUSTOM:
+            errors.add("variants", f"{name}: params: per-variant parameters are for custom mode; set them for all.")
+        _check_unknown_params(errors, "variants", variant_params, f"{name}: params: ")
+        try:
+            _, info = resolve_model(workspace, (variant.get("model") or "").strip())
+        except ValidationError as exc:
+            errors.add("variants", f"{name}: model: {' '.join(exc.messages)}")
+            continue
+        for problem in check_params({**params, **variant_params}, [(variant["model"].strip(), info)]):
+            errors.add("params", f"{name}: {problem}.")
+    _check_mode(errors, mode, variants, templates)
+
+
+def _check_mode(errors: _Errors, mode: str, variants: Sequence[dict], templates: list[VariantTemplate]) -> None:
+    if not variants or mode == Mode.CUSTOM:
+        return
+    first, first_template = variants[0], templates[0]
+    for variant, template in zip(variants[1:], templates[1:], strict=True):
+        name = variant_name(template.position, template.label)
+        if mode == Mode.PROMPTS and (variant.get("model") or "").strip() != (first.get("model") or "").strip():
+            errors.add(
+                "variants",
+                f"{name}: model: a prompts comparison runs every variant on one model "
+                f"({first.get('model')}); compare models in models mode or use custom mode.",
+            )
+        if mode == Mode.MODELS and template.prompt != first_template.prompt:
+            errors.add(
+                "variants",
+                f"{name}: prompt: a models comparison sends every model the same prompt as variant 1; "
+                "compare prompts in prompts mode or use custom mode.",
+            )
+    if mode == Mode.MODELS:
+        for template in templates:
+            if template.variables:
+                errors.add(
+                    "variants",
+                    f"{variant_name(template.position, template.label)}: variables: a models comparison "
+                    "sends every model the same prompt; move these to the shared variables.",
+                )
+
+
+def _check_templates(
+    errors: _Errors,
+    system_prompt: str,
+    shared_variables: dict[str, Any],
+    templates: list[VariantTemplate],
+    dataset: Dataset | None,
+) -> None:
+    # Variables every dataset row provides count as given; rows are checked one by one when runs start.
+    from_rows: dict[str, Any] = {}
+    if dataset is not None:
+        rows = [row.vars for row in dataset.rows.all()]
+        common = set.intersection(*(set(row) for row in rows)) if rows else set()
+        from_rows = {name: "" for name in common}
+    rendered = render_variants(
+        system_prompt=system_prompt or "", variables={**from_rows, **shared_variables}, variants=templates
+    )
+    for message in rendered.errors:
+        errors.add("variants", message)
+
+
+@transaction.atomic
+def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, **overrides: Any) -> CompareGroup:
+    """A new group with this one's settings and variants, changed by `overrides` (any group_create field).
+
+    `copy_variant` appends a copy of that variant (by position) to start its next version.
+    """
+    variants = [
+        {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables, "params": v.params}
+        for v in group.variants.all()
+    ]
+    fields = {
+        "title": f"{group.title} (copy)",
+        "mode": group.mode,
+        "system_prompt": group.system_prompt,
+        "shared_variables": group.shared_variables,
+        "params": group.params,
+        "blind": group.blind,
+        "stagger_ms": group.stagger_ms,
+        "timeout_ms": group.timeout_ms,
+        "timeout_step_ms": group.timeout_step_ms,
+        "dataset": group.dataset,
+        "variants": variants,
+        **{key: value for key, value in overrides.items() if value is not None},
+    }
+    if copy_variant is not None:
+        if not 1 <= copy_variant <= len(variants):
+            raise ValidationError({"copy_variant": f"This group has variants 1 to {len(variants)}."})
+        source = variants[copy_variant - 1]
+        fields["variants"] = [*fields["variants"], {**source, "label": f"{source['label']} v2"}]
+    return group_create(workspace=group.workspace, user=user, cloned_from=group, **fields)
+
+
+@transaction.atomic
+def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset: Dataset | None = None) -> list[Round]:
+    """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits."""
+    if dataset is not None and repeat not in (None, 1):
+        raise ValidationError({"repeat": "Run a dataset (one round per row) or repeat rounds, not both."})
+    if dataset is not None and dataset.workspace_id != group.workspace_id:
+        raise ValidationError({"dataset": "No such dataset in this workspace."})
+    repeat = 1 if repeat is None else repeat
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise ValidationError({"repeat": f"Repeat 1 to {MAX_REPEAT} times."})
+    CompareGroup.objects.select_for_update().filter(pk=group.pk).first()  # one numbering at a time
+    variants = list(group.variants.order_by("position"))
+    rows: list[DatasetRow | None] = list(dataset.rows.order_by("position")) if dataset else [None] * repeat
+    if dataset is not None and not rows:
+        raise ValidationError({"dataset": "This dataset has no rows."})
+    snapshots = [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
+    _check_rows(group, variants, rows, snapshots)
+
+    first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
+    now = timezone.now()
+    run = uuid.uuid4()
+    rounds = Round.objects.bulk_create(
+        Round(
+            group=group,
+            number=first + index,
+            variables=snapshot,
+            dataset_row=row,
+            seed=group.params.get("seed"),
+            run_id=run,
+            created_by=user,
+            enqueued_at=now,
+        )
+        for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
+    )
+    Output.objects.bulk_create(Output(round=round_, variant=variant) for round_ in rounds for variant in variants)
+    from .tasks import run_round  # here, not at the top: the tasks module imports this one
+
+    for round_ in rounds:
+        transaction.on_commit(partial(run_round.delay, round_.pk))
+    return rounds
+
+
+def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:
+    errors = _Errors()
+    templates = [VariantTemplate(v.position, v.label, v.prompt, v.variables) for v in variants]
+    for row, snapshot in zip(rows, snapshots, strict=True):
+        rendered = render_variants(system_prompt=group.system_prompt, variables=snapshot, variants=templates)
+        for message in rendered.errors:
+            if row is None:
+                errors.add("variants", message)
+            else:
+                errors.add("dataset", f"Row {row.position}{f' ({row.name})' if row.name else ''}: {message}")
+    errors.raise_if_any()
+
+
+@transaction.atomic
+def round_cancel(*, round_: Round, user) -> Round:
+    """Stop a round: unfinished outputs become `cancelled` now; a running worker stops streaming within ~1 s."""
+    now = timezone.now()
+    if not Round.objects.transition(round_.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
+        round_.refresh_from_db()
+        if round_.status == RoundStatus.CANCELLED:
+            return round_
+        raise ValidationError(
+            {"round": f"Round {round_.number} is already {round_.get_status_display().lower()}; nothing to cancel."}
+        )
+    round_.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
+    round_.refresh_from_db()
+    transaction.on_commit(
+        partial(
+            broadcast,
+            group_channel(round_.group_id),
+            "round.done",
+            round=round_.pk,
+            status=round_.status,
+            error=round_.error,
+        )
+    )
+    return round_
+
+
+@transaction.atomic
+def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
+    """A dataset from rows of {"name", "vars"}; row names default to "Row n"."""
+    errors = _Errors()
+    name = (name or "").strip()
+    if not name:
+        errors.add("name", "Give the dataset a name.")
+    if not 1 <= len(rows) <= MAX_DATASET_ROWS:
+        errors.add("rows", f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this has {len(rows)}.")
+    for position, row in enumerate(rows, start=1):
+        if not isinstance(row.get("vars"), dict) or not row["vars"]:
+            errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
+    errors.raise_if_any()
+    dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
+    DatasetRow.objects.bulk_create(
+        DatasetRow(dataset=dataset, position=position, name=(row.get("name") or "").strip(), vars=row["vars"])
+        for position, row in enumerate(rows, start=1)
+    )
+    return dataset

@@ -1,0 +1,81 @@
+"""Starting rounds: repeat or one per dataset row, queued outputs for every variant, one task per committed round."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from compare import services
+from compare.models import OutputStatus, RoundStatus
+from tests.fixtures.compare_factories import make_group
+
+
+@pytest.mark.django_db
+def test_repeat_queues_numbered_rounds_each_with_one_queued_output_per_variant(group, owner):
+    first = services.round_start(group=group, user=owner)
+    rounds = services.round_start(group=group, user=owner, repeat=3)
+    assert [r.number for r in [*first, *rounds]] == [1, 2, 3, 4]
+    assert len({r.run_id for r in rounds}) == 1 and rounds[0].run_id != first[0].run_id
+    for round_ in rounds:
+        assert round_.status == RoundStatus.QUEUED
+        assert round_.variables == {"topic": "tea"}
+        outputs = round_.outputs.order_by("variant__position")
+        assert [(o.variant.position, o.status) for o in outputs] == [(1, OutputStatus.QUEUED), (2, OutputStatus.QUEUED)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("repeat", [0, 101])
+def test_repeat_is_between_1_and_100(group, owner, repeat):
+    with pytest.raises(ValidationError) as excinfo:
+        services.round_start(group=group, user=owner, repeat=repeat)
+    assert excinfo.value.message_dict == {"repeat": ["Repeat 1 to 100 times."]}
+
+
+@pytest.mark.django_db
+def test_a_dataset_run_starts_one_round_per_row_with_the_rows_variables(workspace, owner):
+    dataset = services.dataset_create(
+        workspace=workspace,
+        user=owner,
+        name="Readers",
+        rows=[{"name": "kids", "vars": {"reader": "kids"}}, {"vars": {"reader": "cooks", "topic": "coffee"}}],
+    )
+    group = make_group(workspace, owner, prompts=["{{topic}} for {{reader}}"] * 2, dataset=dataset)
+    rounds = services.round_start(group=group, user=owner, dataset=dataset)
+    assert [(r.dataset_row.position, r.variables) for r in rounds] == [
+        (1, {"topic": "tea", "reader": "kids"}),
+        (2, {"topic": "coffee", "reader": "cooks"}),
+    ]
+
+
+@pytest.mark.django_db
+def test_a_dataset_row_without_a_needed_variable_is_rejected_naming_row_and_variant(workspace, owner):
+    full = services.dataset_create(workspace=workspace, user=owner, name="Full", rows=[{"vars": {"reader": "kids"}}])
+    group = make_group(workspace, owner, prompts=["{{topic}} for {{reader}}"] * 2, dataset=full)
+    dataset = services.dataset_create(
+        workspace=workspace,
+        user=owner,
+        name="Half",
+        rows=[{"vars": {"reader": "kids"}}, {"name": "bare", "vars": {"x": 1}}],
+    )
+    with pytest.raises(ValidationError) as excinfo:
+        services.round_start(group=group, user=owner, dataset=dataset)
+    messages = excinfo.value.message_dict["dataset"]
+    assert messages[0].startswith("Row 2 (bare): Variant 1 (A) uses {{reader}}")
+    assert group.rounds.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_committed_start_enqueues_exactly_one_task_per_round(group, owner, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        services.round_start(group=group, user=owner, repeat=2)
+    assert [(c.func.__self__.name, c.args) for c in callbacks] == [
+        ("compare.run_round", (r.pk,)) for r in group.rounds.order_by("number")
+    ]
+
+
+@pytest.mark.django_db
+def test_a_rolled_back_start_enqueues_nothing(group, owner, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(RuntimeError), transaction.atomic():
+        services.round_start(group=group, user=owner)
+        raise RuntimeError("something later in the same request failed")
+    assert callbacks == []
+    assert group.rounds.count() == 0
