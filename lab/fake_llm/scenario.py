@@ -27,6 +27,7 @@ class Scenario:
     fault_at: int = -1  # token index where mid_stream / drop / stall strike; -1: half-way
     retry_after: float = -1  # seconds sent as `retry-after` with a status fault; -1: no header
     retry_after_ms: int = -1  # milliseconds sent as `retry-after-ms`; -1: no header
+    refuse: str = ""  # parameters refused with a 400 when set, comma-separated, e.g. "temperature"
     id: str = ""  # only makes the key unique
 
     def answer_tokens(self) -> list[str]:

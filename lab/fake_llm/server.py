@@ -19,12 +19,14 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .scenario import Scenario, parse_scenario
+from .script import Scripts
 from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
 
 Wire = OpenAIWire | AnthropicWire | GeminiWire
 
 MAX_HEAD = 64 * 1024
 MODELS_KEY = "_models"  # the scenario key of model-list requests (they carry no model name)
+RECENT = 50  # request bodies kept per scenario, newest last
 
 
 class ClientGone(Exception):
@@ -139,6 +141,7 @@ class Counter:
     in_flight: int = 0
     max_in_flight: int = 0
     last_request: dict = field(default_factory=dict)
+    recent: list = field(default_factory=list)  # the bodies of the last RECENT requests
 
     def enter(self) -> None:
         self.requests += 1
@@ -150,15 +153,18 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.total = Counter()
         self.scenarios: dict[str, Counter] = {}
+        self.scripts = Scripts()
 
     def stats(self) -> dict:
         totals = asdict(self.total)
         totals.pop("last_request")
+        totals.pop("recent")
         return {**totals, "scenarios": {key: asdict(counter) for key, counter in self.scenarios.items()}}
 
     def reset(self) -> None:
         self.total = Counter(in_flight=self.total.in_flight)
         self.scenarios = {}
+        self.scripts.clear()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -184,6 +190,8 @@ class FakeLLMServer:
         if path == "/_reset" and request.method == "POST":
             self.reset()
             return await exchange.send_json(200, {"reset": True})
+        if path == "/_script" and request.method == "POST":
+            return await self.script(request, exchange, prefix)
         if request.method == "GET" and path.endswith("/models"):
             return await self.models(request, exchange, _list_wire(path, request.headers), prefix)
         if request.method == "POST":
@@ -206,11 +214,24 @@ class FakeLLMServer:
             "headers": request.headers,
             "body": request.json(),
         }
+        counter.recent = [*counter.recent[-(RECENT - 1) :], counter.last_request["body"]]
         return counter
 
     def _exit(self, counter: Counter) -> None:
         counter.in_flight -= 1
         self.total.in_flight -= 1
+
+    async def script(self, request: Request, exchange: Exchange, prefix: str) -> None:
+        body = request.json()
+        model, replies = body.get("model"), body.get("replies")
+        if not isinstance(model, str) or not model or not isinstance(replies, list):
+            return await exchange.send_json(400, {"error": {"message": 'Send {"model": "…", "replies": [...]}.'}})
+        key = f"{prefix}|{model}" if prefix else model
+        try:
+            queued = self.scripts.add(key, replies)
+        except ValueError as exc:
+            return await exchange.send_json(400, {"error": {"message": str(exc)}})
+        await exchange.send_json(200, {"model": model, "queued": queued})
 
     async def models(self, request: Request, exchange: Exchange, wire: Wire, prefix: str) -> None:
         async def respond(scenario: Scenario) -> None:
@@ -273,6 +294,16 @@ class FakeLLMServer:
         await exchange.send_json(status, wire.error(status, _echo_key(message, request), kind), headers)
 
     async def _answer(self, request: Request, exchange: Exchange, wire: Wire, body: dict, scenario: Scenario) -> None:
+        refused = [name for name in scenario.refuse.split(",") if name and wire.sets(body, name)]
+        if refused:
+            message = f"Unsupported parameter: '{refused[0]}' is not supported with this model."
+            return await exchange.send_json(400, wire.error(400, message, "invalid_request_error"))
+        scripted = self.scripts.take(scenario.key, wire.prompt(body))
+        if scripted is not None and "status" in scripted:
+            message = str(scripted.get("message") or "Scripted error.")
+            return await exchange.send_json(scripted["status"], wire.error(scripted["status"], message, "scripted"))
+        if scripted is not None:
+            scenario = replace(scenario, text=scripted["text"])
         tokens, finish = scenario.answer_tokens(), "stop"
         limit = wire.max_tokens(body)
         if isinstance(limit, int) and 0 < limit < len(tokens):

@@ -80,6 +80,13 @@ class OpenAIWire:
     def input_tokens(self, body: dict) -> int:
         return sum(words(str(m.get("content", ""))) for m in body.get("messages") or [])
 
+    def prompt(self, body: dict) -> str:
+        return "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+
+    def sets(self, body: dict, param: str) -> bool:
+        names = {"max_tokens": ("max_tokens", "max_completion_tokens")}
+        return any(name in body for name in names.get(param, (param,)))
+
     def schema(self, body: dict) -> dict | None:
         response_format = body.get("response_format") or {}
         return (response_format.get("json_schema") or {}).get("schema")
@@ -167,6 +174,14 @@ class AnthropicWire:
         return words(str(body.get("system", ""))) + sum(
             words(str(m.get("content", ""))) for m in body.get("messages") or []
         )
+
+    def prompt(self, body: dict) -> str:
+        return "\n".join(
+            [str(body.get("system", "")), *(str(m.get("content", "")) for m in body.get("messages") or [])]
+        )
+
+    def sets(self, body: dict, param: str) -> bool:
+        return {"stop": "stop_sequences"}.get(param, param) in body
 
     def schema(self, body: dict) -> dict | None:
         if (body.get("tool_choice") or {}).get("type") != "tool":
@@ -259,8 +274,15 @@ class GeminiWire:
         return (body.get("generationConfig") or {}).get("maxOutputTokens")
 
     def input_tokens(self, body: dict) -> int:
-        contents = [*(body.get("contents") or []), body.get("systemInstruction") or {}]
-        return sum(words(str(part.get("text", ""))) for c in contents for part in c.get("parts") or [])
+        return words(self.prompt(body))
+
+    def prompt(self, body: dict) -> str:
+        contents = [body.get("systemInstruction") or {}, *(body.get("contents") or [])]
+        return "\n".join(str(part.get("text", "")) for c in contents for part in c.get("parts") or [])
+
+    def sets(self, body: dict, param: str) -> bool:
+        names = {"top_p": "topP", "max_tokens": "maxOutputTokens", "stop": "stopSequences"}
+        return names.get(param, param) in (body.get("generationConfig") or {})
 
     def schema(self, body: dict) -> dict | None:
         config = body.get("generationConfig") or {}
