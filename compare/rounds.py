@@ -29,6 +29,7 @@ from lab.templating import VariantTemplate, render_variants
 
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
+from .signals import round_finished
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +174,7 @@ def round_finish(*, round_id: int) -> Round:
         Output.objects.filter(round_id=round_id).unfinished().update(
             status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
         )
+        round_finished.send(sender=Round, round_id=round_id)
     round_ = Round.objects.get(pk=round_id)
     transaction.on_commit(partial(_announce_finished, round_))
     return round_
