@@ -6,3 +6,11 @@ from django.apps import AppConfig
 class JudgingConfig(AppConfig):
     name = "judging"
     verbose_name = "Judging"
+
+    def ready(self) -> None:
+        # compare cannot import judging (imports only go down the layers), so it sends a signal and judging listens.
+        from compare.signals import round_finished
+
+        from .receivers import on_round_finished
+
+        round_finished.connect(on_round_finished, dispatch_uid="judging.on_round_finished")

@@ -1,0 +1,107 @@
+"""Scoring one answer on its own (pointwise): what experiments call for every combination they run.
+
+    judge = judge_model_resolve(workspace=workspace, model_id="openai::gpt-4.1-mini")
+    rubric = rubric_check(scale="1-5", metrics=[...], prompt=custom_prompt)   # or Rubric(scale="1-5")
+    result = answer_score(judge=judge, rubric=rubric, prompt="…", response="…")
+    result.score, result.scale_score, result.reason, result.input_tokens, result.cost
+
+From async code (many answers at once), call `answer_score_async` with one shared httpx client and limiter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import httpx
+from asgiref.sync import async_to_sync
+
+from lab.engine.limiter import Limiter, open_limiter
+from lab.providers.http import tls_context
+
+from .calls import Ask, JudgeClient, JudgeModel
+from .engine import MetricScore
+from .prompts import Shown, pointwise_prompt
+from .replies import read_metric_scores
+from .rubric import Rubric
+
+HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+
+@dataclass
+class PointwiseScore:
+    score: float | None  # weighted over the metrics judged, 0–1; None when no metric could be judged
+    scale_score: float | None  # the same on the rubric's own scale, e.g. 4.2 on 1–5 (1 or 0 for one binary metric)
+    reason: str  # the judge's reasons, metric by metric
+    metrics: dict[str, MetricScore] = field(default_factory=dict)
+    missing: list[dict[str, str]] = field(default_factory=list)  # [{"name", "reason"}] of metrics left out
+    weights: dict[str, float] = field(default_factory=dict)  # after renormalising over the metrics judged
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: Decimal | None = None  # USD of judging; None when the judge's price is unknown
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def answer_score_async(
+    *, judge: JudgeModel, rubric: Rubric, prompt: str, response: str, http: httpx.AsyncClient, limiter: Limiter
+) -> PointwiseScore:
+    """Score `response` to `prompt` on every metric of `rubric` (one call, one retry on a bad reply)."""
+    client = JudgeClient(judge, client=http, limiter=limiter)
+    shown = Shown("A", prompt, response)
+    ask = Ask(
+        kind="pointwise",
+        subject="A",
+        orders=(("A",), ("A",)),
+        build=lambda order: pointwise_prompt(rubric, shown),
+        read=lambda text, order: read_metric_scores(text, rubric),
+    )
+    read = await client.ask(ask)
+    ledger = client.ledger
+    result = PointwiseScore(
+        score=None,
+        scale_score=None,
+        reason="",
+        calls=ledger.calls,
+        input_tokens=ledger.input_tokens,
+        output_tokens=ledger.output_tokens,
+        cost=ledger.cost,
+        log=ledger.log,
+    )
+    for metric in rubric.metrics:
+        scored = read.values.get(metric.name)
+        if scored is None:
+            reason = read.problems.get(metric.name) or read.problems.get("*") or "no usable reply"
+            result.missing.append({"name": metric.name, "reason": reason})
+        else:
+            result.metrics[metric.name] = MetricScore(scored.raw, rubric.scaled(scored.raw), scored.reason)
+    _summarise(result, rubric, result.metrics)
+    return result
+
+
+def _summarise(result: PointwiseScore, rubric: Rubric, metrics: Mapping[str, MetricScore]) -> None:
+    if not metrics:
+        result.reason = "No metric could be judged: " + "; ".join(f"{m['name']}: {m['reason']}" for m in result.missing)
+        return
+    total = sum(rubric.metric(name).weight for name in metrics)
+    result.weights = {name: rubric.metric(name).weight / total for name in metrics}
+    result.score = min(1.0, max(0.0, sum(result.weights[name] * score.scaled for name, score in metrics.items())))
+    result.scale_score = rubric.low + result.score * (rubric.high - rubric.low)
+    if len(metrics) == 1:
+        result.reason = next(iter(metrics.values())).reason
+    else:
+        result.reason = " ".join(f"{name}: {score.reason}" for name, score in metrics.items())
+
+
+def answer_score(*, judge: JudgeModel, rubric: Rubric, prompt: str, response: str) -> PointwiseScore:
+    """The same from sync code (a management command, a task), with its own client and limiter."""
+
+    async def run() -> PointwiseScore:
+        async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
+            return await answer_score_async(
+                judge=judge, rubric=rubric, prompt=prompt, response=response, http=http, limiter=limiter
+            )
+
+    return async_to_sync(run)()

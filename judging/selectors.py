@@ -1,0 +1,181 @@
+"""Reads for judging: a workspace's judges, a round's verdicts as a person may see them, a judge's diagnostics,
+and the judge's choice per round that the voting side compares with the team's votes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Prefetch, QuerySet, Sum
+from scipy.stats import spearmanr
+
+from compare.models import Round
+from compare.selectors import labels_visible, outputs_as_seen_by
+from lab.models import Workspace
+
+from .engine import ONLY_ANSWER
+from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
+
+MIN_VERBOSITY_SAMPLE = 5  # fewer answers give a correlation too noisy to print
+
+
+def judges_of(workspace: Workspace) -> QuerySet[JudgeConfig]:
+    return JudgeConfig.objects.filter(workspace=workspace).order_by("name", "id")
+
+
+def group_judge_id(group_id: int) -> int | None:
+    return GroupJudge.objects.filter(group_id=group_id).values_list("judge_id", flat=True).first()
+
+
+def round_verdicts(round_: Round) -> list[Verdict]:
+    """The round's verdicts, newest first, with their answers (best first, skipped ones last)."""
+    outputs = VerdictOutput.objects.select_related("output__variant").order_by(
+        "-judged", "rank", "output__variant__position"
+    )
+    return list(
+        Verdict.objects.filter(round=round_)
+        .select_related("winner")
+        .prefetch_related(Prefetch("outputs", queryset=outputs))
+    )
+
+
+@dataclass
+class PanelRow:
+    label: str  # as this person may see it (blind mode: "Answer B" until they vote)
+    entry: VerdictOutput
+    is_winner: bool
+
+
+@dataclass
+class PanelVerdict:
+    verdict: Verdict
+    rows: list[PanelRow]
+    metrics: list[str]  # column order: the metrics judged, then those left out
+    winner_label: str
+
+
+@dataclass
+class Panel:
+    round: Round
+    verdicts: list[PanelVerdict]
+    hidden: bool  # blind mode before this person voted: the judge's view would sway theirs
+    answers_cost: Decimal | None
+    judge_cost: Decimal | None
+
+
+def verdict_panel(round_: Round, user) -> Panel:
+    """Everything the verdict panel under a round shows to `user`."""
+    outputs, _ = outputs_as_seen_by(round_, user)
+    label_of = {output.pk: output.display_label for output in outputs}
+    verdicts = round_verdicts(round_)
+    panel_verdicts = []
+    for verdict in verdicts:
+        rows = [
+            PanelRow(label_of.get(entry.output_id, "?"), entry, entry.output_id == verdict.winner_id)
+            for entry in verdict.outputs.all()
+        ]
+        metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]
+        winner_label = label_of.get(verdict.winner_id, "") if verdict.winner_id else ""
+        panel_verdicts.append(PanelVerdict(verdict, rows, metrics, winner_label))
+    answers_cost = round_.outputs.aggregate(total=Sum("cost"))["total"]
+    judge_costs = [v.cost for v in verdicts if v.cost is not None]
+    return Panel(
+        round=round_,
+        verdicts=panel_verdicts,
+        hidden=not labels_visible(round_, user),
+        answers_cost=answers_cost,
+        judge_cost=sum(judge_costs, Decimal(0)) if judge_costs else None,
+    )
+
+
+@dataclass(frozen=True)
+class JudgedRoundChoice:
+    """The judge's choice in one round: the outputs in the order the round shows them, and its winner (None: tie)."""
+
+    round_id: int
+    shown: tuple[int, ...]
+    winner: int | None
+
+
+def judge_round_choices(judge: JudgeConfig) -> list[JudgedRoundChoice]:
+    """Per round the judge decided (a comparison, not a walkover), what it chose: what voting's agreement reads."""
+    verdicts = (
+        Verdict.objects.filter(judge=judge, status=VerdictStatus.DONE)
+        .exclude(decided_by=ONLY_ANSWER)
+        .prefetch_related("round__outputs__variant")
+        .order_by("round_id")
+    )
+    return [
+        JudgedRoundChoice(
+            round_id=verdict.round_id,
+            shown=tuple(o.pk for o in sorted(verdict.round.outputs.all(), key=lambda o: o.variant.position)),
+            winner=verdict.winner_id,
+        )
+        for verdict in verdicts
+    ]
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    judgements: int  # pairwise judgements asked in both orders with both replies usable
+    flipped: int  # of those, how many changed their answer when the order was swapped
+
+    @property
+    def share(self) -> float | None:
+        return self.flipped / self.judgements if self.judgements else None
+
+
+@dataclass(frozen=True)
+class Verbosity:
+    answers: int
+    rho: float | None  # Spearman's rank correlation of score with answer length (characters)
+    p_value: float | None
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    verdicts: int
+    failed: int
+    ties: int
+    position_bias: PositionBias
+    verbosity: Verbosity
+    calls: int
+    cost: Decimal | None
+
+
+def judge_diagnostics(judge: JudgeConfig) -> Diagnostics:
+    """Position bias (flips under swapping), verbosity (score vs length) and totals over the judge's verdicts."""
+    verdicts = list(
+        Verdict.objects.filter(judge=judge).finished().only("status", "tie", "pairs", "judge_calls", "cost")
+    )
+    done = [v for v in verdicts if v.status == VerdictStatus.DONE]
+    usable = [p for v in done for p in v.pairs if p.get("call_1") is not None and p.get("call_2") is not None]
+    costs = [v.cost for v in verdicts if v.cost is not None]
+    return Diagnostics(
+        verdicts=len(done),
+        failed=len(verdicts) - len(done),
+        ties=sum(v.tie for v in done),
+        position_bias=PositionBias(judgements=len(usable), flipped=sum(p["call_1"] != p["call_2"] for p in usable)),
+        verbosity=_verbosity(judge),
+        calls=sum(v.judge_calls for v in verdicts),
+        cost=sum(costs, Decimal(0)) if costs else None,
+    )
+
+
+def _verbosity(judge: JudgeConfig) -> Verbosity:
+    rows = list(
+        VerdictOutput.objects.filter(
+            verdict__judge=judge, verdict__status=VerdictStatus.DONE, score__isnull=False
+        ).values_list("score", "output__text")
+    )
+    if len(rows) < MIN_VERBOSITY_SAMPLE:
+        return Verbosity(answers=len(rows), rho=None, p_value=None)
+    scores = [score for score, _ in rows]
+    lengths = [len(text) for _, text in rows]
+    result = spearmanr(lengths, scores)
+    rho, p_value = float(result.statistic), float(result.pvalue)
+    if math.isnan(rho):  # every score (or every length) the same: no correlation to speak of
+        return Verbosity(answers=len(rows), rho=None, p_value=None)
+    return Verbosity(answers=len(rows), rho=rho, p_value=p_value)

@@ -1,0 +1,24 @@
+"""Judging tasks: thin wrappers that take ids and call the verdict services."""
+
+from celery import shared_task
+from django.db import InterfaceError, OperationalError
+
+from . import verdicts
+
+
+# A database blip before the claim retries; after the claim a retry finds the verdict taken.
+@shared_task(
+    name="judging.judge_verdict", autoretry_for=(OperationalError, InterfaceError), retry_backoff=True, max_retries=5
+)
+def judge_verdict(verdict_id: int) -> None:
+    verdicts.verdict_execute(verdict_id=verdict_id)
+
+
+@shared_task(
+    name="judging.judge_finished_round",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def judge_finished_round(round_id: int) -> None:
+    verdicts.verdict_for_finished_round_execute(round_id=round_id)

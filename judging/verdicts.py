@@ -1,0 +1,192 @@
+"""The worker's side of a verdict: claim it, judge the round's complete answers, record the result, announce it.
+
+A verdict is claimed with a conditional UPDATE (queued → running), so a redelivered message finds it taken and
+does nothing. Answers that failed, timed out, were cancelled or cut off at the token limit are never judged as
+if they were whole: they are listed as skipped and the round is judged on the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from datetime import timedelta
+from functools import partial
+
+import httpx
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compare.models import Output, OutputStatus
+from lab.engine.limiter import open_limiter
+from lab.providers.http import tls_context
+from lab.realtime import broadcast, group_channel
+
+from .calls import JudgeClient, JudgeModel, judge_model_resolve
+from .engine import Candidate, Judgement, judge_answers
+from .models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
+from .rubric import Rubric
+from .services import verdict_for_finished_round
+
+logger = logging.getLogger(__name__)
+
+HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+
+
+def skip_reason(output: Output) -> str:
+    """Why an answer cannot be judged as a whole one, or "" when it can."""
+    if output.status != OutputStatus.OK:
+        return f"{output.get_status_display()}: only complete answers are judged."
+    if output.finish_reason == "length":
+        return "Cut off at the token limit: a partial answer is not judged as if it were whole."
+    return ""
+
+
+def verdict_execute(*, verdict_id: int, seed: int | None = None) -> Verdict | None:
+    """Claim, judge and record one verdict; None when it was not queued (claimed before, or re-requested)."""
+    now = timezone.now()
+    deadline = now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    if not Verdict.objects.transition(verdict_id, VerdictStatus.RUNNING, started_at=now, deadline=deadline):
+        logger.info("Verdict %s is not queued any more; nothing to do.", verdict_id)
+        return None
+    verdict = Verdict.objects.select_related("round__group__workspace", "judge").get(pk=verdict_id)
+    try:
+        return _judge(verdict, seed)
+    except SoftTimeLimitExceeded:
+        return verdict_fail(verdict=verdict, error="Judging ran past the worker's time limit.")
+    except Exception:
+        verdict_fail(verdict=verdict, error="The worker hit an unexpected error while judging this round.")
+        raise
+
+
+def _judge(verdict: Verdict, seed: int | None) -> Verdict:
+    judge: JudgeConfig | None = verdict.judge
+    if judge is None:
+        return verdict_fail(verdict=verdict, error="The judge configuration was deleted.")
+    try:
+        judge_model = judge_model_resolve(workspace=verdict.round.group.workspace, model_id=judge.model)
+        rubric = judge.rubric()
+    except ValidationError as exc:
+        return verdict_fail(verdict=verdict, error=" ".join(exc.messages))
+    outputs = list(verdict.round.outputs.select_related("variant").order_by("variant__position"))
+    skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
+    candidates = [
+        Candidate(output.pk, _request_of(output), output.text) for output in outputs if output.pk not in skipped
+    ]
+    if not candidates:
+        return verdict_fail(verdict=verdict, error="No complete answer to judge.", skipped=skipped)
+    seed = next(value for value in (seed, judge.seed, secrets.randbits(62)) if value is not None)
+    # The round is part of the stream's seed, so a judge with a fixed seed still letters each round differently.
+    rng = random.Random(f"{seed}:{verdict.round_id}")
+    judgement, client = asyncio.run(_run(judge_model, rubric, judge.mode, candidates, rng))
+    return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
+
+
+def _request_of(output: Output) -> str:
+    """The request an answer was written for, as the judge is shown it (system prompt first, when there was one)."""
+    if output.rendered_system_prompt:
+        return f"System prompt:\n{output.rendered_system_prompt}\n\nUser prompt:\n{output.rendered_prompt}"
+    return output.rendered_prompt
+
+
+async def _run(
+    judge_model: JudgeModel, rubric: Rubric, mode: str, candidates: list[Candidate], rng: random.Random
+) -> tuple[Judgement, JudgeClient]:
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
+        client = JudgeClient(judge_model, client=http, limiter=limiter)
+        judgement = await judge_answers(client=client, rubric=rubric, mode=mode, candidates=candidates, rng=rng)
+    return judgement, client
+
+
+@transaction.atomic
+def verdict_record(
+    *, verdict: Verdict, judgement: Judgement, client: JudgeClient, seed: int, skipped: dict[int, str]
+) -> Verdict:
+    """Store a judgement: one row per answer (judged or skipped), the verdict's figures, then announce it."""
+    letter_of = {output_id: letter for letter, output_id in judgement.letters.items()}
+    ranked = sorted(judgement.totals, key=lambda output: -judgement.totals[output])
+    VerdictOutput.objects.bulk_create(
+        [
+            VerdictOutput(
+                verdict=verdict,
+                output_id=output_id,
+                letter=letter_of[output_id],
+                score=judgement.totals.get(output_id),
+                scores={
+                    name: {"raw": score.raw, "scaled": score.scaled, "reason": score.reason}
+                    for name, score in judgement.scores.get(output_id, {}).items()
+                },
+                rank=ranked.index(output_id) + 1 if output_id in ranked else None,
+            )
+            for output_id in judgement.letters.values()
+        ]
+        + [
+            VerdictOutput(verdict=verdict, output_id=output_id, judged=False, skip_reason=reason[:200])
+            for output_id, reason in skipped.items()
+        ]
+    )
+    ledger = client.ledger
+    status = VerdictStatus.FAILED if judgement.error else VerdictStatus.DONE
+    fields = {
+        "winner_id": judgement.winner,
+        "tie": judgement.tie,
+        "decided_by": judgement.decided_by,
+        "seed": seed,
+        "letters": judgement.letters,
+        "weights": judgement.weights,
+        "missing_metrics": judgement.missing,
+        "skipped": [{"output": output_id, "reason": reason} for output_id, reason in skipped.items()],
+        "pairs": judgement.pairs,
+        "calls": ledger.log,
+        "judge_calls": ledger.calls,
+        "input_tokens": ledger.input_tokens,
+        "output_tokens": ledger.output_tokens,
+        "cost": ledger.cost,
+        "error": judgement.error,
+        "finished_at": timezone.now(),
+    }
+    if not Verdict.objects.transition(verdict.pk, status, **fields):
+        # Someone re-requested it meanwhile: their judgement replaces this one.
+        transaction.set_rollback(True)
+        return verdict
+    verdict.refresh_from_db()
+    transaction.on_commit(partial(announce, verdict))
+    return verdict
+
+
+@transaction.atomic
+def verdict_fail(*, verdict: Verdict, error: str, skipped: dict[int, str] | None = None) -> Verdict:
+    fields = {"error": error, "finished_at": timezone.now()}
+    if skipped:
+        fields["skipped"] = [{"output": output_id, "reason": reason} for output_id, reason in skipped.items()]
+    if Verdict.objects.transition(verdict.pk, VerdictStatus.FAILED, **fields):
+        logger.warning("Verdict %s failed: %s", verdict.pk, error)
+        verdict.refresh_from_db()
+        transaction.on_commit(partial(announce, verdict))
+    return verdict
+
+
+def announce(verdict: Verdict) -> None:
+    """`verdict.done` on the comparison's channel: ids and figures only; pages fetch the panel to show it."""
+    broadcast(
+        group_channel(verdict.round.group_id),
+        "verdict.done",
+        round=verdict.round_id,
+        verdict=verdict.pk,
+        status=verdict.status,
+        winner=verdict.winner_id,
+        tie=verdict.tie,
+        error=verdict.error,
+    )
+
+
+def verdict_for_finished_round_execute(*, round_id: int) -> Verdict | None:
+    """The automatic path: create the round's verdict if its comparison names a judge, then judge it here."""
+    verdict = verdict_for_finished_round(round_id=round_id)
+    if verdict is None or verdict.status != VerdictStatus.QUEUED:
+        return verdict
+    return verdict_execute(verdict_id=verdict.pk) or verdict
