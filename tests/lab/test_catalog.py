@@ -9,7 +9,7 @@ from lab.catalog import model_info_for
 from lab.models import Role
 from lab.services import connection_create
 from tests.fixtures.factories import add_member
-from tests.lab.adapters import KEY
+from tests.lab.adapters import HTTP_KINDS, KEY
 
 pytestmark = pytest.mark.django_db
 
@@ -98,24 +98,21 @@ def test_a_viewer_cannot_refresh_and_a_stranger_sees_nothing(api_for, workspace,
     assert api_for(stranger).get(models_url(workspace)).status_code == 404
 
 
-def test_a_failing_catalog_is_reported_readably_and_never_shows_the_key(api, workspace, fake_llm):
-    base_url = fake_llm.url(fault="401")
-    connection = connection_create(workspace=workspace, name="openai", kind="openai", base_url=base_url, api_key=KEY)
+@pytest.mark.parametrize("kind", HTTP_KINDS)
+def test_a_failing_catalog_is_reported_readably_and_never_shows_the_key(api, workspace, fake_llm, kind):
+    base_url = fake_llm.url("v1beta" if kind == "gemini" else "v1", fault="401")
+    connection = connection_create(workspace=workspace, name=kind, kind=kind, base_url=base_url, api_key=KEY)
 
     listing = api.get(models_url(workspace))
     refresh = api.post(refresh_url(connection))
     connections = api.get(f"/api/v1/workspaces/{workspace.pk}/connections/")
 
     assert listing.status_code == 200
-    assert listing.json()["errors"] == [
-        {
-            "connection": "openai",
-            "error": "openai answered HTTP 401: Fake unauthorized. Request made with key [redacted].",
-        }
-    ]
+    error = f"{kind} answered HTTP 401: Fake unauthorized. Request made with key [redacted]."
+    assert listing.json()["errors"] == [{"connection": kind, "error": error}]
     assert any(m["id"] == "simulated::writer" for m in listing.json()["results"])  # the others still list
     assert refresh.status_code == 502
-    assert refresh.json()["detail"].startswith("openai answered HTTP 401")
+    assert refresh.json()["detail"] == error
     for response in (listing, refresh, connections):
         assert KEY not in response.content.decode()
 
