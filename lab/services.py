@@ -164,12 +164,16 @@ def connection_create(
 def connection_update(*, connection: Connection, **changes) -> Connection:
     """Change fields; an api_key of "" keeps the stored key, None leaves it alone, a value replaces it."""
     api_key = changes.pop("api_key", None)
+    endpoint_before = connection.base_url
     for field in ("name", "base_url", "max_concurrency", "rpm"):
         if field in changes:
             setattr(connection, field, changes[field])
     _validate_connection(connection, api_key_given=bool(api_key))
     if api_key:
         connection.set_api_key(api_key)
+    if api_key or connection.base_url != endpoint_before:
+        # Another account or server may offer other models: fetch the catalog afresh on next use.
+        connection.models_cache, connection.models_fetched_at = [], None
     connection.save()
     return connection
 

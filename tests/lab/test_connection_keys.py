@@ -84,3 +84,13 @@ def test_replacing_a_key_keeps_it_write_only(api, workspace):
     assert response.json()["api_key_hint"] == "sk-…abcd"
     assert "api_key" not in response.json()
     assert Connection.objects.get(pk=connection_id).api_key() == "sk-another-secret-key-abcd"
+
+
+def test_a_new_key_or_base_url_clears_the_cached_catalog(api, workspace):
+    connection_id = create_openai(api, workspace).json()["id"]
+    Connection.objects.filter(pk=connection_id).update(models_cache=[{"id": "old-model"}])
+    url = f"/api/v1/workspaces/{workspace.pk}/connections/{connection_id}/"
+    api.patch(url, {"rpm": 7}, format="json")
+    assert Connection.objects.get(pk=connection_id).models_cache == [{"id": "old-model"}]
+    api.patch(url, {"base_url": "http://127.0.0.1:10/v1"}, format="json")
+    assert Connection.objects.get(pk=connection_id).models_cache == []
