@@ -46,13 +46,14 @@ class PanelRow:
     label: str  # as this person may see it (blind mode: "Answer B" until they vote)
     entry: VerdictOutput
     is_winner: bool
+    cells: list[dict | None]  # per metric column: {"raw", "scaled", "reason"}, or None (not judged on it)
 
 
 @dataclass
 class PanelVerdict:
     verdict: Verdict
     rows: list[PanelRow]
-    metrics: list[str]  # column order: the metrics judged, then those left out
+    columns: list[tuple[str, float | None]]  # (metric, weight after renormalising): judged first, then left out
     winner_label: str
 
 
@@ -64,6 +65,10 @@ class Panel:
     answers_cost: Decimal | None
     judge_cost: Decimal | None
 
+    @property
+    def pending(self) -> bool:
+        return any(not item.verdict.is_finished for item in self.verdicts)
+
 
 def verdict_panel(round_: Round, user) -> Panel:
     """Everything the verdict panel under a round shows to `user`."""
@@ -72,13 +77,19 @@ def verdict_panel(round_: Round, user) -> Panel:
     verdicts = round_verdicts(round_)
     panel_verdicts = []
     for verdict in verdicts:
+        metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]
         rows = [
-            PanelRow(label_of.get(entry.output_id, "?"), entry, entry.output_id == verdict.winner_id)
+            PanelRow(
+                label=label_of.get(entry.output_id, "?"),
+                entry=entry,
+                is_winner=entry.output_id == verdict.winner_id,
+                cells=[entry.scores.get(name) for name in metrics],
+            )
             for entry in verdict.outputs.all()
         ]
-        metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]
         winner_label = label_of.get(verdict.winner_id, "") if verdict.winner_id else ""
-        panel_verdicts.append(PanelVerdict(verdict, rows, metrics, winner_label))
+        columns = [(name, verdict.weights.get(name)) for name in metrics]
+        panel_verdicts.append(PanelVerdict(verdict, rows, columns, winner_label))
     answers_cost = round_.outputs.aggregate(total=Sum("cost"))["total"]
     judge_costs = [v.cost for v in verdicts if v.cost is not None]
     return Panel(

@@ -14,8 +14,10 @@ urlpatterns = [
     path("w/<int:pk>/", lab_views.workspace_settings, name="workspace_home"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("lab.api.urls")),
+    path("api/v1/", include("judging.api.urls")),
     path("api/v1/", include("compare.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("lab.urls")),
+    path("", include("judging.urls")),
 ]

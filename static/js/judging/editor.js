@@ -1,0 +1,31 @@
+// Judge editor: add and remove metric rows of the Django formset (the server checks everything on save).
+const rows = document.querySelector("[data-role=metric-rows]");
+const template = document.querySelector("[data-role=metric-template]");
+const total = document.querySelector("input[name=metrics-TOTAL_FORMS]");
+const maximum = Number(document.querySelector("input[name=metrics-MAX_NUM_FORMS]")?.value || 10);
+const add = document.querySelector("[data-role=add-metric]");
+
+function refresh() {
+  const live = rows.querySelectorAll("[data-role=metric]:not(.removed)").length;
+  add.disabled = Number(total.value) >= maximum;
+  add.title = add.disabled ? `At most ${maximum} metrics` : "";
+  return live;
+}
+
+add?.addEventListener("click", () => {
+  const index = Number(total.value);
+  const html = template.innerHTML.replaceAll("__prefix__", String(index));
+  rows.insertAdjacentHTML("beforeend", html);
+  total.value = String(index + 1);
+  rows.lastElementChild.querySelector("input")?.focus();
+  refresh();
+});
+
+// Ticking "Remove" greys the row out; it is left out when saved (Django's formset DELETE field).
+rows?.addEventListener("change", (event) => {
+  if (!event.target.name?.endsWith("-DELETE")) return;
+  event.target.closest("[data-role=metric]").classList.toggle("removed", event.target.checked);
+  refresh();
+});
+
+if (rows) refresh();

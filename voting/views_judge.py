@@ -1,0 +1,93 @@
+"""The judge's agreement with the team: a voting partial the judge's page (in judging) fetches by URL.
+
+judging may not import voting, so judging provides each round's choice (`judge_round_choices`) and the figures
+come from here, computed by the statistics module on the team's votes.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from judging.access import judge_for_user
+from judging.models import JudgeConfig
+from judging.selectors import judge_round_choices
+
+from .models import Choice, Vote
+from .stats.agreement import AgreementReport, JudgedRound, judge_agreement
+from .stats.votes import ALL_BAD, TIE
+from .stats.wording import percent, percent_interval
+
+MIN_ROUNDS = 10  # below this many rounds the figures are shown as counts with wide intervals, flagged as early
+
+
+@dataclass(frozen=True)
+class AgreementFigure:
+    """One line of the partial: the report's numbers in words, as the page shows them."""
+
+    title: str
+    rounds: int
+    agreed: int
+    share: str
+    share_interval: str
+    kappa: str
+    kappa_interval: str
+
+
+def judge_team_agreement(judge: JudgeConfig) -> AgreementReport:
+    """The judge's winner against the team's votes, over the rounds both judged (rounds without votes left out)."""
+    choices = judge_round_choices(judge)
+    votes: dict[int, list[str]] = defaultdict(list)
+    rows = Vote.objects.filter(round_id__in=[c.round_id for c in choices]).values_list(
+        "round_id", "choice", "output_id"
+    )
+    for round_id, choice, output_id in rows:
+        votes[round_id].append(str(output_id) if choice == Choice.WINNER else TIE if choice == Choice.TIE else ALL_BAD)
+    judged = [
+        JudgedRound(
+            shown=tuple(str(output) for output in choice.shown),
+            judge=str(choice.winner) if choice.winner else TIE,
+            human_votes=tuple(votes[choice.round_id]),
+        )
+        for choice in choices
+        if votes[choice.round_id]
+    ]
+    return judge_agreement(judged)
+
+
+def _figure(title: str, agreement) -> AgreementFigure:
+    def kappa_text(value):
+        return "—" if value is None else f"{value:.2f}"
+
+    has_share = agreement.share is not None
+    return AgreementFigure(
+        title=title,
+        rounds=agreement.rounds,
+        agreed=agreement.agreed,
+        share=percent(agreement.share) if has_share else "—",
+        share_interval=percent_interval(agreement.share_low, agreement.share_high) if has_share else "",
+        kappa=kappa_text(agreement.kappa),
+        kappa_interval=(
+            f"{kappa_text(agreement.kappa_low)} to {kappa_text(agreement.kappa_high)}"
+            if agreement.kappa is not None
+            else ""
+        ),
+    )
+
+
+@login_required
+def judge_agreement_partial(request, pk):
+    judge = judge_for_user(request.user, pk)
+    report = judge_team_agreement(judge)
+    context = {
+        "judge": judge,
+        "report": report,
+        "figures": [
+            _figure("Every round with a team majority", report.with_ties),
+            _figure("Rounds where both named a winner", report.without_ties),
+        ],
+        "early": report.with_ties.rounds < MIN_ROUNDS,
+        "min_rounds": MIN_ROUNDS,
+    }
+    return render(request, "voting/judge_agreement.html", context)
