@@ -5,11 +5,10 @@ const total = document.querySelector("input[name=metrics-TOTAL_FORMS]");
 const maximum = Number(document.querySelector("input[name=metrics-MAX_NUM_FORMS]")?.value || 10);
 const add = document.querySelector("[data-role=add-metric]");
 
+// Django's formset counts removed rows too, so the cap is on rows added, ticked or not.
 function refresh() {
-  const live = rows.querySelectorAll("[data-role=metric]:not(.removed)").length;
   add.disabled = Number(total.value) >= maximum;
   add.title = add.disabled ? `At most ${maximum} metrics` : "";
-  return live;
 }
 
 add?.addEventListener("click", () => {
@@ -28,4 +27,8 @@ rows?.addEventListener("change", (event) => {
   refresh();
 });
 
-if (rows) refresh();
+if (rows) {
+  // A form sent back with errors keeps its ticked rows: grey them out as if just ticked.
+  for (const box of rows.querySelectorAll("input[name$='-DELETE']:checked")) box.closest("[data-role=metric]").classList.add("removed");
+  refresh();
+}
