@@ -92,7 +92,12 @@ TEMPLATES = [
 ]
 
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    # Under ASGI every request runs in its own thread, so persistent per-thread connections would pile up
+    # (Django's docs advise against them there); a bounded pool per process makes bursts wait, not fail.
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES["default"]["OPTIONS"] = {
+        "pool": {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")), "timeout": 30}
+    }
 else:
     DATABASES = {
         "default": {
@@ -186,6 +191,19 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# --- Cache (reports and leaderboards): shared through Redis in services mode so every web process sees the
+# versions a vote replaces; in embedded mode the worker runs inside the one web process, so memory is enough.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "promptlab",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- Celery (at-least-once: ack after the task, requeue when a worker dies) ---
 CELERY_TASK_SOFT_TIME_LIMIT = int(os.environ.get("CELERY_TASK_SOFT_TIME_LIMIT", "300"))

@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/v1/", include("lab.api.urls")),
     path("api/v1/", include("judging.api.urls")),
     path("api/v1/", include("compare.api.urls")),
+    path("api/v1/", include("voting.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("lab.urls")),

@@ -6,3 +6,11 @@ from django.apps import AppConfig
 class VotingConfig(AppConfig):
     name = "voting"
     verbose_name = "Voting"
+
+    def ready(self) -> None:
+        # compare cannot import voting (imports only go down the layers), so voting registers its rule there.
+        from compare.selectors import register_reveal_check
+
+        from .selectors import has_voted
+
+        register_reveal_check(has_voted)

@@ -1,0 +1,31 @@
+"""Reads for votes: a round's tally and a user's own vote."""
+
+from django.db.models import Count
+
+from compare.models import Round
+
+from .models import Choice, Vote
+
+
+def round_tally(round: Round) -> dict:
+    """Counts per answer (by output id) plus ties and all-bad: small enough to push on every vote."""
+    rows = Vote.objects.filter(round=round).values("choice", "output_id").annotate(n=Count("id"))
+    outputs = {str(r["output_id"]): r["n"] for r in rows if r["choice"] == Choice.WINNER}
+    by_choice = {r["choice"]: r["n"] for r in rows if r["choice"] != Choice.WINNER}
+    return {
+        "outputs": outputs,
+        "tie": by_choice.get(Choice.TIE, 0),
+        "all_bad": by_choice.get(Choice.ALL_BAD, 0),
+        "total": sum(r["n"] for r in rows),
+    }
+
+
+def vote_of(round: Round, user) -> Vote | None:
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return Vote.objects.filter(round=round, user=user).first()
+
+
+def has_voted(round: Round, user) -> bool:
+    """Blind mode's reveal rule: a person sees names once they have voted on that round."""
+    return getattr(user, "is_authenticated", False) and Vote.objects.filter(round=round, user=user).exists()

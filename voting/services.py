@@ -1,0 +1,46 @@
+"""Writes for votes: cast (or replace) one vote per person per round, then tell everyone the new tally."""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from compare.models import Output, OutputStatus, Round, RoundStatus
+from lab.realtime import broadcast, group_channel
+
+from .models import Choice, Vote
+from .selectors import round_tally
+
+VOTABLE_ROUNDS = (RoundStatus.DONE, RoundStatus.CANCELLED, RoundStatus.FAILED)
+
+
+@transaction.atomic
+def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str | None = None) -> Vote:
+    """Record the user's choice for a round; a second call replaces the first (never a second vote)."""
+    if (output_id is None) == (verdict is None):
+        raise ValidationError({"non_field_errors": "Choose either an answer (output) or a verdict (tie or all_bad)."})
+    if verdict is not None and verdict not in (Choice.TIE, Choice.ALL_BAD):
+        raise ValidationError({"verdict": "A verdict is either 'tie' or 'all_bad'."})
+    if round.status not in VOTABLE_ROUNDS:
+        raise ValidationError({"round": "This round is still running; vote when its answers are in."})
+    output = None
+    if output_id is not None:
+        output = Output.objects.filter(pk=output_id, round=round).first()
+        if output is None:
+            raise ValidationError({"output": "That answer is not part of this round."})
+        if output.status != OutputStatus.OK:
+            raise ValidationError({"output": "Only a complete answer can win; choose 'all bad' if none is good."})
+    choice = Choice.WINNER if output else Choice(verdict)
+    # One statement, atomic in the database: concurrent double-clicks or two tabs can't make two rows.
+    Vote.objects.bulk_create(
+        [Vote(round=round, user=user, choice=choice, output=output, updated_at=timezone.now())],
+        update_conflicts=True,
+        unique_fields=["round", "user"],
+        update_fields=["choice", "output", "updated_at"],
+    )
+    vote = Vote.objects.get(round=round, user=user)
+    transaction.on_commit(lambda: broadcast_tally(round))
+    return vote
+
+
+def broadcast_tally(round: Round) -> None:
+    broadcast(group_channel(round.group_id), "vote.tally", round=round.pk, **round_tally(round))
