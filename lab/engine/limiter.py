@@ -14,7 +14,7 @@ import uuid
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -22,7 +22,7 @@ from django.conf import settings
 
 LEASE_S = 30.0  # a slot not renewed for this long is free again
 WINDOW_S = 60.0  # the requests-per-minute window
-POLL_S = 0.01  # how often a waiter looks for a free slot
+POLL_S = 0.02  # how often a waiter looks for a slot freed by another process
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,12 @@ class Slot:
 
 
 class Limiter(ABC):
+    """One per event loop. Waiters in this loop are woken as soon as a slot here is freed; slots freed by other
+    processes are noticed by polling."""
+
     def __init__(self, *, lease_s: float = LEASE_S, window_s: float = WINDOW_S, poll_s: float = POLL_S):
         self.lease_s, self.window_s, self.poll_s = lease_s, window_s, poll_s
+        self._freed: dict[str, asyncio.Condition] = {}
 
     @asynccontextmanager
     async def slot(self, limit: Limit) -> AsyncIterator[Slot]:
@@ -48,13 +52,26 @@ class Limiter(ABC):
         started = time.monotonic()
         while (wait_s := await self._try_acquire(limit, token)) is not None:
             # A full rpm window says how long until it has room; a full pool is polled.
-            await asyncio.sleep(min(max(wait_s, self.poll_s), 1.0))
+            await self._until_freed(limit.key, min(max(wait_s, self.poll_s), 1.0))
         keeper = asyncio.create_task(self._keep_alive(limit, token))
         try:
             yield Slot(waited_s=time.monotonic() - started)
         finally:
             keeper.cancel()
             await self._release(limit, token)
+            await self._wake_one(limit.key)
+
+    async def _until_freed(self, key: str, timeout_s: float) -> None:
+        freed = self._freed.setdefault(key, asyncio.Condition())
+        async with freed:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(freed.wait(), timeout_s)
+
+    async def _wake_one(self, key: str) -> None:
+        # One waiter, not all: each freed slot is one chance, and a herd would only hammer Redis.
+        if freed := self._freed.get(key):
+            async with freed:
+                freed.notify(1)
 
     async def _keep_alive(self, limit: Limit, token: str) -> None:
         while True:
