@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from channels.layers import get_channel_layer
+from django.db import connections
 
 from lab.realtime import group_channel
 
@@ -30,3 +33,15 @@ class GroupEvents:
                 message = await self.layer.receive(self.channel)
                 self.seen.append(message["event"])
         return self.seen
+
+
+async def in_thread(func: Callable[..., Any], *args, **kwargs) -> Any:
+    """Call blocking code (an API request) from a test's event loop, closing that thread's database connection."""
+
+    def call() -> Any:
+        try:
+            return func(*args, **kwargs)
+        finally:
+            connections.close_all()  # otherwise it outlives the thread and blocks dropping the test database
+
+    return await asyncio.to_thread(call)

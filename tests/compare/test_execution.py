@@ -13,6 +13,7 @@ from compare import services
 from compare.execution import round_execute
 from compare.models import Mode, Output, OutputStatus, RoundStatus
 from lab.models import Connection
+from lab.services import connection_create
 from tests.fixtures.compare_factories import INSTANT, make_group, slow_model, start_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,6 +91,34 @@ def test_a_variant_failing_mid_stream_leaves_the_others_ok(workspace, owner):
     assert flaky.status == OutputStatus.ERROR
     assert flaky.error == "Simulated provider error in the middle of the answer."
     assert flaky.text  # the partial answer is kept
+
+
+@pytest.mark.parametrize("fault", ["500", "mid_stream"])
+def test_a_provider_failure_on_one_variant_leaves_the_other_four_ok(workspace, owner, fake_llm, fault):
+    connection_create(workspace=workspace, name="fake", kind="openai_compatible", base_url=fake_llm.openai_url)
+    models = [f"fake::{fake_llm.model(tokens=10)}" for _ in range(5)]
+    models[1] = f"fake::{fake_llm.model(tokens=10, fault=fault, retry_after=0)}"
+    round_ = start_round(make_group(workspace, owner, models=models), owner)
+    round_execute(round_id=round_.pk)
+    outputs = outputs_of(round_)
+    assert [o.status for o in outputs] == ["ok", "error", "ok", "ok", "ok"]
+    failed = outputs[1]
+    assert failed.error
+    assert failed.text == ("" if fault == "500" else "t0 t1 t2 t3 t4")  # a partial answer is kept
+
+
+def test_a_stalled_http_stream_times_out_keeps_its_text_and_the_request_is_aborted(workspace, owner, fake_llm):
+    connection_create(workspace=workspace, name="fake", kind="openai_compatible", base_url=fake_llm.openai_url)
+    stalled = fake_llm.model(tokens=10, fault="stall", fault_at=3)
+    group = make_group(
+        workspace, owner, models=[f"fake::{stalled}", f"fake::{fake_llm.model()}"], timeout_ms=500, timeout_step_ms=0
+    )
+    round_ = start_round(group, owner)
+    round_execute(round_id=round_.pk)
+    timed_out, ok = outputs_of(round_)
+    assert ok.status == OutputStatus.OK
+    assert (timed_out.status, timed_out.text) == (OutputStatus.TIMEOUT, "t0 t1 t2")
+    assert fake_llm.wait_for(stalled, lambda counters: counters["disconnected"] == 1)["disconnected"] == 1
 
 
 def test_a_variant_whose_connection_was_removed_fails_alone(workspace, owner):

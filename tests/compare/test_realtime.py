@@ -1,0 +1,146 @@
+"""End to end over real processes: a round started over the API, run by a Celery worker against the fake LLM
+server, streamed through the Redis channel layer to sockets, and stored."""
+
+import asyncio
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from lab.services import connection_create
+from promptlab.asgi import application
+from tests.compare.events import GroupEvents, in_thread
+from tests.fixtures.compare_factories import make_group
+
+pytestmark = pytest.mark.services
+
+
+def fake_connection(workspace, fake_llm, **limits):
+    # The OpenRouter protocol, because its catalog carries prices: every answer is costed.
+    return connection_create(
+        workspace=workspace, name="fake", kind="openrouter", base_url=fake_llm.openai_url, api_key="test-key", **limits
+    )
+
+
+def create_group(api, workspace, models: list[str]) -> dict:
+    body = {
+        "workspace": workspace.pk,
+        "title": "Five at once",
+        "mode": "models",
+        "shared_variables": {"name": "Ada"},
+        "variants": [
+            {"label": f"M{i}", "model": model, "prompt": "Greet {{name}}."} for i, model in enumerate(models, 1)
+        ],
+    }
+    response = api.post("/api/v1/groups/", body, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def deltas_of(events: list[dict], output_id: int) -> list[dict]:
+    return [e for e in events if e["type"] == "output.delta" and e["output"] == output_id]
+
+
+def test_a_five_variant_round_streams_in_order_and_stores_every_answer_while_a_500_fails_only_its_own(
+    transactional_db, workspace, api, fake_llm, celery_worker_process
+):
+    fake_connection(workspace, fake_llm, max_concurrency=5)
+    models = [f"fake::{fake_llm.model(tokens=15 + i, token_ms=4, ttft_ms=30)}" for i in range(5)]
+    models[2] = f"fake::{fake_llm.model(fault='500', retry_after=0)}"
+    group = create_group(api, workspace, models)
+
+    async def run_and_listen() -> tuple[int, list[dict]]:
+        async with GroupEvents(group["id"]) as events:
+            response = await in_thread(api.post, f"/api/v1/groups/{group['id']}/runs/", {}, format="json")
+            assert response.status_code == 202
+            await events.until("round.done")
+            return response.json()["rounds"][0]["id"], events.seen
+
+    round_id, events = asyncio.run(run_and_listen())
+    stored = api.get(f"/api/v1/rounds/{round_id}/").json()
+
+    assert stored["status"] == "done"
+    outputs = stored["outputs"]
+    assert [o["position"] for o in outputs] == [1, 2, 3, 4, 5]
+    assert [o["status"] for o in outputs] == ["ok", "ok", "error", "ok", "ok"]
+    assert "500" in outputs[2]["error"] and outputs[2]["text"] == ""
+    assert [e["type"] for e in events][:1] == ["round.started"] and events[-1]["type"] == "round.done"
+    for output in outputs:
+        deltas = deltas_of(events, output["id"])
+        done = next(e for e in events if e["type"] == "output.done" and e["output"] == output["id"])
+        assert [d["offset"] for d in deltas] == [sum(len(d["text"]) for d in deltas[:i]) for i in range(len(deltas))]
+        assert "".join(d["text"] for d in deltas) == output["text"]
+        assert done["length"] == len(output["text"]) and done["html"] == output["html"]
+        assert all(events.index(d) < events.index(done) for d in deltas)
+        if output["status"] == "ok":
+            assert output["text"].startswith("t0 t1")
+            assert output["ttft_ms"] is not None and output["latency_ms"] >= output["ttft_ms"]
+            assert output["input_tokens"] > 0 and output["output_tokens"] > 0
+            assert float(output["cost"]) > 0
+
+
+def session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def open_socket(cookie: bytes, group_id: int) -> tuple[WebsocketCommunicator, bool, int | None]:
+    socket = WebsocketCommunicator(
+        application, f"/ws/groups/{group_id}/", headers=[(b"origin", b"http://localhost"), (b"cookie", cookie)]
+    )
+    connected, code = await socket.connect()
+    return socket, connected, code
+
+
+def test_a_socket_for_another_workspaces_group_is_refused(transactional_db, workspace, owner, stranger):
+    group = make_group(workspace, owner)
+    cookie = session_cookie(stranger)
+
+    async def connect() -> tuple[bool, int | None]:
+        socket, connected, code = await open_socket(cookie, group.pk)
+        await socket.disconnect()
+        return connected, code
+
+    assert asyncio.run(connect()) == (False, 4403)
+
+
+async def receive_until(socket: WebsocketCommunicator, event_type: str, seen: list[dict], timeout: float = 20) -> None:
+    async with asyncio.timeout(timeout):
+        while not seen or seen[-1]["type"] != event_type:
+            seen.append(await socket.receive_json_from(timeout=timeout))
+
+
+def test_a_client_that_reconnects_mid_stream_sees_a_gap_and_gets_the_full_text_from_the_api(
+    transactional_db, workspace, owner, api, fake_llm, celery_worker_process
+):
+    fake_connection(workspace, fake_llm)
+    models = [f"fake::{fake_llm.model(tokens=80, token_ms=10)}" for _ in range(2)]
+    group = create_group(api, workspace, models)
+    cookie = session_cookie(owner)
+
+    async def scenario() -> tuple[list[dict], list[dict]]:
+        first, connected, _ = await open_socket(cookie, group["id"])
+        assert connected
+        response = await in_thread(api.post, f"/api/v1/groups/{group['id']}/runs/", {}, format="json")
+        assert response.status_code == 202
+        before: list[dict] = []
+        await receive_until(first, "output.delta", before)
+        await first.disconnect()
+        await asyncio.sleep(0.2)  # the stream goes on without this client
+        second, connected, _ = await open_socket(cookie, group["id"])
+        after: list[dict] = []
+        await receive_until(second, "round.done", after)
+        await second.disconnect()
+        return before, after
+
+    before, after = asyncio.run(scenario())
+    round_id = after[-1]["round"]
+    stored = api.get(f"/api/v1/rounds/{round_id}/").json()
+    for output in stored["outputs"]:
+        resumed = deltas_of(after, output["id"])
+        assert resumed and resumed[0]["offset"] > 0  # the client knows it missed text …
+        done = next(e for e in after if e["type"] == "output.done" and e["output"] == output["id"])
+        assert len(output["text"]) == done["length"]  # … and the API has all of it
+        assert output["text"].endswith(resumed[-1]["text"])
+        assert output["text"] == " ".join(f"t{i}" for i in range(80))
