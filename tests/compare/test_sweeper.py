@@ -1,0 +1,111 @@
+"""The sweeper: nothing stays running or queued forever, whatever happens to workers and messages."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.utils import timezone
+
+from compare.execution import round_execute
+from compare.models import OutputStatus, Round, RoundStatus
+from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, rounds_sweep
+from compare.tasks import run_round
+from tests.fixtures.compare_factories import make_group, make_round, slow_model, start_round
+from tests.fixtures.processes import BIN, ManagedProcess, child_env, start_worker
+
+
+def wait_for(condition, timeout: float, step: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(step)
+    return condition()
+
+
+def status_of(round_: Round) -> str:
+    round_.refresh_from_db()
+    return round_.status
+
+
+@pytest.mark.services
+def test_a_round_whose_worker_is_killed_is_failed_by_the_beat_sweeper_without_duplicates(
+    transactional_db, workspace, owner, tmp_path, celery_worker_process
+):
+    # Beat sends the sweep every second; the session's worker runs it.
+    sweep_every = 1
+    beat = ManagedProcess(
+        "beat",
+        [str(BIN / "celery"), "-A", "promptlab", "beat", "--loglevel=INFO", "-s", str(tmp_path / "beat-schedule")],
+        ready="beat: Starting",
+        env=child_env(COMPARE_SWEEP_INTERVAL_S=str(sweep_every)),
+        log_dir=tmp_path,
+    )
+    group = make_group(workspace, owner, models=[slow_model(tokens=3000, token_ms=5)] * 2, timeout_ms=2000)
+    round_ = make_round(group)
+    # Its own queue, so no other worker can take the round; solo pool, so the kill stops the streams too.
+    doomed = start_worker(tmp_path, "--pool=solo", "-Q", "doomed", name="doomed", COMPARE_ROUND_GRACE_S="1")
+    try:
+        beat.wait_ready()
+        run_round.apply_async((round_.pk,), queue="doomed")
+        assert wait_for(lambda: status_of(round_) == RoundStatus.RUNNING, timeout=15)
+        time.sleep(0.3)
+        doomed.proc.kill()  # SIGKILL: no cleanup of any kind
+        assert status_of(round_) == RoundStatus.RUNNING  # still within its deadline: the sweeper leaves it alone
+        seconds_to_deadline = (round_.deadline - timezone.now()).total_seconds()
+        assert wait_for(lambda: status_of(round_) == RoundStatus.FAILED, timeout=seconds_to_deadline + sweep_every + 10)
+    finally:
+        doomed.stop()
+        beat.stop()
+
+    assert 0 <= (round_.finished_at - round_.deadline).total_seconds() <= sweep_every + 2
+    assert round_.error == ROUND_WORKER_STOPPED
+    outputs = list(round_.outputs.all())
+    assert len(outputs) == 2
+    assert {(o.status, o.error) for o in outputs} == {(OutputStatus.ERROR, WORKER_STOPPED)}
+    round_execute(round_id=round_.pk)  # a late redelivery of the message changes nothing
+    assert list(round_.outputs.values_list("status", flat=True)) == [OutputStatus.ERROR] * 2
+
+
+@pytest.mark.django_db
+def test_a_running_round_within_its_deadline_is_left_alone(group, owner):
+    round_ = start_round(group, owner)
+    Round.objects.filter(pk=round_.pk).update(
+        status=RoundStatus.RUNNING, deadline=timezone.now() + timedelta(seconds=5)
+    )
+    report = rounds_sweep()
+    assert (report.failed, report.requeued, report.expired) == ([], [], [])
+    assert status_of(round_) == RoundStatus.RUNNING
+
+
+@pytest.mark.django_db
+def test_a_running_round_past_its_deadline_is_failed_with_a_readable_error(group, owner):
+    round_ = start_round(group, owner)
+    Round.objects.filter(pk=round_.pk).update(status=RoundStatus.RUNNING, deadline=timezone.now())
+    assert rounds_sweep(now=timezone.now() + timedelta(seconds=1)).failed == [round_.pk]
+    assert status_of(round_) == RoundStatus.FAILED
+    assert set(round_.outputs.values_list("status", "error")) == {(OutputStatus.ERROR, WORKER_STOPPED)}
+
+
+@pytest.mark.django_db
+def test_a_round_still_queued_after_the_grace_period_is_enqueued_again_once_per_period(
+    group, owner, django_capture_on_commit_callbacks
+):
+    round_ = start_round(group, owner)
+    later = timezone.now() + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert rounds_sweep(now=later).requeued == [round_.pk]
+        assert rounds_sweep(now=later + timedelta(seconds=1)).requeued == []
+    assert [(c.func.__self__.name, c.args) for c in callbacks] == [("compare.run_round", (round_.pk,))]
+    assert status_of(round_) == RoundStatus.QUEUED
+
+
+@pytest.mark.django_db
+def test_a_round_no_worker_started_for_too_long_is_failed(group, owner):
+    round_ = start_round(group, owner)
+    much_later = timezone.now() + timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S + 1)
+    assert rounds_sweep(now=much_later).expired == [round_.pk]
+    round_.refresh_from_db()
+    assert round_.status == RoundStatus.FAILED and "is a worker running?" in round_.error
+    assert set(round_.outputs.values_list("status", flat=True)) == {OutputStatus.ERROR}
