@@ -1,0 +1,220 @@
+"""Fan-out benchmark: how close a round comes to its ideal wall time, and what the connection limiter costs.
+
+Runs the real engine (`lab.engine.fanout.fan_out`) against the fake LLM server, started as its own process on
+a free port, and prints each figure as a ratio against an ideal measured in the same run:
+
+- interactive: N variants at once versus one answer's latency plus the stagger (the slowest start);
+- batch: many calls through a connection limit versus ceil(calls / limit) × one answer's latency;
+- limiter: the cost of one slot (acquire + release) with no limiter, the in-process one and the Redis one.
+
+    python benchmarks/bench_fanout.py [--variants 5] [--repeats 15] [--redis redis://127.0.0.1:6379/0]
+
+Not a test: nothing here asserts; the numbers are for docs/benchmarks.md and for spotting regressions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import math
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
+
+import redis.asyncio as aioredis  # noqa: E402
+
+from lab.engine.fanout import Call, Result, fan_out  # noqa: E402
+from lab.engine.limiter import Limit, Limiter, LocalLimiter, RedisLimiter  # noqa: E402
+from lab.providers.base import ChatRequest, ConnectionConfig  # noqa: E402
+
+
+class NoLimiter(Limiter):
+    """Grants every slot at once: the baseline the real limiters are measured against."""
+
+    async def _try_acquire(self, limit: Limit, token: str) -> float | None:
+        return None
+
+    async def _renew(self, limit: Limit, token: str) -> None:
+        return None
+
+    async def _release(self, limit: Limit, token: str) -> None:
+        return None
+
+    async def in_flight(self, limit: Limit) -> int:
+        return 0
+
+
+class QuietHooks:
+    """Counts deltas, stores nothing: the engine's own cost without the database or the channel layer."""
+
+    def __init__(self) -> None:
+        self.deltas = 0
+
+    async def delta(self, key: int, offset: int, text: str) -> None:
+        self.deltas += 1
+
+    async def done(self, result: Result) -> None:
+        return None
+
+    async def cancelled(self) -> bool:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_fake_server() -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "lab.fake_llm", "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    server.stdout.readline()  # the "serving on" line
+    return server, f"http://127.0.0.1:{port}/v1"
+
+
+def calls(base_url: str, count: int, *, model: str, stagger_ms: int, max_concurrency: int) -> list[Call]:
+    config = ConnectionConfig(
+        name="bench",
+        kind="openai_compatible",
+        base_url=base_url,
+        max_concurrency=max_concurrency,
+        rpm=1_000_000,
+        connection_id=None,
+    )
+    request = ChatRequest(model=model, messages=[{"role": "user", "content": "Benchmark."}])
+    return [
+        Call(key=i, config=config, request=request, start_after_s=i * stagger_ms / 1000, timeout_s=60)
+        for i in range(count)
+    ]
+
+
+async def timed_round(batch: list[Call], limiter: Limiter) -> float:
+    started = time.perf_counter()
+    results = await fan_out(batch, QuietHooks(), limiter=limiter)
+    elapsed = time.perf_counter() - started
+    failed = [r.answer.error for r in results if r.answer.status != "ok"]
+    if failed:
+        raise SystemExit(f"A benchmark call failed: {failed[0]}")
+    return elapsed
+
+
+@asynccontextmanager
+async def limiter_of(kind: str, redis_url: str):
+    if kind == "redis":
+        client = aioredis.Redis.from_url(redis_url)
+        try:
+            yield RedisLimiter(client)
+        finally:
+            await client.aclose()
+    else:
+        yield NoLimiter() if kind == "none" else LocalLimiter()
+
+
+def with_key(batch: list[Call]) -> list[Call]:
+    """A fresh limiter key per run, so runs never share slots or request counts."""
+    config = ConnectionConfig(**{**batch[0].config.__dict__, "name": f"bench-{uuid.uuid4().hex[:8]}"})
+    return [Call(**{**call.__dict__, "config": config}) for call in batch]
+
+
+async def repeat(batch: list[Call], limiter: Limiter, times: int) -> list[float]:
+    return [await timed_round(with_key(batch), limiter) for _ in range(times)]
+
+
+async def slot_cost_us(limiter: Limiter, rounds: int = 2000) -> float:
+    limit = Limit(key=f"bench-{uuid.uuid4().hex}", max_concurrency=4, rpm=1_000_000)
+    started = time.perf_counter()
+    for _ in range(rounds):
+        async with limiter.slot(limit):
+            pass
+    return (time.perf_counter() - started) / rounds * 1e6
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+async def main(args: argparse.Namespace) -> None:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request would drown the figures
+    server, base_url = start_fake_server()
+    model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
+    kinds = ["none", "local"] + (["redis"] if args.redis else [])
+    try:
+        print(
+            f"# Fan-out benchmark — {platform.node()}, {platform.processor() or platform.machine()}, "
+            f"{os.cpu_count()} CPUs, Python {platform.python_version()}"
+        )
+        print(f"model: {model}  (one answer ≈ {args.ttft_ms + args.tokens * args.token_ms} ms by design)\n")
+        async with limiter_of("none", args.redis) as limiter:
+            await repeat(calls(base_url, 1, model=model, stagger_ms=0, max_concurrency=1), limiter, 2)  # warm up
+            single = await repeat(
+                calls(base_url, 1, model=model, stagger_ms=0, max_concurrency=1), limiter, args.repeats
+            )
+        one = statistics.median(single)
+        print(f"one answer alone: p50 {one * 1000:.0f} ms, p95 {percentile(single, 0.95) * 1000:.0f} ms\n")
+
+        ideal = one + (args.variants - 1) * args.stagger_ms / 1000
+        print(f"interactive: {args.variants} variants, stagger {args.stagger_ms} ms; ideal {ideal * 1000:.0f} ms")
+        print("limiter   p50 ms   p95 ms   p50/ideal   p50 - ideal")
+        for kind in kinds:
+            async with limiter_of(kind, args.redis) as limiter:
+                batch = calls(base_url, args.variants, model=model, stagger_ms=args.stagger_ms, max_concurrency=16)
+                walls = await repeat(batch, limiter, args.repeats)
+            p50, p95 = statistics.median(walls), percentile(walls, 0.95)
+            print(f"{kind:8} {p50 * 1000:8.0f} {p95 * 1000:8.0f} {p50 / ideal:11.2f} {(p50 - ideal) * 1000:10.0f} ms")
+
+        waves = math.ceil(args.batch_calls / args.batch_limit)
+        batch_ideal = waves * one
+        # One full wave with no limiter: what `limit` answers at once cost on this machine (server and client
+        # share its CPUs), so the limiter's own share can be told apart from the machine's.
+        async with limiter_of("none", args.redis) as limiter:
+            wave = calls(base_url, args.batch_limit, model=model, stagger_ms=0, max_concurrency=args.batch_limit)
+            one_wave = statistics.median(await repeat(wave, limiter, 3))
+        print(
+            f"\nbatch: {args.batch_calls} calls through a limit of {args.batch_limit}; "
+            f"ideal ceil(calls/limit) × one answer = {batch_ideal * 1000:.0f} ms; "
+            f"{args.batch_limit} at once with no limiter take {one_wave * 1000:.0f} ms"
+        )
+        print("limiter   wall ms   wall/ideal   wall/(waves × one wave)")
+        for kind in kinds[1:]:
+            async with limiter_of(kind, args.redis) as limiter:
+                batch = calls(base_url, args.batch_calls, model=model, stagger_ms=0, max_concurrency=args.batch_limit)
+                wall = statistics.median(await repeat(batch, limiter, 3))
+            print(f"{kind:8} {wall * 1000:9.0f} {wall / batch_ideal:12.2f} {wall / (waves * one_wave):25.2f}")
+
+        print("\nlimiter cost of one slot (acquire + release, uncontended)")
+        for kind in kinds:
+            async with limiter_of(kind, args.redis) as limiter:
+                print(f"{kind:8} {await slot_cost_us(limiter):8.0f} µs")
+    finally:
+        server.terminate()
+        server.wait()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--variants", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--stagger-ms", type=int, default=50)
+    parser.add_argument("--ttft-ms", type=int, default=300)
+    parser.add_argument("--tokens", type=int, default=60)
+    parser.add_argument("--token-ms", type=int, default=10)
+    parser.add_argument("--batch-calls", type=int, default=100)
+    parser.add_argument("--batch-limit", type=int, default=20)
+    parser.add_argument("--redis", default=os.environ.get("REDIS_URL", ""), help="Redis for the shared limiter")
+    asyncio.run(main(parser.parse_args()))
