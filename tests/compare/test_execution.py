@@ -1,10 +1,13 @@
 """Running a round (the task's code, called in this process): all variants at once, each on its own terms.
 
-The database is written from the engine's thread, so these tests commit: `transactional_db`.
+The database is written from the engine's thread, so these tests commit: `transactional_db`. Their rounds are
+made without enqueueing a task, so a worker started by another test can never take them first.
 """
 
+import asyncio
 import threading
 import time
+import uuid
 
 import pytest
 from django.db import connections
@@ -14,7 +17,8 @@ from compare.execution import round_execute
 from compare.models import Mode, Output, OutputStatus, RoundStatus
 from lab.models import Connection
 from lab.services import connection_create
-from tests.fixtures.compare_factories import INSTANT, make_group, slow_model, start_round
+from tests.compare.events import GroupEvents, in_thread
+from tests.fixtures.compare_factories import INSTANT, make_group, make_round, slow_model
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +38,7 @@ def test_every_variant_answers_and_results_keep_variant_order(workspace, owner):
     # The first variants are the slowest, so they finish last; the stored order is still the variants'.
     models = [slow_model(tokens=30, token_ms=20 - 4 * i) for i in range(5)]
     group = make_group(workspace, owner, models=models)
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
 
     round_.refresh_from_db()
@@ -54,7 +58,7 @@ def test_every_variant_answers_and_results_keep_variant_order(workspace, owner):
 
 def test_starts_are_staggered_by_the_groups_setting(workspace, owner):
     group = make_group(workspace, owner, models=[INSTANT] * 3, stagger_ms=200)
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
     starts = [o.started_at for o in outputs_of(round_)]
     gaps = [(later - earlier).total_seconds() for earlier, later in zip(starts, starts[1:], strict=False)]
@@ -66,7 +70,7 @@ def test_a_stalled_variant_times_out_keeping_its_partial_text_while_the_others_f
     group = make_group(
         workspace, owner, models=[stalled, INSTANT, stalled], mode=Mode.CUSTOM, timeout_ms=400, timeout_step_ms=300
     )
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
 
     first, second, third = outputs_of(round_)
@@ -84,7 +88,7 @@ def test_a_stalled_variant_times_out_keeping_its_partial_text_while_the_others_f
 def test_a_variant_failing_mid_stream_leaves_the_others_ok(workspace, owner):
     # "flaky" fails half-way through when the seed is a multiple of 3.
     group = make_group(workspace, owner, models=[INSTANT, "simulated::flaky?token_ms=1", INSTANT], params={"seed": 3})
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
     first, flaky, third = outputs_of(round_)
     assert (first.status, third.status) == (OutputStatus.OK, OutputStatus.OK)
@@ -98,7 +102,7 @@ def test_a_provider_failure_on_one_variant_leaves_the_other_four_ok(workspace, o
     connection_create(workspace=workspace, name="fake", kind="openai_compatible", base_url=fake_llm.openai_url)
     models = [f"fake::{fake_llm.model(tokens=10)}" for _ in range(5)]
     models[1] = f"fake::{fake_llm.model(tokens=10, fault=fault, retry_after=0)}"
-    round_ = start_round(make_group(workspace, owner, models=models), owner)
+    round_ = make_round(make_group(workspace, owner, models=models))
     round_execute(round_id=round_.pk)
     outputs = outputs_of(round_)
     assert [o.status for o in outputs] == ["ok", "error", "ok", "ok", "ok"]
@@ -113,7 +117,7 @@ def test_a_stalled_http_stream_times_out_keeps_its_text_and_the_request_is_abort
     group = make_group(
         workspace, owner, models=[f"fake::{stalled}", f"fake::{fake_llm.model()}"], timeout_ms=500, timeout_step_ms=0
     )
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
     timed_out, ok = outputs_of(round_)
     assert ok.status == OutputStatus.OK
@@ -125,7 +129,7 @@ def test_a_variant_whose_connection_was_removed_fails_alone(workspace, owner):
     Connection.objects.create(workspace=workspace, name="spare", kind="simulated")
     group = make_group(workspace, owner, models=[INSTANT, "spare::instant"])
     Connection.objects.filter(workspace=workspace, name="spare").delete()
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
     ok, gone = outputs_of(round_)
     assert ok.status == OutputStatus.OK
@@ -133,7 +137,7 @@ def test_a_variant_whose_connection_was_removed_fails_alone(workspace, owner):
 
 
 def test_a_redelivered_message_does_not_run_the_round_again(workspace, owner, group):
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     round_execute(round_id=round_.pk)
     first_run = [(o.pk, o.finished_at, o.text) for o in outputs_of(round_)]
     round_execute(round_id=round_.pk)
@@ -141,7 +145,7 @@ def test_a_redelivered_message_does_not_run_the_round_again(workspace, owner, gr
 
 
 def test_answers_already_stored_are_never_asked_for_again(workspace, owner, group):
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     kept = outputs_of(round_)[0]
     Output.objects.filter(pk=kept.pk).update(status=OutputStatus.OK, text="an answer from before")
     round_execute(round_id=round_.pk)
@@ -152,7 +156,7 @@ def test_answers_already_stored_are_never_asked_for_again(workspace, owner, grou
 
 def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_text(workspace, owner):
     group = make_group(workspace, owner, models=[slow_model(tokens=2000, token_ms=5)] * 2)
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     worker = threading.Thread(target=execute_in_thread, args=(round_.pk,))
     worker.start()
     deadline = time.monotonic() + 10
@@ -177,7 +181,24 @@ def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_te
 
 
 def test_a_queued_round_that_is_cancelled_is_never_run(workspace, owner, group):
-    round_ = start_round(group, owner)
+    round_ = make_round(group)
     services.round_cancel(round_=round_, user=owner)
     round_execute(round_id=round_.pk)
     assert {(o.status, o.text) for o in outputs_of(round_)} == {(OutputStatus.CANCELLED, "")}
+
+
+def test_the_rounds_of_one_run_report_progress_as_each_finishes(workspace, owner, group):
+    run = uuid.uuid4()
+    rounds = [make_round(group, run_id=run) for _ in range(2)]
+
+    async def run_and_listen() -> list[dict]:
+        async with GroupEvents(group.pk) as events:
+            for round_ in rounds:
+                await in_thread(round_execute, round_id=round_.pk)
+            await events.until("progress", count=2)
+            return [e for e in events.seen if e["type"] == "progress"]
+
+    assert asyncio.run(run_and_listen()) == [
+        {"type": "progress", "run": str(run), "done": 1, "total": 2},
+        {"type": "progress", "run": str(run), "done": 2, "total": 2},
+    ]
