@@ -90,6 +90,15 @@ DEFAULT_METRICS = (
 )
 
 
+# One overall metric: for a single score and reason per answer, as experiment files ask for.
+OVERALL = Metric(
+    "Overall",
+    1,
+    "Fails the request: wrong, off-topic or unusable.",
+    "Meets the request fully and excellently; nothing to improve.",
+)
+
+
 @dataclass(frozen=True)
 class Rubric:
     """How to judge: the scale, the metrics and an optional custom evaluator prompt (`{{placeholder}}` syntax)."""

@@ -74,7 +74,8 @@ def verdict_panel(round_: Round, user) -> Panel:
     """Everything the verdict panel under a round shows to `user`."""
     outputs, _ = outputs_as_seen_by(round_, user)
     label_of = {output.pk: output.display_label for output in outputs}
-    verdicts = round_verdicts(round_)
+    hidden = not labels_visible(round_, user)
+    verdicts = [] if hidden else round_verdicts(round_)
     panel_verdicts = []
     for verdict in verdicts:
         metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]
@@ -95,7 +96,7 @@ def verdict_panel(round_: Round, user) -> Panel:
     return Panel(
         round=round_,
         verdicts=panel_verdicts,
-        hidden=not labels_visible(round_, user),
+        hidden=hidden,
         answers_cost=answers_cost,
         judge_cost=sum(judge_costs, Decimal(0)) if judge_costs else None,
     )

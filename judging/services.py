@@ -134,7 +134,10 @@ def check_judge_may_grade(*, judge: JudgeConfig, group: CompareGroup) -> None:
     """The judge must belong to the group's workspace and share no model family with any of its variants."""
     if judge.workspace_id != group.workspace_id:
         raise ValidationError({"judge": "No such judge in this workspace."})
-    judge_model = judge_model_resolve(workspace=group.workspace, model_id=judge.model)
+    try:
+        judge_model = judge_model_resolve(workspace=group.workspace, model_id=judge.model)
+    except ValidationError as exc:
+        raise ValidationError({"judge": [f"The judge {judge.name} cannot run: {' '.join(exc.messages)}"]}) from None
     conflicts = family_conflicts(judge_model.model_id, judge_model.kind, group_candidates(group))
     if conflicts:
         raise ValidationError({"judge": conflicts})

@@ -5,11 +5,9 @@ import pytest
 
 from judging.calls import judge_model_resolve
 from judging.pointwise import answer_score
-from judging.rubric import Metric, Rubric, rubric_check
+from judging.rubric import OVERALL, Metric, Rubric, rubric_check
 from tests.fixtures.judging_factories import JUDGE
 from tests.judging.scripts import pointwise
-
-OVERALL = Metric("Overall", 1, "Useless.", "Perfect.")
 
 
 @pytest.fixture
