@@ -179,6 +179,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several apps have fields called "mode" and "status"; name their enums after what they are.
+    "ENUM_NAME_OVERRIDES": {
+        "CompareModeEnum": "compare.models.Mode",
+        "RoundStatusEnum": "compare.models.RoundStatus",
+        "OutputStatusEnum": "compare.models.OutputStatus",
+    },
 }
 
 # --- Realtime ---

@@ -35,11 +35,12 @@ class GroupList(generics.GenericAPIView):
     serializer_class = s.GroupOut
 
     @extend_schema(
+        operation_id="groups_list",
         parameters=[
             OpenApiParameter("workspace", int, description="only this workspace"),
             OpenApiParameter("q", str, description="text in the title or prompts"),
             OpenApiParameter("model", str, description="a composite model id used by a variant"),
-        ]
+        ],
     )
     def get(self, request):
         data = s.GroupFilterIn(data=request.query_params)
@@ -119,7 +120,9 @@ class RoundCancel(APIView):
 class DatasetList(generics.GenericAPIView):
     serializer_class = s.DatasetOut
 
-    @extend_schema(parameters=[OpenApiParameter("workspace", int, description="only this workspace")])
+    @extend_schema(
+        operation_id="datasets_list", parameters=[OpenApiParameter("workspace", int, description="only this workspace")]
+    )
     def get(self, request):
         datasets = (
             Dataset.objects.filter(workspace__in=workspaces_of(request.user))
