@@ -184,6 +184,9 @@ SPECTACULAR_SETTINGS = {
         "CompareModeEnum": "compare.models.Mode",
         "RoundStatusEnum": "compare.models.RoundStatus",
         "OutputStatusEnum": "compare.models.OutputStatus",
+        "JudgeModeEnum": "judging.rubric.JudgeMode",
+        "JudgeScaleEnum": "judging.rubric.Scale",
+        "VerdictStatusEnum": "judging.models.VerdictStatus",
     },
 }
 
