@@ -55,9 +55,8 @@ def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
     formset = MetricFormSet(request.POST or None, initial=metrics, prefix="metrics")
     metric_errors: list[str] = []
     if request.method == "POST" and form.is_valid() and formset.is_valid():
-        fields = {**form.cleaned_data, "metrics": [m for m in formset.cleaned_data if m and not m.get("DELETE")]}
-        for metric in fields["metrics"]:
-            metric.pop("DELETE", None)
+        kept = [row for row in formset.cleaned_data if row and not row.get("DELETE")]
+        fields = {**form.cleaned_data, "metrics": [{k: v for k, v in row.items() if k != "DELETE"} for row in kept]}
         try:
             if judge:
                 judge = services.judge_config_update(judge=judge, **fields)
