@@ -90,6 +90,10 @@ class VerdictQuerySet(models.QuerySet):
         """Running verdicts past their deadline: the worker that held them is gone."""
         return self.filter(status=VerdictStatus.RUNNING, deadline__lt=now or timezone.now())
 
+    def waiting_since(self, before) -> VerdictQuerySet:
+        """Queued verdicts last enqueued before `before`: their message may have been lost."""
+        return self.filter(status=VerdictStatus.QUEUED, enqueued_at__lt=before)
+
     def transition(self, pk: int, to: str, **fields) -> bool:
         """Move one verdict to `to` if its status allows it; False when it did not (someone else did)."""
         return self.filter(pk=pk, status__in=VERDICT_TRANSITIONS[to]).update(status=to, **fields) == 1
@@ -123,6 +127,10 @@ class Verdict(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )  # empty when the comparison's judge ran automatically
     created_at = models.DateTimeField(auto_now_add=True)
+    # When it was last asked for (the sweeper gives up on a queued verdict an hour after) and last enqueued
+    # (the sweeper re-sends a message that seems lost).
+    requested_at = models.DateTimeField(default=timezone.now)
+    enqueued_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; a later request may take it over
@@ -145,6 +153,12 @@ class Verdict(models.Model):
         indexes = [
             # A judge's diagnostics: its finished verdicts.
             models.Index(fields=["judge", "status"], name="verdict_judge_status"),
+            # The sweeper: unfinished verdicts by deadline (running) and by enqueue time (queued).
+            models.Index(
+                fields=["status", "deadline", "enqueued_at"],
+                name="verdict_unfinished",
+                condition=Q(status__in=VERDICT_UNFINISHED),
+            ),
         ]
 
     def __str__(self) -> str:

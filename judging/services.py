@@ -216,6 +216,8 @@ def _reset(verdict: Verdict, judge: JudgeConfig, user) -> None:
         "cost": None,
         "error": "",
         "requested_by": user,
+        "requested_at": timezone.now(),
+        "enqueued_at": timezone.now(),
         "started_at": None,
         "finished_at": None,
         "deadline": None,
