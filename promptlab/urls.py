@@ -4,14 +4,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from lab import views as lab_views
+from compare import views as compare_views
 
 from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    # A workspace's home page; the history of comparisons takes this place once it exists.
-    path("w/<int:pk>/", lab_views.workspace_settings, name="workspace_home"),
+    # A workspace's home page is its history of comparisons.
+    path("w/<int:pk>/", compare_views.history, name="workspace_home"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("lab.api.urls")),
     path("api/v1/", include("judging.api.urls")),
@@ -20,5 +20,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("lab.urls")),
+    path("", include("compare.urls")),
+    path("", include("voting.urls")),
     path("", include("judging.urls")),
 ]

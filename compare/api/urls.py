@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import dataset_views, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
@@ -13,5 +13,9 @@ urlpatterns = [
     path("rounds/<int:pk>/", views.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", views.RoundCancel.as_view(), name="api-round-cancel"),
     path("datasets/", views.DatasetList.as_view(), name="api-datasets"),
-    path("datasets/<int:pk>/", views.DatasetDetail.as_view(), name="api-dataset"),
+    path("datasets/<int:pk>/", dataset_views.DatasetEdit.as_view(), name="api-dataset"),
+    path("datasets/import/", dataset_views.DatasetImport.as_view(), name="api-dataset-import"),
+    path("datasets/preview/", dataset_views.DatasetPreview.as_view(), name="api-dataset-preview"),
+    path("datasets/<int:pk>/rows/", dataset_views.DatasetRows.as_view(), name="api-dataset-rows"),
+    path("datasets/<int:pk>/rows/<int:position>/", dataset_views.DatasetRow.as_view(), name="api-dataset-row"),
 ]

@@ -1,0 +1,273 @@
+"""Datasets beyond creating one from rows: import CSV, JSON, JSONL or YAML, preview, rename, edit rows, delete.
+
+Reading rows is shared with experiment files (their `dataset: [{file: …}]` entries). A row is a name and
+variables of any JSON type, written either as `{"name": …, "vars": {…}}` or as a flat record whose every field
+is a variable (CSV rows always are). Every problem names its row, and its line where the format has lines.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from lab.models import Workspace
+
+from .models import Dataset, DatasetRow
+from .services import MAX_DATASET_ROWS, dataset_create
+
+FORMATS = ("csv", "json", "jsonl", "yaml")
+EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+MAX_IMPORT_BYTES = 5 * 1024 * 1024
+PREVIEW_ROWS = 20
+
+
+def format_for(filename: str) -> str | None:
+    """The format a file name's extension says, or None."""
+    return EXTENSIONS.get(PurePath(filename or "").suffix.lower())
+
+
+def decode(content: bytes | str) -> str:
+    """File bytes as text (UTF-8, with or without a byte-order mark); ValidationError on anything else."""
+    if isinstance(content, str):
+        return content
+    if len(content) > MAX_IMPORT_BYTES:
+        raise ValidationError({"file": f"The file is larger than {MAX_IMPORT_BYTES // (1024 * 1024)} MB."})
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValidationError({"file": f"The file is not UTF-8 text (byte {exc.start} is not)."}) from None
+
+
+def rows_parse(*, content: str, format: str) -> list[dict[str, Any]]:
+    """Rows as `{"name", "vars"}` dicts; raises ValidationError({"file": [one message per problem]})."""
+    if format not in FORMATS:
+        raise ValidationError({"format": f"The format is one of: {', '.join(FORMATS)}."})
+    problems: list[str] = []
+    records = {"csv": _csv_records, "json": _json_records, "jsonl": _jsonl_records, "yaml": _yaml_records}[format](
+        content, problems
+    )
+    rows = _rows(records, problems) if not problems else []
+    if not problems and not 1 <= len(rows) <= MAX_DATASET_ROWS:
+        problems.append(f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this file has {len(rows)}.")
+    if problems:
+        raise ValidationError({"file": problems})
+    return rows
+
+
+# A record is (where, value): `where` names the row for messages, e.g. "Row 3" or "Row 3 (line 4)".
+Record = tuple[str, Any]
+
+
+def _csv_records(content: str, problems: list[str]) -> list[Record]:
+    reader = csv.reader(io.StringIO(content))
+    try:
+        header = next(reader, None)
+        if not header or not any(cell.strip() for cell in header):
+            problems.append("Line 1: the first line names the variables, one per column.")
+            return []
+        names = [cell.strip() for cell in header]
+        for index, name in enumerate(names, start=1):
+            if not name:
+                problems.append(f"Line 1: column {index} has no name.")
+            elif names.index(name) != index - 1:
+                problems.append(f"Line 1: column {index} repeats the name {name!r}.")
+        records = []
+        for cells in reader:
+            if not any(cell.strip() for cell in cells):
+                continue  # a blank line
+            where = f"Row {len(records) + 1} (line {reader.line_num})"
+            if len(cells) != len(names):
+                problems.append(f"{where}: has {len(cells)} cells; the first line names {len(names)} columns.")
+            records.append((where, {name: _cell(cell) for name, cell in zip(names, cells, strict=False)}))
+    except csv.Error as exc:
+        problems.append(f"Line {reader.line_num}: not readable as CSV ({exc}).")
+        return []
+    return records
+
+
+def _cell(text: str) -> Any:
+    # CSV has only text; a cell holding a JSON object or list is read as one, so nested values survive a round trip.
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(stripped)
+        except ValueError:
+            pass
+    return text
+
+
+def _json_records(content: str, problems: list[str]) -> list[Record]:
+    try:
+        data = json.loads(content)
+    except ValueError as exc:
+        problems.append(f"Not valid JSON: {exc}.")
+        return []
+    return _listed(data, problems)
+
+
+def _yaml_records(content: str, problems: list[str]) -> list[Record]:
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"Line {mark.line + 1}: " if mark is not None else ""
+        problems.append(f"{where}not valid YAML ({getattr(exc, 'problem', None) or exc}).")
+        return []
+    return _listed(data, problems)
+
+
+def _listed(data: Any, problems: list[str]) -> list[Record]:
+    if isinstance(data, dict) and set(data) == {"rows"}:
+        data = data["rows"]
+    if not isinstance(data, list):
+        problems.append('The file holds a list of rows (or {"rows": [...]}).')
+        return []
+    return [(f"Row {index}", value) for index, value in enumerate(data, start=1)]
+
+
+def _jsonl_records(content: str, problems: list[str]) -> list[Record]:
+    records = []
+    for line_number, line in enumerate(content.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"Row {len(records) + 1} (line {line_number})"
+        try:
+            records.append((where, json.loads(line)))
+        except ValueError as exc:
+            problems.append(f"{where}: not valid JSON ({exc}).")
+            records.append((where, None))
+    return records
+
+
+def _rows(records: list[Record], problems: list[str]) -> list[dict[str, Any]]:
+    rows, names = [], {}
+    for where, value in records:
+        row = row_from_record(value, where, problems)
+        if row is None:
+            continue
+        if row["name"]:
+            if row["name"] in names:
+                problems.append(f"{where}: name: {names[row['name']]} already has the name {row['name']!r}.")
+            names.setdefault(row["name"], where.split(" (")[0])
+        rows.append(row)
+    return rows
+
+
+def row_from_record(value: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
+    """`{"name", "vars"}` or a flat record of variables, as `{"name", "vars"}`; None (and a problem) otherwise."""
+    if not isinstance(value, dict):
+        problems.append(f"{where}: a row is an object of variables, or {{name, vars}}.")
+        return None
+    if "vars" in value:
+        extra = sorted(set(value) - {"name", "vars"})
+        if extra:
+            problems.append(f"{where}: {', '.join(extra)}: a row with vars has only a name beside them.")
+        if not isinstance(value["vars"], dict) or not value["vars"]:
+            problems.append(f"{where}: vars: give at least one variable as an object of name → value.")
+            return None
+        name = value.get("name")
+        if name is not None and not isinstance(name, str | int | float):
+            problems.append(f"{where}: name: a row's name is text.")
+            return None
+        return {"name": "" if name is None else str(name).strip(), "vars": value["vars"]}
+    if not value:
+        problems.append(f"{where}: has no variables.")
+        return None
+    bad = [str(key) for key in value if not isinstance(key, str) or not key.isidentifier()]
+    if bad:
+        problems.append(
+            f"{where}: {', '.join(bad)}: a variable's name is letters, digits and _, not starting with a digit."
+        )
+        return None
+    return {"name": "", "vars": value}
+
+
+@dataclass(frozen=True)
+class Preview:
+    format: str
+    row_count: int
+    variables: list[str]  # every variable any row gives, in order of first appearance
+    rows: list[dict[str, Any]]  # the first PREVIEW_ROWS rows
+
+
+def dataset_preview(*, content: bytes | str, format: str) -> Preview:
+    """What an import would create, without saving anything."""
+    rows = rows_parse(content=decode(content), format=format)
+    variables = list(dict.fromkeys(name for row in rows for name in row["vars"]))
+    return Preview(format=format, row_count=len(rows), variables=variables, rows=rows[:PREVIEW_ROWS])
+
+
+@transaction.atomic
+def dataset_import(*, workspace: Workspace, user, name: str, content: bytes | str, format: str) -> Dataset:
+    """A dataset from a file's content in one of FORMATS."""
+    rows = rows_parse(content=decode(content), format=format)
+    return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
+
+
+@transaction.atomic
+def dataset_update(*, dataset: Dataset, name: str) -> Dataset:
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": "Give the dataset a name."})
+    dataset.name = name
+    dataset.save(update_fields=["name"])
+    return dataset
+
+
+def _checked_row(name: Any, vars: Any, where: str) -> dict[str, Any]:
+    problems: list[str] = []
+    row = row_from_record({"name": name, "vars": vars}, where, problems)
+    if problems or row is None:
+        raise ValidationError({"rows": problems})
+    return row
+
+
+@transaction.atomic
+def dataset_rows_append(*, dataset: Dataset, rows: Sequence[dict[str, Any]]) -> list[DatasetRow]:
+    """Add rows after the last one; rounds already run keep the variables they ran with."""
+    Dataset.objects.select_for_update().filter(pk=dataset.pk).first()  # one numbering at a time
+    last = dataset.rows.aggregate(last=Max("position"))["last"] or 0
+    if last + len(rows) > MAX_DATASET_ROWS or not rows:
+        raise ValidationError(
+            {"rows": f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this would have {last + len(rows)}."}
+        )
+    checked = [_checked_row(r.get("name"), r.get("vars"), f"Row {last + i}") for i, r in enumerate(rows, start=1)]
+    return DatasetRow.objects.bulk_create(
+        DatasetRow(dataset=dataset, position=last + index, name=row["name"], vars=row["vars"])
+        for index, row in enumerate(checked, start=1)
+    )
+
+
+@transaction.atomic
+def dataset_row_update(*, row: DatasetRow, name: str | None = None, vars: dict[str, Any] | None = None) -> DatasetRow:
+    """Change a row's name or variables; rounds already run keep the variables they ran with."""
+    checked = _checked_row(
+        row.name if name is None else name, row.vars if vars is None else vars, f"Row {row.position}"
+    )
+    row.name, row.vars = checked["name"], checked["vars"]
+    row.save(update_fields=["name", "vars"])
+    return row
+
+
+@transaction.atomic
+def dataset_row_delete(*, row: DatasetRow) -> None:
+    """Remove a row (its position stays free); a dataset keeps at least one row."""
+    if row.dataset.rows.count() <= 1:
+        raise ValidationError({"rows": "A dataset keeps at least one row; delete the dataset instead."})
+    row.delete()
+
+
+@transaction.atomic
+def dataset_delete(*, dataset: Dataset) -> None:
+    """Remove a dataset; comparisons that ran it keep their rounds and each round's variables."""
+    dataset.delete()
