@@ -7,6 +7,7 @@ from django.utils import timezone
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from lab.realtime import broadcast, group_channel
 
+from .cache import votes_changed
 from .models import Choice, Vote
 from .selectors import round_tally
 
@@ -39,6 +40,7 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
     )
     vote = Vote.objects.get(round=round, user=user)
     transaction.on_commit(lambda: broadcast_tally(round))
+    transaction.on_commit(lambda: votes_changed(round))
     return vote
 
 

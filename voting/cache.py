@@ -1,0 +1,74 @@
+"""Reports and leaderboards served from Django's cache, under versions that every new vote replaces.
+
+Each comparison and each workspace has a version token in the cache; a result is stored under the token read
+before computing it. A vote replaces both tokens once it commits (`votes_changed`), so the next request misses and
+recomputes, and a result computed while that vote was committing lands under the old token, where nobody looks.
+A token that the cache evicted is simply re-created: a miss, never a stale hit. Judge verdicts enter the report's
+key through `verdicts_stamp` (one aggregate query), since judging writes them without signals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+
+from django.core.cache import cache
+
+from compare.models import CompareGroup, Round
+from lab.models import Workspace
+
+from .judge_scores import verdicts_stamp
+from .leaderboard import LeaderboardFilters, leaderboard
+from .reports import group_report
+
+RESULT_TIMEOUT_S = 24 * 3600  # versions make entries correct; the timeout only bounds what the cache keeps
+
+
+def _version_key(scope: str, pk: int) -> str:
+    return f"voting:version:{scope}:{pk}"
+
+
+def _version(scope: str, pk: int) -> str:
+    key = _version_key(scope, pk)
+    version = cache.get(key)
+    if version is None:
+        cache.add(key, uuid.uuid4().hex, timeout=None)  # add: concurrent first readers agree on one token
+        version = cache.get(key)
+    return version
+
+
+def votes_changed(round_: Round) -> None:
+    """Called once a vote on `round_` commits: its comparison's report and its workspace's leaderboards recompute."""
+    group = round_.group
+    cache.set_many(
+        {
+            _version_key("group", group.pk): uuid.uuid4().hex,
+            _version_key("workspace", group.workspace_id): uuid.uuid4().hex,
+        },
+        timeout=None,
+    )
+
+
+def _cached(key: str, compute: Callable[[], dict]) -> dict:
+    result = cache.get(key)
+    if result is None:
+        result = compute()
+        cache.set(key, result, timeout=RESULT_TIMEOUT_S)
+    return result
+
+
+def _digest(*parts) -> str:
+    """Parts of a key (free text such as an author's name, timestamps) as characters every cache backend accepts."""
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:32]
+
+
+def cached_group_report(group: CompareGroup, *, pass_threshold: float) -> dict:
+    state = _digest(_version("group", group.pk), verdicts_stamp(group), pass_threshold)
+    return _cached(f"voting:report:{group.pk}:{state}", lambda: group_report(group, pass_threshold=pass_threshold))
+
+
+def cached_leaderboard(workspace: Workspace, *, by: str, filters: LeaderboardFilters) -> dict:
+    state = _digest(_version("workspace", workspace.pk), by, filters.as_dict())
+    return _cached(f"voting:leaderboard:{workspace.pk}:{state}", lambda: leaderboard(workspace, by=by, filters=filters))

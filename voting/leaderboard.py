@@ -1,0 +1,190 @@
+"""Ratings across a workspace: Bradley–Terry on every vote of its comparisons, by model or by prompt version.
+
+By model, each variant stands for its model id; by prompt, for its prompt version (the normalised system prompt
+and prompt text, `prompt_identity`), shown with the labels its variants had. A vote says nothing about two
+variants that stand for the same thing (one model, two prompts, on the model board), so such pairs are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+
+from django.db.models import QuerySet, TextChoices
+
+from compare.models import Output, Variant
+from lab.models import Workspace
+from voting.stats.identity import prompt_identity
+from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
+from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
+from voting.stats.wording import count_of
+
+from .models import Vote
+from .reports import round_votes, variant_key
+
+PROMPT_EXCERPT_CHARS = 160
+
+
+class By(TextChoices):
+    MODEL = "model", "Model"
+    PROMPT = "prompt", "Prompt version"
+
+
+@dataclass(frozen=True)
+class LeaderboardFilters:
+    """Which votes count: cast on or after `since` and on or before `until` (dates, UTC), in comparisons created
+    by the user named `author`, or in one comparison (`group`)."""
+
+    since: date | None = None
+    until: date | None = None
+    author: str | None = None
+    group: int | None = None
+
+    def as_dict(self) -> dict:
+        return {name: value.isoformat() if isinstance(value, date) else value for name, value in asdict(self).items()}
+
+
+@dataclass
+class Entity:
+    """What one rating stands for, as people recognise it."""
+
+    label: str
+    labels: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    groups: set[int] = field(default_factory=set)
+    prompt: str | None = None
+
+    def add(self, label: str, model: str, group_id: int) -> None:
+        if label not in self.labels:
+            self.labels.append(label)
+        if model not in self.models:
+            self.models.append(model)
+        self.groups.add(group_id)
+
+
+def _comparisons(filters: LeaderboardFilters, path: str) -> dict:
+    """The author and comparison filters, as lookups from a model that reaches CompareGroup through `path`."""
+    lookups = {}
+    if filters.author:
+        lookups[f"{path}created_by__username"] = filters.author
+    if filters.group:
+        lookups[f"{path}id"] = filters.group
+    return lookups
+
+
+def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Vote]:
+    votes = Vote.objects.filter(round__group__workspace=workspace, **_comparisons(filters, "round__group__"))
+    if filters.since:
+        votes = votes.filter(created_at__date__gte=filters.since)
+    if filters.until:
+        votes = votes.filter(created_at__date__lte=filters.until)
+    return votes
+
+
+def workspace_outputs(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Output]:
+    """Every output of the comparisons the votes may be on: a plain join is cheaper than narrowing it to the rounds
+    with votes in range, and round_votes reads only the rounds it needs."""
+    return Output.objects.filter(round__group__workspace=workspace, **_comparisons(filters, "round__group__"))
+
+
+def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tuple[dict[str, str], dict[str, Entity]]:
+    """variant key → the rated key (model id or prompt identity), and each rated key's description."""
+    variants = Variant.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
+    rows = variants.order_by("group_id", "position").values_list(
+        "id", "label", "model", "prompt", "group__system_prompt", "group_id"
+    )
+    key_of: dict[str, str] = {}
+    described: dict[str, Entity] = {}
+    for pk, label, model, prompt, system_prompt, group_id in rows:
+        if by == By.MODEL:
+            key = model
+            entity = described.setdefault(key, Entity(label=model))
+        else:
+            key = prompt_identity(system_prompt, prompt)
+            entity = described.setdefault(key, Entity(label=label, prompt=_excerpt(system_prompt, prompt)))
+        entity.add(label, model, group_id)
+        key_of[variant_key(pk)] = key
+    for entity in described.values():
+        if by == By.PROMPT:
+            entity.label = " / ".join(entity.labels)
+    return key_of, described
+
+
+def leaderboard(
+    workspace: Workspace,
+    *,
+    by: str = By.MODEL,
+    filters: LeaderboardFilters | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> dict:
+    """Ratings with seeded bootstrap intervals and shared ranks, highest first, with a plain-words summary."""
+    filters = filters or LeaderboardFilters()
+    votes = round_votes(workspace_votes(workspace, filters), workspace_outputs(workspace, filters))
+    key_of, described = entities(workspace, filters, by)
+    ratings = bradley_terry(votes, key_of=key_of, n_resamples=n_resamples, seed=seed)
+    return {
+        "by": by,
+        "workspace": workspace.pk,
+        "filters": filters.as_dict(),
+        "votes": len(votes),
+        "resamples": n_resamples,
+        "seed": seed,
+        "confidence": CONFIDENCE,
+        "minimum_matches": MIN_DECISIVE_PER_PAIR,
+        "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        "summary": summary(ratings, described, by=by, votes=len(votes)),
+    }
+
+
+def _rating_entry(rating: Rating, entity: Entity) -> dict:
+    return {
+        **asdict(rating),
+        "label": entity.label,
+        "labels": entity.labels,
+        "models": entity.models,
+        "groups": len(entity.groups),
+        "prompt": entity.prompt,
+        "few_matches": rating.matches < MIN_DECISIVE_PER_PAIR,
+    }
+
+
+def summary(ratings: list[Rating], described: dict[str, Entity], *, by: str, votes: int) -> str:
+    """One paragraph: who leads, whether the lead is clear, and where the data is still thin."""
+    noun = "model" if by == By.MODEL else "prompt version"
+    if not ratings:
+        return (
+            f"No ratings yet: {count_of(votes, 'vote')} so far, and ratings need votes on comparisons that show at "
+            f"least two different {noun}s."
+        )
+    leader, others = ratings[0], ratings[1:]
+    parts = [
+        f"{described[leader.key].label} leads with a rating of {leader.rating:,.0f} (95% CI {leader.ci_low:,.0f}–"
+        f"{leader.ci_high:,.0f}) from {leader.matches:,} match{'' if leader.matches == 1 else 'es'}."
+    ]
+    level = [described[rating.key].label for rating in others if rating.rank == 1]
+    if level:
+        parts.append(
+            f"{_and_list(level)} also {'ranks' if len(level) == 1 else 'rank'} first: no {noun} is clearly ahead of "
+            f"{'it' if len(level) == 1 else 'them'}, so more votes are needed to separate the top."
+        )
+    elif others:
+        parts.append(f"Its interval lies above every other {noun}'s, so the lead is clear.")
+    thin = sum(rating.matches < MIN_DECISIVE_PER_PAIR for rating in ratings)
+    if thin:
+        parts.append(
+            f"{count_of(thin, noun)} {'has' if thin == 1 else 'have'} fewer than {MIN_DECISIVE_PER_PAIR} matches; "
+            "their intervals are wide and their ranks provisional."
+        )
+    return " ".join(parts)
+
+
+def _and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _excerpt(system_prompt: str, prompt: str) -> str:
+    text = " ".join(prompt.split())
+    if system_prompt.strip():
+        text = f"[system] {' '.join(system_prompt.split())} · {text}"
+    return text if len(text) <= PROMPT_EXCERPT_CHARS else text[: PROMPT_EXCERPT_CHARS - 1] + "…"
