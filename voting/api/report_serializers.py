@@ -1,0 +1,246 @@
+"""Input and output shapes of the report and leaderboard API: the query parameters, and every field the statistics
+module returns (responses pass through these, so the schema at /api/schema/ is what clients get)."""
+
+from rest_framework import serializers
+
+from compare.models import CompareGroup
+
+from ..leaderboard import By, LeaderboardFilters
+from ..reports import DEFAULT_PASS_THRESHOLD
+
+Interval = {"allow_null": True}  # bounds and estimates are null until there is data for them
+
+
+class ReportQueryIn(serializers.Serializer):
+    pass_threshold = serializers.FloatField(
+        required=False,
+        default=DEFAULT_PASS_THRESHOLD,
+        min_value=0,
+        max_value=1,
+        help_text="a judge score (0–1) at or above this counts as a pass in the success-rate A/B",
+    )
+
+
+class LeaderboardQueryIn(serializers.Serializer):
+    by = serializers.ChoiceField(choices=By.choices, default=By.MODEL, help_text="rate models or prompt versions")
+    since = serializers.DateField(required=False, help_text="votes cast on or after this date (UTC)")
+    until = serializers.DateField(required=False, help_text="votes cast on or before this date (UTC)")
+    author = serializers.CharField(required=False, help_text="only comparisons created by this username")
+    group = serializers.IntegerField(required=False, min_value=1, help_text="only this comparison")
+
+    def validate_group(self, value: int) -> int:
+        if not CompareGroup.objects.filter(pk=value, workspace=self.context["workspace"]).exists():
+            raise serializers.ValidationError("No such comparison in this workspace.")
+        return value
+
+    def validate(self, data):
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise serializers.ValidationError({"until": "The end date is before the start date."})
+        return data
+
+    def filters(self) -> LeaderboardFilters:
+        data = self.validated_data
+        return LeaderboardFilters(
+            since=data.get("since"), until=data.get("until"), author=data.get("author"), group=data.get("group")
+        )
+
+
+class WinRateOut(serializers.Serializer):
+    variant = serializers.CharField(help_text="variant key: the variant's id")
+    label = serializers.CharField()
+    appearances = serializers.IntegerField(help_text="votes on rounds that showed it")
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    all_bad = serializers.IntegerField()
+    decisive = serializers.IntegerField(help_text="votes that showed it and named a winner")
+    win_rate = serializers.FloatField(**Interval)
+    ci_low = serializers.FloatField(**Interval)
+    ci_high = serializers.FloatField(**Interval)
+
+
+class PairOut(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    a_label = serializers.CharField()
+    b_label = serializers.CharField()
+    together = serializers.IntegerField()
+    a_wins = serializers.IntegerField()
+    b_wins = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    decisive = serializers.IntegerField()
+    a_share = serializers.FloatField(**Interval)
+    ci_low = serializers.FloatField(**Interval)
+    ci_high = serializers.FloatField(**Interval)
+    verdict = serializers.CharField(help_text='"not enough data", "not significant" or "significant"')
+    significant = serializers.BooleanField(help_text="by the fixed-sample sign test, Holm-adjusted")
+    significant_always_valid = serializers.BooleanField(help_text="by the peek-safe p-value, Holm-adjusted")
+    p_value = serializers.FloatField(**Interval)
+    p_holm = serializers.FloatField(**Interval)
+    p_always_valid = serializers.FloatField(**Interval)
+    p_always_valid_holm = serializers.FloatField(**Interval)
+    more_decisive_votes = serializers.IntegerField(allow_null=True)
+    more_votes = serializers.IntegerField(allow_null=True)
+    sentence = serializers.CharField()
+
+
+class OverallOut(serializers.Serializer):
+    wins = serializers.DictField(child=serializers.IntegerField())
+    expected = serializers.DictField(child=serializers.FloatField())
+    verdict = serializers.CharField()
+    significant = serializers.BooleanField()
+    statistic = serializers.FloatField(**Interval)
+    df = serializers.IntegerField(allow_null=True)
+    p_value = serializers.FloatField(**Interval)
+    more_decisive_votes = serializers.IntegerField(allow_null=True)
+    sentence = serializers.CharField()
+
+
+class ScoreSummaryOut(serializers.Serializer):
+    variant = serializers.CharField()
+    label = serializers.CharField()
+    n = serializers.IntegerField()
+    mean = serializers.FloatField(**Interval)
+    ci_low = serializers.FloatField(**Interval)
+    ci_high = serializers.FloatField(**Interval)
+
+
+class ScorePairOut(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    a_label = serializers.CharField()
+    b_label = serializers.CharField()
+    n_pairs = serializers.IntegerField()
+    n_nonzero = serializers.IntegerField()
+    mean_difference = serializers.FloatField(**Interval)
+    verdict = serializers.CharField()
+    significant = serializers.BooleanField()
+    p_value = serializers.FloatField(**Interval)
+    p_holm = serializers.FloatField(**Interval)
+    more_rounds = serializers.IntegerField(allow_null=True)
+    sentence = serializers.CharField()
+
+
+class ScoresOut(serializers.Serializer):
+    variants = ScoreSummaryOut(many=True)
+    pairs = ScorePairOut(many=True)
+
+
+class SuccessRateOut(serializers.Serializer):
+    variant = serializers.CharField()
+    label = serializers.CharField()
+    successes = serializers.IntegerField()
+    trials = serializers.IntegerField()
+    rate = serializers.FloatField(**Interval)
+    ci_low = serializers.FloatField(**Interval)
+    ci_high = serializers.FloatField(**Interval)
+
+
+class SuccessPairOut(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    a_label = serializers.CharField()
+    b_label = serializers.CharField()
+    successes_a = serializers.IntegerField()
+    trials_a = serializers.IntegerField()
+    successes_b = serializers.IntegerField()
+    trials_b = serializers.IntegerField()
+    difference = serializers.FloatField(**Interval)
+    ci_low = serializers.FloatField(**Interval)
+    ci_high = serializers.FloatField(**Interval)
+    test = serializers.CharField(allow_null=True)
+    verdict = serializers.CharField()
+    significant = serializers.BooleanField()
+    p_value = serializers.FloatField(**Interval)
+    p_holm = serializers.FloatField(**Interval)
+    more_runs = serializers.IntegerField(allow_null=True)
+    sentence = serializers.CharField()
+
+
+class SuccessOut(serializers.Serializer):
+    threshold = serializers.FloatField()
+    variants = SuccessRateOut(many=True)
+    pairs = SuccessPairOut(many=True)
+
+
+class StatsReportOut(serializers.Serializer):
+    """The statistics module's report (voting.stats.report.build_report), field for field."""
+
+    alpha = serializers.FloatField()
+    confidence = serializers.FloatField()
+    minimum_decisive_per_pair = serializers.IntegerField()
+    minimum_expected_wins = serializers.IntegerField()
+    votes = serializers.IntegerField()
+    decisive_votes = serializers.IntegerField()
+    variants = WinRateOut(many=True)
+    pairs = PairOut(many=True)
+    overall = OverallOut()
+    scores = ScoresOut(allow_null=True, help_text="judge scores; null until a judge has scored answers here")
+    success = SuccessOut(allow_null=True, help_text="pass rates by judge score; null without judge scores")
+    which_p_to_trust = serializers.CharField()
+    summary = serializers.CharField()
+
+
+class ReportVariantOut(serializers.Serializer):
+    key = serializers.CharField()
+    position = serializers.IntegerField()
+    label = serializers.CharField()
+    model = serializers.CharField()
+
+
+class ReportGroupOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    variants = ReportVariantOut(many=True)
+
+
+class ReportJudgeOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    model = serializers.CharField()
+    rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
+
+
+class GroupReportOut(serializers.Serializer):
+    group = ReportGroupOut()
+    judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
+    pass_threshold = serializers.FloatField()
+    report = StatsReportOut()
+
+
+class RatingOut(serializers.Serializer):
+    key = serializers.CharField(help_text="model id, or the prompt version's identity (SHA-256 of its text)")
+    label = serializers.CharField()
+    labels = serializers.ListField(child=serializers.CharField(), help_text="the variant labels it appeared under")
+    models = serializers.ListField(child=serializers.CharField())
+    groups = serializers.IntegerField(help_text="comparisons it appears in")
+    prompt = serializers.CharField(allow_null=True, help_text="an excerpt of the prompt version (by=prompt)")
+    rating = serializers.FloatField()
+    ci_low = serializers.FloatField()
+    ci_high = serializers.FloatField()
+    rank = serializers.IntegerField(help_text="1 + how many ratings lie clearly above (intervals not overlapping)")
+    matches = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    ties = serializers.IntegerField()
+    few_matches = serializers.BooleanField(help_text="fewer matches than the minimum: a provisional rank")
+
+
+class LeaderboardFiltersOut(serializers.Serializer):
+    since = serializers.DateField(allow_null=True)
+    until = serializers.DateField(allow_null=True)
+    author = serializers.CharField(allow_null=True)
+    group = serializers.IntegerField(allow_null=True)
+
+
+class LeaderboardOut(serializers.Serializer):
+    by = serializers.ChoiceField(choices=By.choices)
+    workspace = serializers.IntegerField()
+    filters = LeaderboardFiltersOut()
+    votes = serializers.IntegerField()
+    resamples = serializers.IntegerField(help_text="bootstrap resamples behind the intervals")
+    seed = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    minimum_matches = serializers.IntegerField()
+    ratings = RatingOut(many=True)
+    summary = serializers.CharField()
