@@ -1,0 +1,104 @@
+"""Reads for the voting partials of the comparison page: a round's vote panel and the first report tab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compare.models import CompareGroup, Output, OutputStatus, Round
+from compare.selectors import outputs_as_seen_by, round_with_outputs
+from voting.stats.sample_size import MIN_DECISIVE_PER_PAIR
+from voting.stats.votes import ALL_BAD, TIE, encode_votes
+from voting.stats.winrate import WinRate, win_rates
+from voting.stats.wording import percent, percent_interval
+
+from .reports import group_round_votes, group_variants
+from .selectors import round_tally, vote_of
+from .services import VOTABLE_ROUNDS
+
+
+@dataclass(frozen=True)
+class AnswerChoice:
+    key: str  # the keyboard key: "1" for the first column as this person sees it
+    output: Output
+    label: str
+    votes: int
+    can_win: bool
+    mine: bool
+
+
+def vote_panel(round_: Round, user) -> dict:
+    """The answers in this person's column order, their vote, and the tally (hidden in blind mode until they vote,
+    so early votes cannot sway theirs)."""
+    round_ = round_with_outputs(round_)
+    outputs, labels_visible = outputs_as_seen_by(round_, user)
+    vote = vote_of(round_, user)
+    tally = round_tally(round_)
+    choices = [
+        AnswerChoice(
+            key=str(index),
+            output=output,
+            label=output.display_label,
+            votes=tally["outputs"].get(str(output.pk), 0),
+            can_win=output.status == OutputStatus.OK,
+            mine=vote is not None and vote.output_id == output.pk,
+        )
+        for index, output in enumerate(outputs, start=1)
+    ]
+    return {
+        "round": round_,
+        "choices": choices,
+        "vote": vote,
+        "tally": tally,
+        "votable": round_.status in VOTABLE_ROUNDS,
+        "show_tally": labels_visible,
+        "blind": round_.group.blind,
+    }
+
+
+@dataclass(frozen=True)
+class WinRateRow:
+    label: str
+    model: str
+    rate: WinRate
+    percent: str
+    interval: str
+
+    # The interval drawn on a 0–100 scale.
+    @property
+    def bar_start(self) -> float:
+        return round(100 * (self.rate.ci_low or 0), 1)
+
+    @property
+    def bar_width(self) -> float:
+        return round(100 * ((self.rate.ci_high or 0) - (self.rate.ci_low or 0)), 1)
+
+    @property
+    def bar_point(self) -> float:
+        return round(min(100 * (self.rate.win_rate or 0), 98.8), 1)
+
+
+def group_win_rates(group: CompareGroup) -> dict:
+    """Win count and win rate per variant with its 95% Wilson interval, from every vote on the group's rounds."""
+    variants = group_variants(group)
+    votes = group_round_votes(group, variants)
+    rates = win_rates(encode_votes(votes, [row.key for row in variants]))
+    rows = [
+        WinRateRow(
+            label=variant.label,
+            model=variant.model,
+            rate=rate,
+            percent=percent(rate.win_rate) if rate.win_rate is not None else "—",
+            interval=percent_interval(rate.ci_low, rate.ci_high) if rate.ci_low is not None else "—",
+        )
+        for variant, rate in zip(variants, rates, strict=True)
+    ]
+    decisive = sum(1 for vote in votes if vote.winner is not None)
+    return {
+        "rows": rows,
+        "votes": len(votes),
+        "decisive": decisive,
+        "ties": sum(1 for vote in votes if vote.outcome == TIE),
+        "all_bad": sum(1 for vote in votes if vote.outcome == ALL_BAD),
+        "minimum": MIN_DECISIVE_PER_PAIR,
+        "enough": decisive >= MIN_DECISIVE_PER_PAIR,
+    }

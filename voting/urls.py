@@ -1,0 +1,13 @@
+"""Voting pages, and the partials other pages fetch by URL: a round's vote panel, the report tab, judge agreement."""
+
+from django.urls import path
+
+from . import views, views_judge
+
+app_name = "voting"
+
+urlpatterns = [
+    path("votes/rounds/<int:pk>/panel/", views.vote_panel, name="panel"),
+    path("votes/groups/<int:pk>/report/", views.report_tab, name="report"),
+    path("votes/judges/<int:pk>/agreement/", views_judge.judge_agreement_partial, name="judge_agreement"),
+]

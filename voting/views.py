@@ -1,0 +1,23 @@
+"""Voting partials for the comparison page, fetched by URL: a round's vote panel and the report tab.
+
+Votes themselves are cast through the API (`POST /api/v1/rounds/{id}/vote/`); these only render.
+"""
+
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import render
+
+from compare.access import group_for_user, round_for_user
+
+from . import page_selectors
+
+
+@login_required
+def vote_panel(request, pk):
+    round_ = round_for_user(request.user, pk)  # viewers vote too
+    return render(request, "voting/_panel.html", page_selectors.vote_panel(round_, request.user))
+
+
+@login_required
+def report_tab(request, pk):
+    group = group_for_user(request.user, pk)
+    return render(request, "voting/_report.html", {"group": group, **page_selectors.group_win_rates(group)})
