@@ -20,7 +20,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("", include("lab.urls")),
-    path("", include("voting.urls")),
     path("", include("compare.urls")),
     path("", include("voting.urls")),
     path("", include("judging.urls")),

@@ -1,0 +1,42 @@
+"""Inputs of the comparison pages: the history's filters, and the editor's "save and run" body."""
+
+from django import forms
+from rest_framework import serializers
+
+from .api.serializers import GroupFieldsIn
+from .models import Mode
+from .services import MAX_REPEAT
+
+
+class HistoryFilterForm(forms.Form):
+    """GET filters of the history; an invalid value is ignored (and shown), never a server error."""
+
+    q = forms.CharField(label="Search", required=False, max_length=200)
+    mode = forms.ChoiceField(label="Mode", required=False)
+    model = forms.ChoiceField(label="Model", required=False)
+    author = forms.TypedChoiceField(label="Author", required=False, coerce=int, empty_value=None)
+    date_from = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    date_to = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, data, *, models: list[str], authors: list[tuple[int, str]]):
+        super().__init__(data)
+        self.fields["mode"].choices = [
+            ("", "Any mode"),
+            (Mode.PROMPTS, "Prompt versions"),
+            (Mode.MODELS, "Models"),
+            (Mode.CUSTOM, "Experiments"),
+        ]
+        self.fields["model"].choices = [("", "Any model"), *((m, m) for m in models)]
+        self.fields["author"].choices = [("", "Anyone"), *authors]
+
+    def filters(self) -> dict:
+        """The valid, non-empty filters, by the names `page_selectors.history` takes."""
+        self.is_valid()  # keeps the valid fields in cleaned_data; an invalid one shows its error and is ignored
+        return {name: value for name, value in self.cleaned_data.items() if value not in (None, "")}
+
+
+class EditorSaveIn(GroupFieldsIn):
+    """What the editor posts: the API's group fields, how many rounds to run, and the group it was cloned from."""
+
+    repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, default=1)
+    cloned_from = serializers.IntegerField(required=False, allow_null=True, default=None)

@@ -1,0 +1,209 @@
+"""Reads for the comparison pages: the history list, a round as one person sees it, and the editor's checks.
+
+Votes belong to the voting app, which compare must not import; the history reaches them only through the
+reverse relations voting declares (`Round.votes`, `Output.votes`), by name, inside the database query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from lab.models import Connection, ConnectionKind, Workspace
+from lab.providers.params import check_params
+
+from .catalog import resolve_model
+from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
+from .selectors import outputs_as_seen_by, round_with_outputs
+
+
+def _count(queryset: QuerySet, counted: str) -> Coalesce:
+    """A correlated COUNT per group: cheaper than joins plus GROUP BY when only one page of groups is read."""
+    per_group = queryset.order_by().values("group").annotate(n=Count(counted)).values("n")[:1]
+    return Coalesce(Subquery(per_group, output_field=IntegerField()), Value(0))
+
+
+def _leaders() -> QuerySet:
+    """The group's variants by winner votes, most first; only variants that won at least once."""
+    return (
+        Variant.objects.filter(group=OuterRef("pk"))
+        .annotate(wins=Count("outputs__votes"))
+        .filter(wins__gt=0)
+        .order_by("-wins", "position")
+    )
+
+
+def history(
+    workspace: Workspace,
+    *,
+    q: str = "",
+    mode: str = "",
+    model: str = "",
+    author: int | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+) -> QuerySet[CompareGroup]:
+    """The workspace's comparisons, newest first, with counts and the current leader annotated.
+
+    Filters use EXISTS rather than joins, so no DISTINCT is needed and the newest-first index still serves
+    the page. Read one page at a time: the annotations are correlated subqueries, evaluated per row shown.
+    """
+    groups = CompareGroup.objects.filter(workspace=workspace)
+    if q:
+        in_variants = Variant.objects.filter(group=OuterRef("pk")).filter(
+            Q(prompt__icontains=q) | Q(label__icontains=q) | Q(model__icontains=q)
+        )
+        groups = groups.filter(Q(title__icontains=q) | Q(system_prompt__icontains=q) | Exists(in_variants))
+    if mode:
+        groups = groups.filter(mode=mode)
+    if model:
+        groups = groups.filter(Exists(Variant.objects.filter(group=OuterRef("pk"), model=model)))
+    if author:
+        groups = groups.filter(created_by_id=author)
+    if date_from:
+        groups = groups.filter(created_at__date__gte=date_from)
+    if date_to:
+        groups = groups.filter(created_at__date__lte=date_to)
+    rounds = Round.objects.filter(group=OuterRef("pk"))
+    return (
+        groups.select_related("created_by")
+        .annotate(
+            round_count=_count(rounds, "pk"),
+            vote_count=_count(rounds, "votes"),
+            leader_label=Subquery(_leaders().values("label")[:1]),
+            leader_wins=Subquery(_leaders().values("wins")[:1], output_field=IntegerField()),
+            runner_up_wins=Subquery(_leaders().values("wins")[1:2], output_field=IntegerField()),
+        )
+        .prefetch_related("variants")
+        .order_by("-created_at", "-id")
+    )
+
+
+def history_models(workspace: Workspace) -> list[str]:
+    """Every model id the workspace's comparisons used, for the history's model filter."""
+    return list(
+        Variant.objects.filter(group__workspace=workspace).order_by("model").values_list("model", flat=True).distinct()
+    )
+
+
+def simulated_connections(workspace: Workspace) -> set[str]:
+    """Names of the workspace's simulated connections: their models are labelled "simulated" everywhere."""
+    return set(
+        Connection.objects.filter(workspace=workspace, kind=ConnectionKind.SIMULATED).values_list("name", flat=True)
+    )
+
+
+def is_simulated(model_id: str, simulated: set[str]) -> bool:
+    return model_id.partition("::")[0] in simulated
+
+
+def group_round(group: CompareGroup, number: int | None) -> Round | None:
+    """The round with this number, the latest when `number` is None, or None when the group has no rounds."""
+    rounds = group.rounds.order_by("-number")
+    if number is None:
+        return rounds.first()
+    round_ = rounds.filter(number=number).first()
+    if round_ is None:
+        raise Http404("This comparison has no such round.")
+    return round_
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    done: int
+    total: int
+
+
+def run_progress(round_: Round) -> RunProgress:
+    """How far the run (one "run N" request) this round belongs to has got."""
+    counts = Round.objects.filter(run_id=round_.run_id).aggregate(
+        total=Count("id"), unfinished=Count("id", filter=Q(status__in=ROUND_UNFINISHED))
+    )
+    return RunProgress(done=counts["total"] - counts["unfinished"], total=counts["total"])
+
+
+@dataclass(frozen=True)
+class RoundView:
+    """A round as one person sees it: columns in their order, with names only when they may see them."""
+
+    round: Round
+    outputs: list[Output]
+    labels_visible: bool
+    totals: dict[str, Any]
+    progress: RunProgress
+    last_number: int
+
+
+def round_view(round_: Round, user) -> RoundView:
+    round_ = round_with_outputs(round_)
+    outputs, visible = outputs_as_seen_by(round_, user)
+    last = round_.group.rounds.order_by("-number").values_list("number", flat=True).first() or round_.number
+    return RoundView(
+        round=round_,
+        outputs=outputs,
+        labels_visible=visible,
+        totals=round_totals(outputs),
+        progress=run_progress(round_),
+        last_number=last,
+    )
+
+
+def round_totals(outputs: list[Output]) -> dict[str, Any]:
+    """The round's footer: the slowest answer, tokens and cost summed; `cost_complete` is False when a finished
+    answer's cost is unknown (a model without a published price), so the sum is a lower bound."""
+    finished = [o for o in outputs if o.finished_at is not None]
+    latencies = [o.latency_ms for o in finished if o.latency_ms is not None]
+    costs = [o.cost for o in finished if o.cost is not None]
+    return {
+        "latency_ms": max(latencies) if latencies else None,
+        "input_tokens": sum(o.input_tokens or 0 for o in finished),
+        "output_tokens": sum(o.output_tokens or 0 for o in finished),
+        "tokens_estimated": any(o.tokens_estimated for o in finished),
+        "cost": sum(costs, Decimal(0)) if costs else None,
+        "cost_complete": len(costs) == len(finished),
+    }
+
+
+def params_problems(workspace: Workspace, params: dict[str, Any], models: list[str]) -> list[str]:
+    """Why a run with these parameters would be refused, one message per model and parameter, before running.
+
+    Unknown or malformed model ids are named too, so the editor can say so next to the run button.
+    """
+    problems: list[str] = []
+    for model_id in dict.fromkeys(m.strip() for m in models if m and m.strip()):
+        try:
+            _, info = resolve_model(workspace, model_id)
+        except ValidationError as exc:
+            problems.append(f"{model_id}: {' '.join(exc.messages)}")
+            continue
+        problems += check_params(params, [(model_id, info)])
+    return problems
+
+
+def editor_initial(group: CompareGroup | None) -> dict[str, Any] | None:
+    """A group's settings in the editor's shape, for "clone and edit"; None for a new comparison."""
+    if group is None:
+        return None
+    return {
+        "cloned_from": group.pk,
+        "title": f"{group.title} (copy)",
+        "mode": group.mode,
+        "system_prompt": group.system_prompt,
+        "shared_variables": group.shared_variables,
+        "params": group.params,
+        "blind": group.blind,
+        "stagger_ms": group.stagger_ms,
+        "timeout_ms": group.timeout_ms,
+        "timeout_step_ms": group.timeout_step_ms,
+        "variants": [
+            {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables}
+            for v in group.variants.all()
+        ],
+    }

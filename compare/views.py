@@ -1,0 +1,178 @@
+"""Comparison pages: the workspace history, the editor (new, clone and edit) and the live comparison page.
+
+Thin: each view reaches its objects through the access helpers and reads through page_selectors; the editor's
+"save and run" calls the services. Votes and the report come from the voting app, fetched by URL in the page.
+"""
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from lab.access import membership_for_user
+from lab.models import Role
+from lab.providers.params import set_params
+
+from . import page_selectors, services
+from .access import group_for_user
+from .api.serializers import ParamsIn
+from .forms import EditorSaveIn, HistoryFilterForm
+from .models import MAX_VARIANTS, CompareGroup, Mode
+
+HISTORY_PAGE_SIZE = 25
+
+
+@login_required
+def history(request, pk):
+    membership = membership_for_user(request.user, pk)
+    if request.session.get("workspace_id") != membership.workspace_id:  # the switcher's "current" workspace
+        request.session["workspace_id"] = membership.workspace_id
+    workspace = membership.workspace
+    authors = workspace.memberships.order_by("user__username").values_list("user_id", "user__username")
+    form = HistoryFilterForm(request.GET, models=page_selectors.history_models(workspace), authors=list(authors))
+    filters = form.filters()
+    groups = Paginator(page_selectors.history(workspace, **filters), HISTORY_PAGE_SIZE)
+    return render(
+        request,
+        "compare/history.html",
+        {
+            "workspace": workspace,
+            "can_edit": membership.allows(Role.EDITOR),
+            "form": form,
+            "filtered": bool(filters),
+            "page": groups.get_page(request.GET.get("page")),
+            "simulated": page_selectors.simulated_connections(workspace),
+        },
+    )
+
+
+@login_required
+def editor_new(request, pk):
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    return _editor(request, workspace, None)
+
+
+@login_required
+def editor_clone(request, pk):
+    """Clone and edit: the editor filled with a group's settings; saving creates a new group."""
+    group = group_for_user(request.user, pk, write=True)
+    return _editor(request, group.workspace, group)
+
+
+def _editor(request, workspace, source: CompareGroup | None):
+    return render(
+        request,
+        "compare/editor.html",
+        {
+            "workspace": workspace,
+            "can_edit": True,
+            "source": source,
+            "initial": page_selectors.editor_initial(source),
+            "limits": {"max_variants": MAX_VARIANTS, "max_repeat": services.MAX_REPEAT},
+        },
+    )
+
+
+@login_required
+@require_POST
+def editor_save(request, pk):
+    """Create the group and answer where to watch it run.
+
+    The comparison page starts the rounds itself (through the runs API) once its socket is live, so the first
+    tokens of every answer are seen streaming rather than missed while the browser moves between pages.
+    """
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    data = EditorSaveIn(data=_json_body(request))
+    if not data.is_valid():
+        return JsonResponse({"errors": _messages(data.errors)}, status=400)
+    fields = dict(data.validated_data)
+    repeat, cloned_from = fields.pop("repeat"), fields.pop("cloned_from")
+    if fields["mode"] == Mode.CUSTOM:
+        return JsonResponse({"errors": {"mode": ["Experiments are made on the experiments page."]}}, status=400)
+    source = group_for_user(request.user, cloned_from) if cloned_from else None
+    if source is not None and source.workspace_id != workspace.pk:
+        raise Http404("No such comparison.")
+    try:
+        group = services.group_create(workspace=workspace, user=request.user, cloned_from=source, **fields)
+    except ValidationError as exc:
+        return JsonResponse({"errors": exc.message_dict}, status=400)
+    return JsonResponse(
+        {"group": group.pk, "url": reverse("compare:detail", args=[group.pk]), "repeat": repeat}, status=201
+    )
+
+
+@login_required
+@require_POST
+def editor_check(request, pk):
+    """The parameter check before running: which chosen model refuses which set parameter."""
+    workspace = membership_for_user(request.user, pk).workspace
+    body = _json_body(request)
+    params = ParamsIn(data=body.get("params") or {})
+    if not params.is_valid():
+        problems = [f"{name}: {m}" for name, messages in _messages(params.errors).items() for m in messages]
+        return JsonResponse({"problems": problems})
+    models = [str(model) for model in (body.get("models") or [])[:MAX_VARIANTS]]
+    problems = page_selectors.params_problems(workspace, set_params(params.validated_data), models)
+    return JsonResponse({"problems": problems})
+
+
+@login_required
+def detail(request, pk, number=None):
+    group = group_for_user(request.user, pk)
+    membership = membership_for_user(request.user, group.workspace_id)
+    round_ = page_selectors.group_round(group, number)
+    return render(
+        request,
+        "compare/detail.html",
+        {
+            "group": group,
+            "workspace": group.workspace,
+            "can_edit": membership.allows(Role.EDITOR),
+            "variants": list(group.variants.all()),
+            "simulated": page_selectors.simulated_connections(group.workspace),
+            "view": page_selectors.round_view(round_, request.user) if round_ else None,
+        },
+    )
+
+
+@login_required
+def round_partial(request, pk, number):
+    """The round region of the comparison page, for switching rounds and re-syncing after a missed event."""
+    group = group_for_user(request.user, pk)
+    round_ = page_selectors.group_round(group, number)
+    return render(
+        request,
+        "compare/_round.html",
+        {
+            "group": group,
+            "simulated": page_selectors.simulated_connections(group.workspace),
+            "view": page_selectors.round_view(round_, request.user),
+        },
+    )
+
+
+def _json_body(request) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _messages(errors) -> dict[str, list[str]]:
+    """DRF's nested errors as {field: [message]}, a variant's named "Variant n: field: message"."""
+    flat: dict[str, list[str]] = {}
+    for field, value in errors.items():
+        if isinstance(value, dict):
+            for inner, messages in _messages(value).items():
+                # The variants' errors are keyed by position (from 1, see VariantListIn).
+                name = f"Variant {inner}" if str(inner).isdigit() else inner
+                flat.setdefault(field, []).extend(f"{name}: {m}" for m in messages)
+        else:
+            flat.setdefault(field, []).extend(str(m) for m in value)
+    return flat

@@ -1,0 +1,336 @@
+// The comparison editor: mode, 2–5 variant columns (add, remove, reorder, duplicate), shared variables and
+// per-variant overrides, a live preview rendered by the server, the parameter check, and "save and run".
+import { postJSON } from "../csrf.js";
+import { h } from "./dom.js";
+import { loadCatalog, showModelNote } from "./models.js";
+import { rowsFrom, valuesOf, variablesEditor } from "./vars.js";
+
+const form = document.getElementById("editor");
+const initial = JSON.parse(document.getElementById("editor-initial").textContent);
+const { max_variants: MAX_VARIANTS } = JSON.parse(document.getElementById("editor-limits").textContent);
+const MIN_VARIANTS = 2;
+const DEFAULT_MODEL = "simulated::writer";
+const field = (name) => form.elements.namedItem(name);
+const part = (role) => form.querySelector(`[data-role=${role}]`);
+
+let catalog = null;
+let nextKey = 1;
+let lastPreview = null; // the latest preview, by variant key, so re-drawn columns show it at once
+
+const state = {
+  sharedRows: [],
+  variants: [], // {key, label, model, prompt, rows}
+};
+
+function newVariant(fields = {}) {
+  return { label: "", model: "", prompt: "", rows: [], ...fields, key: nextKey++ };
+}
+
+const mode = () => form.querySelector("input[name=mode]:checked").value;
+
+function nextLabel() {
+  const used = new Set(state.variants.map((v) => v.label));
+  return [..."ABCDEFGHIJ"].find((letter) => !used.has(letter)) || `V${state.variants.length + 1}`;
+}
+
+function copyLabel(label) {
+  const used = new Set(state.variants.map((v) => v.label));
+  for (let n = 2; ; n++) if (!used.has(`${label} v${n}`)) return `${label} v${n}`;
+}
+
+// --- The request bodies ---------------------------------------------------------------------------------------
+
+function number(name) {
+  const raw = field(name).value.trim();
+  return raw === "" ? null : Number(raw);
+}
+
+function params() {
+  return { temperature: number("temperature"), top_p: number("top_p"), max_tokens: number("max_tokens"), seed: number("seed") };
+}
+
+// The group as the server takes it, and the problems found before asking it.
+function body() {
+  const shared = valuesOf(state.sharedRows, "Shared variables");
+  const errors = [...shared.errors];
+  const variants = state.variants.map((variant, index) => {
+    const overrides = valuesOf(variant.rows, `Variant ${index + 1}'s variables`);
+    if (mode() === "prompts") errors.push(...overrides.errors);
+    return {
+      label: variant.label.trim(),
+      model: (mode() === "prompts" ? field("model").value : variant.model).trim(),
+      prompt: mode() === "models" ? field("prompt").value : variant.prompt,
+      // Models mode sends every model the same prompt, so per-variant variables do not apply there.
+      variables: mode() === "prompts" ? overrides.values : {},
+    };
+  });
+  return {
+    errors,
+    data: {
+      title: field("title").value,
+      mode: mode(),
+      system_prompt: field("system_prompt").value,
+      shared_variables: shared.values,
+      params: params(),
+      blind: field("blind").checked,
+      repeat: number("repeat") ?? 1,
+      timeout_ms: number("timeout_ms") ?? 10000,
+      timeout_step_ms: number("timeout_step_ms") ?? 2000,
+      stagger_ms: number("stagger_ms") ?? 50,
+      cloned_from: initial?.cloned_from ?? null,
+      variants,
+    },
+  };
+}
+
+// --- Variant columns -------------------------------------------------------------------------------------------
+
+function move(index, step) {
+  const [variant] = state.variants.splice(index, 1);
+  state.variants.splice(index + step, 0, variant);
+  renderVariants();
+  changed();
+  form.querySelector(`.ecol[data-key="${variant.key}"] [data-op=${step < 0 ? "left" : "right"}]`)?.focus();
+}
+
+function column(variant, index) {
+  const n = index + 1;
+  const count = state.variants.length;
+  const timeout = ((number("timeout_ms") ?? 10000) + index * (number("timeout_step_ms") ?? 2000)) / 1000;
+  const tool = (op, text, label, onclick, disabled) =>
+    h("button", { type: "button", class: "tool", "data-op": op, "aria-label": label, title: label, disabled, onclick }, text);
+  return h("article", { class: "ecol", "data-key": variant.key, "aria-label": `Variant ${n}` },
+    h("header", { class: "ecol-head" },
+      h("span", { class: "ecol-num", "aria-hidden": "true" }, String(n)),
+      h("input", {
+        class: "ecol-label", value: variant.label, maxlength: 80, "aria-label": `Label of variant ${n}`,
+        oninput: (event) => { variant.label = event.target.value; changed(); },
+      }),
+      h("div", { class: "ecol-tools" },
+        tool("left", "←", `Move variant ${n} left`, () => move(index, -1), index === 0),
+        tool("right", "→", `Move variant ${n} right`, () => move(index, 1), index === count - 1),
+        tool("duplicate", "Duplicate", `Duplicate variant ${n}`, () => {
+          state.variants.splice(index + 1, 0, newVariant({ ...structuredClone(variant), label: copyLabel(variant.label) }));
+          renderVariants();
+          changed();
+        }, count >= MAX_VARIANTS),
+        tool("remove", "Remove", `Remove variant ${n}`, () => {
+          state.variants.splice(index, 1);
+          renderVariants();
+          changed();
+        }, count <= MIN_VARIANTS))),
+    mode() === "models"
+      ? h("div", { class: "ecol-model" },
+          h("label", {}, "Model", h("input", {
+            value: variant.model, list: "model-options", placeholder: "connection::model", spellcheck: "false",
+            autocomplete: "off", "data-role": "variant-model",
+            oninput: (event) => { variant.model = event.target.value; showModelNotes(); changed(); },
+          })),
+          h("p", { class: "field-note" }))
+      : h("label", { class: "ecol-prompt" }, "Prompt", h("textarea", {
+          rows: 7, value: variant.prompt, placeholder: "Write this version of the prompt. Use {{name}} for variables.",
+          oninput: (event) => { variant.prompt = event.target.value; changed(); },
+        })),
+    mode() === "prompts"
+      ? h("details", { class: "overrides", open: variant.rows.length > 0 },
+          h("summary", {}, "Variables for this variant only"),
+          variablesEditor(variant.rows, { label: `Variant ${n} variables`, onChange: changed }))
+      : null,
+    h("section", { class: "ecol-preview", "aria-label": `Preview of variant ${n}` },
+      h("h3", {}, "Preview"),
+      h("ul", { class: "messages", "data-role": "messages", "aria-live": "polite" }),
+      h("pre", { class: "preview-system", "data-role": "preview-system", hidden: true }),
+      h("pre", { class: "preview-text", "data-role": "preview" }, "…")),
+    h("p", { class: "ecol-timeout muted small" }, `Times out after ${timeout} s`));
+}
+
+function renderVariants() {
+  const holder = part("variants");
+  holder.className = `editor-columns cols-${state.variants.length}`;
+  holder.replaceChildren(...state.variants.map(column));
+  if (lastPreview) showPreview(lastPreview);
+  part("variant-count").textContent = `${state.variants.length} of ${MAX_VARIANTS}`;
+  form.querySelector("[data-action=add-variant]").disabled = state.variants.length >= MAX_VARIANTS;
+  showModelNotes();
+}
+
+function showModelNotes() {
+  showModelNote(part("model-note"), catalog, field("model").value);
+  for (const input of form.querySelectorAll("[data-role=variant-model]")) {
+    showModelNote(input.closest(".ecol-model").querySelector(".field-note"), catalog, input.value);
+  }
+}
+
+function renderMode() {
+  for (const element of form.querySelectorAll("[data-mode-only]")) element.hidden = element.dataset.modeOnly !== mode();
+}
+
+// --- Preview and parameter check, debounced --------------------------------------------------------------------
+
+let timer = null;
+let sequence = 0;
+
+function changed() {
+  clearTimeout(timer);
+  timer = setTimeout(refresh, 300);
+}
+
+function messageList(list, items) {
+  list.replaceChildren(...items.map(([kind, text]) => h("li", { class: `msg-${kind}` }, text)));
+}
+
+async function refresh() {
+  const mine = ++sequence;
+  const { errors, data } = body();
+  // The preview renders prompts only; a placeholder model keeps it valid while a model field is still empty.
+  const previewBody = {
+    mode: data.mode,
+    system_prompt: data.system_prompt,
+    shared_variables: data.shared_variables,
+    variants: data.variants.map((v) => ({ ...v, model: v.model || "unset" })),
+  };
+  const [preview, check] = await Promise.all([
+    postJSON(form.dataset.previewUrl, previewBody),
+    postJSON(form.dataset.checkUrl, { params: data.params, models: data.variants.map((v) => v.model) }),
+  ]);
+  if (mine !== sequence) return; // a newer edit already asked again
+  rememberPreview(preview, errors);
+  messageList(part("problems"), (check.data.problems || []).map((text) => ["problem", text]));
+}
+
+// The server's answer, kept by variant key: a column moved or re-drawn since still shows its own preview.
+function rememberPreview(preview, localErrors) {
+  const keys = state.variants.map((variant) => variant.key);
+  lastPreview = {
+    ok: preview.ok,
+    failure: preview.ok ? "" : Object.values(preview.data).flat().join(" ") || String(preview.status),
+    localErrors,
+    warnings: preview.ok ? preview.data.warnings : [],
+    byKey: new Map(preview.ok ? preview.data.variants.map((variant, index) => [keys[index], variant]) : []),
+  };
+  showPreview(lastPreview);
+}
+
+function showPreview({ ok, failure, localErrors, warnings, byKey }) {
+  const top = [...localErrors.map((t) => ["error", t]), ...warnings.map((t) => ["warning", t])];
+  if (!ok) top.push(["error", `The preview failed: ${failure}`]);
+  messageList(part("group-warnings"), top);
+  for (const col of form.querySelectorAll(".ecol")) {
+    const variant = byKey.get(Number(col.dataset.key));
+    if (!variant) continue;
+    // A warning about a variable used unevenly names the variants without it; show it next to each of them.
+    const name = `Variant ${variant.position} (${variant.label})`;
+    messageList(col.querySelector("[data-role=messages]"), [
+      ...variant.errors.map((t) => ["error", t]),
+      ...variant.warnings.map((t) => ["warning", t]),
+      ...warnings.filter((t) => t.includes(name)).map((t) => ["warning", t]),
+    ]);
+    const system = col.querySelector("[data-role=preview-system]");
+    system.hidden = !variant.system_prompt;
+    system.textContent = variant.system_prompt ? `System: ${variant.system_prompt}` : "";
+    col.querySelector("[data-role=preview]").textContent = variant.prompt || "(empty prompt)";
+  }
+}
+
+// --- Save and run ----------------------------------------------------------------------------------------------
+
+function showErrors(messages) {
+  const box = part("errors");
+  box.hidden = messages.length === 0;
+  box.replaceChildren(
+    h("p", {}, h("strong", {}, "Not saved. Please fix:")),
+    h("ul", {}, ...messages.map((text) => h("li", {}, text))),
+  );
+  if (messages.length) box.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+async function save(event) {
+  event.preventDefault();
+  const { errors, data } = body();
+  if (errors.length) { showErrors(errors); return; }
+  const button = part("save");
+  const status = part("status");
+  button.disabled = true;
+  status.textContent = "Saving…";
+  const result = await postJSON(form.dataset.saveUrl, data);
+  if (result.ok) {
+    // The comparison page starts the run once it is listening, so every answer is seen from its first token.
+    sessionStorage.setItem(`promptlab:start:${result.data.group}`, String(result.data.repeat));
+    window.location.assign(result.data.url);
+    return;
+  }
+  button.disabled = false;
+  status.textContent = "";
+  const messages = result.data.errors
+    ? Object.entries(result.data.errors).flatMap(([name, list]) => list.map((t) => (name === "variants" || name === "params" || name === "__all__" ? t : `${name}: ${t}`)))
+    : [result.status === 403 ? "You need the editor role in this workspace to run comparisons." : "The server could not save this comparison."];
+  showErrors(messages);
+}
+
+// --- Start ----------------------------------------------------------------------------------------------------
+
+function fill(group) {
+  field("title").value = group.title || "";
+  form.querySelector(`input[name=mode][value=${group.mode === "models" ? "models" : "prompts"}]`).checked = true;
+  field("system_prompt").value = group.system_prompt || "";
+  const p = group.params || {};
+  for (const name of ["temperature", "top_p", "max_tokens", "seed"]) field(name).value = p[name] ?? "";
+  field("blind").checked = Boolean(group.blind);
+  for (const name of ["timeout_ms", "timeout_step_ms", "stagger_ms"]) field(name).value = group[name];
+  state.sharedRows = rowsFrom(group.shared_variables);
+  state.variants = group.variants.map((v) => newVariant({ label: v.label, model: v.model, prompt: v.prompt, rows: rowsFrom(v.variables) }));
+  field("model").value = group.variants[0]?.model || "";
+  field("prompt").value = group.variants[0]?.prompt || "";
+}
+
+function switchMode() {
+  if (mode() === "models") {
+    if (!field("prompt").value) field("prompt").value = state.variants[0]?.prompt || "";
+    for (const variant of state.variants) variant.model ||= field("model").value;
+  } else {
+    if (!field("model").value) field("model").value = state.variants[0]?.model || "";
+    for (const variant of state.variants) variant.prompt ||= field("prompt").value;
+  }
+  renderMode();
+  renderVariants();
+  changed();
+}
+
+if (initial) {
+  fill(initial);
+} else {
+  state.sharedRows = [{ name: "", value: "", json: false }];
+  state.variants = [newVariant({ label: "A" }), newVariant({ label: "B" })];
+}
+part("shared-vars").replaceChildren(variablesEditor(state.sharedRows, { label: "Shared variables", onChange: changed }));
+renderMode();
+renderVariants();
+
+form.addEventListener("input", (event) => {
+  if (event.target.name === "model") showModelNotes();
+  if (["timeout_ms", "timeout_step_ms"].includes(event.target.name)) renderVariants();
+  changed();
+});
+for (const radio of form.querySelectorAll("input[name=mode]")) radio.addEventListener("change", switchMode);
+form.querySelector("[data-action=add-variant]").addEventListener("click", () => {
+  const last = state.variants.at(-1);
+  state.variants.push(newVariant({ label: nextLabel(), model: last?.model || "" }));
+  renderVariants();
+  changed();
+  form.querySelector(".ecol:last-child .ecol-prompt textarea, .ecol:last-child input[data-role=variant-model]")?.focus();
+});
+form.addEventListener("submit", save);
+form.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+});
+
+loadCatalog(form.dataset.modelsUrl, document.getElementById("model-options")).then((loaded) => {
+  catalog = loaded;
+  if (!field("model").value && !initial) {
+    field("model").value = loaded.models.some((m) => m.id === DEFAULT_MODEL) ? DEFAULT_MODEL : loaded.models[0]?.id || "";
+  }
+  showModelNotes();
+  if (loaded.errors.length) part("status").textContent = loaded.errors.join(" ");
+  changed();
+});
+changed();
