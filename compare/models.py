@@ -263,3 +263,7 @@ class Output(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round} / {self.variant.label}: {self.status}"
+
+
+# Experiments keep their models beside their code; importing them here registers them with this app.
+from .experiments.models import EVALUATION_UNFINISHED, Evaluation, EvaluationStatus, Experiment  # noqa: E402, F401

@@ -1,0 +1,88 @@
+"""An experiment (the custom comparison a file or form made, with what it was made from) and each answer's evaluation.
+
+They live in compare's app (imported by compare.models) but in this package, beside the code that uses them.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from ..models import CompareGroup, Output
+
+
+class Experiment(models.Model):
+    group = models.OneToOneField(CompareGroup, on_delete=models.CASCADE, related_name="experiment")
+    source = models.CharField(max_length=300, blank=True)  # the file it was read from, or "form"
+    # The file as understood: names kept, `$file:` and `file:` references read in, our placeholder syntax. Export
+    # writes the group's variants, which this names; it is also what the page's "run again" starts from.
+    config = models.JSONField()
+    budget = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)  # USD; None = no cap
+    estimate = models.JSONField(default=dict, blank=True)
+    run_id = models.UUIDField(null=True, blank=True)  # the rounds of its run (Round.run_id)
+    stopped_reason = models.TextField(blank=True)  # set when the budget cap stopped it, readable
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(budget__isnull=True) | Q(budget__gt=0), name="experiment_budget_positive"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.group.title
+
+
+class EvaluationStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Evaluating"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"  # the judge could not score it (the reason says why)
+    SKIPPED = "skipped", "Skipped"  # no answer to evaluate, or the budget cap was reached
+
+
+EVALUATION_UNFINISHED = (EvaluationStatus.QUEUED, EvaluationStatus.RUNNING)
+
+
+class Evaluation(models.Model):
+    """One answer of an experiment, checked against the schema and scored pointwise by the judge."""
+
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="evaluations")
+    output = models.OneToOneField(Output, on_delete=models.CASCADE, related_name="evaluation")
+    status = models.CharField(max_length=10, choices=EvaluationStatus.choices, default=EvaluationStatus.QUEUED)
+    score = models.FloatField(null=True, blank=True)  # 0–1; None when not judged
+    scale_score = models.FloatField(null=True, blank=True)  # on the evaluation type's scale, e.g. 4 on 1-5
+    reason = models.TextField(blank=True)
+    schema_valid = models.BooleanField(null=True, blank=True)  # None when the experiment has no schema
+    schema_errors = models.JSONField(default=list, blank=True)
+    judge_calls = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    # What the estimate would have said for this call's input: the ratio to the real count calibrates estimates.
+    estimated_input_tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=EvaluationStatus.values), name="evaluation_status_valid"),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=1)),
+                name="evaluation_score_in_unit_interval",
+            ),
+        ]
+        indexes = [
+            # Progress and budget: an experiment's evaluations by status.
+            models.Index(fields=["experiment", "status"], name="evaluation_experiment_status"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.output}: {self.status} {self.score}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status not in EVALUATION_UNFINISHED
