@@ -3,7 +3,8 @@
 User text is never handed to a template engine or `str.format`: one regular expression finds the placeholders
 and each is replaced by its value, inserted literally (a value containing `{{x}}` stays `{{x}}`). There is no
 attribute access, no code and no other filter, so `{{x.__class__}}` or `{% if %}` are sent as written, with a
-warning. The preview endpoint and the worker call the same `render_variants`.
+warning. The preview endpoint and the worker call the same `render_variants`. `{{name|json_line}}` is JSON on one
+line (strings quoted); experiment files' `<<name:format>>` placeholders are rewritten into these forms on reading.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 import yaml
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json|yaml)\s*)?\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json_line|json|yaml)\s*)?\}\}")
 # Anything that looks like a placeholder but is not one of the three forms above.
 LOOKALIKE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
@@ -67,9 +68,33 @@ def format_value(value: Any, filter_name: str | None = None) -> str:
         return dumped.removesuffix("\n...\n").rstrip("\n")
     if filter_name == "json":
         return json.dumps(value, ensure_ascii=False, indent=2)
+    if filter_name == "json_line":
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+# Experiment files (the layout of common CLI experiment tools) write `<<name>>` and `<<name:format>>`; they are
+# rewritten once, when the file is read, into the placeholders above, so prompts are rendered by `render` alone.
+ANGLE_PLACEHOLDER = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*([^<>\s]*)\s*)?>>")
+ANGLE_FORMATS = {"string": "", "json": "json_line", "json-pretty": "json", "yaml": "yaml", "yml": "yaml"}
+
+
+def from_angle_placeholders(template: str) -> tuple[str, list[str]]:
+    """`<<name>>` → `{{name}}`, `<<name:json>>` → `{{name|json_line}}`, `<<name:json-pretty>>` → `{{name|json}}`,
+    `<<name:yaml>>` → `{{name|yaml}}`; also returns each placeholder with an unknown format, which stays as written.
+    """
+    unknown: list[str] = []
+
+    def rewrite(match: re.Match) -> str:
+        name, fmt = match.group(1), (match.group(2) or "string").lower()
+        if fmt not in ANGLE_FORMATS:
+            unknown.append(match.group(0))
+            return match.group(0)
+        return f"{{{{{name}|{ANGLE_FORMATS[fmt]}}}}}" if ANGLE_FORMATS[fmt] else f"{{{{{name}}}}}"
+
+    return ANGLE_PLACEHOLDER.sub(rewrite, template), list(dict.fromkeys(unknown))
 
 
 def placeholders(template: str) -> list[str]:
