@@ -9,8 +9,12 @@ class JudgingConfig(AppConfig):
 
     def ready(self) -> None:
         # compare cannot import judging (imports only go down the layers), so it sends a signal and judging listens.
+        # For the same reason, experiments find their judge through the scorer registered here.
+        from compare.experiments.scoring import register_scorer
         from compare.signals import round_finished
 
+        from .experiment_scoring import PointwiseScorer
         from .receivers import on_round_finished
 
         round_finished.connect(on_round_finished, dispatch_uid="judging.on_round_finished")
+        register_scorer(PointwiseScorer())

@@ -1,0 +1,182 @@
+"""What an experiment will cost before it runs: calls, tokens and dollars for the answers and their evaluations.
+
+Input tokens are counted from the rendered prompts at about 4 characters a token. Output tokens are the parameter
+set's maxOutputTokens (a model rarely stops far short of it when it has more to say), else what the model wrote on
+average in this workspace before, else DEFAULT_OUTPUT_TOKENS. Both are calibrated by the workspace's history: the
+ratio of the tokens providers reported to our count, per model, over its last HISTORY answers (or evaluations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from django.db.models.functions import Length
+
+from lab.providers.answer import cost_of, estimate_tokens
+from lab.templating import render
+
+from ..models import Output, OutputStatus
+from .models import Evaluation, EvaluationStatus
+from .plan import Plan
+from .scoring import scorer
+
+DEFAULT_OUTPUT_TOKENS = 300
+DEFAULT_JUDGE_OUTPUT_TOKENS = 60  # a JSON object with a score and a sentence of reason
+HISTORY = 200
+
+
+@dataclass
+class Part:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    unpriced_calls: int = 0  # calls whose model has no known price: not in `cost`
+
+    def add(self, input_tokens: int, output_tokens: int, cost: float | None) -> None:
+        self.calls += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        if cost is None:
+            self.unpriced_calls += 1
+        else:
+            self.cost += cost
+
+
+@dataclass
+class Estimate:
+    combinations: int
+    rows: int
+    answers: Part = field(default_factory=Part)
+    evaluations: Part = field(default_factory=Part)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        return self.answers.calls + self.evaluations.calls
+
+    @property
+    def tokens(self) -> int:
+        return sum(p.input_tokens + p.output_tokens for p in (self.answers, self.evaluations))
+
+    @property
+    def cost(self) -> float:
+        return self.answers.cost + self.evaluations.cost
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "calls": self.calls, "tokens": self.tokens, "cost": self.cost}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    input_ratio: float = 1.0  # reported input tokens ÷ our count
+    output_mean: float | None = None  # mean output tokens, when there is history
+
+
+def experiment_estimate(plan: Plan, workspace) -> Estimate:
+    config = plan.config
+    rows = plan.rows or [None]
+    estimate = Estimate(combinations=len(config.combinations), rows=len(plan.rows))
+    calibrations = {model: _answers_history(workspace, model) for model in config.models}
+    judge, judge_calibration = _judge(plan, workspace)
+    for combination in config.combinations:
+        calibration = calibrations[combination.model]
+        output_tokens = _output_tokens(combination.params.params.get("max_tokens"), calibration)
+        for row in rows:
+            values = {**config.variables, **(row.vars if row else {}), **combination.prompt.variables}
+            system = render(config.system_prompt, values).text
+            prompt = render(combination.prompt.template, values).text
+            input_tokens = round(estimate_tokens(system + prompt) * calibration.input_ratio)
+            info = plan.infos.get(combination.model)
+            estimate.answers.add(input_tokens, output_tokens, cost_of(info, input_tokens, output_tokens))
+            if judge is not None:
+                _add_evaluation(estimate, plan, judge, judge_calibration, prompt, output_tokens)
+    _notes(estimate, plan, calibrations)
+    return estimate
+
+
+def _add_evaluation(estimate: Estimate, plan: Plan, judge: Any, calibration: Calibration, prompt: str, answer: int):
+    response = "x" * (answer * 4)  # only its length matters: about `answer` tokens
+    counted = scorer().input_tokens(judge, request=prompt, response=response)
+    input_tokens = round(counted * calibration.input_ratio)
+    output_tokens = round(calibration.output_mean or DEFAULT_JUDGE_OUTPUT_TOKENS)
+    info = plan.infos.get(plan.config.evaluation.model)
+    estimate.evaluations.add(input_tokens, output_tokens, cost_of(info, input_tokens, output_tokens))
+
+
+def _output_tokens(max_tokens: int | None, calibration: Calibration) -> int:
+    if max_tokens and calibration.output_mean is not None:
+        return round(min(max_tokens, calibration.output_mean))
+    return round(max_tokens or calibration.output_mean or DEFAULT_OUTPUT_TOKENS)
+
+
+def _judge(plan: Plan, workspace) -> tuple[Any, Calibration]:
+    evaluation = plan.config.evaluation
+    if evaluation is None:
+        return None, Calibration()
+    judge = scorer().prepare(
+        workspace=workspace, model_id=evaluation.model, type=evaluation.type, prompt=evaluation.prompt
+    )
+    return judge, _judge_history(workspace, evaluation.model)
+
+
+def _answers_history(workspace, model: str) -> Calibration:
+    recent = (
+        Output.objects.filter(
+            round__group__workspace=workspace,
+            variant__model=model,
+            status=OutputStatus.OK,
+            tokens_estimated=False,
+            input_tokens__isnull=False,
+            output_tokens__isnull=False,
+        )
+        .annotate(chars=Length("rendered_prompt") + Length("rendered_system_prompt"))
+        .order_by("-id")
+        .values_list("input_tokens", "output_tokens", "chars")[:HISTORY]
+    )
+    recent = list(recent)
+    if not recent:
+        return Calibration()
+    counted = sum(max(1, round(chars / 4)) for _, _, chars in recent)
+    return Calibration(
+        input_ratio=sum(i for i, _, _ in recent) / counted, output_mean=sum(o for _, o, _ in recent) / len(recent)
+    )
+
+
+def _judge_history(workspace, model: str) -> Calibration:
+    recent = list(
+        Evaluation.objects.filter(
+            experiment__group__workspace=workspace,
+            experiment__config__evaluation__model=model,
+            status=EvaluationStatus.DONE,
+            judge_calls=1,  # a retried call would count two prompts against one estimate
+            estimated_input_tokens__gt=0,
+        )
+        .order_by("-id")
+        .values_list("input_tokens", "output_tokens", "estimated_input_tokens")[:HISTORY]
+    )
+    if not recent:
+        return Calibration()
+    return Calibration(
+        input_ratio=sum(i for i, _, _ in recent) / sum(e for _, _, e in recent),
+        output_mean=sum(o for _, o, _ in recent) / len(recent),
+    )
+
+
+def _notes(estimate: Estimate, plan: Plan, calibrations: dict[str, Calibration]) -> None:
+    for combination in plan.config.combinations:
+        if combination.params.params.get("max_tokens") or calibrations[combination.model].output_mean is not None:
+            continue
+        estimate.notes.append(
+            f"Answers without maxOutputTokens are assumed to be {DEFAULT_OUTPUT_TOKENS} tokens long until this "
+            "workspace has answers of their models; set maxOutputTokens for a firm upper bound."
+        )
+        break
+    for part, name in ((estimate.answers, "answers"), (estimate.evaluations, "evaluations")):
+        if part.unpriced_calls:
+            estimate.notes.append(
+                f"{part.unpriced_calls} of the {name} use a model without a known price: the cost leaves them out, "
+                "and a budget cap cannot count them."
+            )
+    estimate.notes += plan.warnings

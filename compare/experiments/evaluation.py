@@ -1,0 +1,164 @@
+"""Evaluating an experiment's answers once their round has finished: the schema check and the judge's score.
+
+The evaluation task (queued when a round finishes) and the command line (after running a round itself) both call
+`experiment_round_evaluate`; each evaluation is claimed with a conditional UPDATE, so no answer is judged twice.
+A round's answers are judged concurrently, through the judge connection's shared limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from lab.engine.limiter import open_limiter
+from lab.providers.http import tls_context
+
+from ..models import Output, OutputStatus, Round
+from .models import Evaluation, EvaluationStatus
+from .scoring import Score, scorer
+from .services import experiment_announce, experiment_budget_enforce
+from .structured import answer_check
+
+logger = logging.getLogger(__name__)
+
+HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
+FIELDS = [
+    "status",
+    "score",
+    "scale_score",
+    "reason",
+    "schema_valid",
+    "schema_errors",
+    "judge_calls",
+    "input_tokens",
+    "output_tokens",
+    "estimated_input_tokens",
+    "cost",
+    "latency_ms",
+    "finished_at",
+]
+
+
+@dataclass
+class _Job:
+    evaluation: Evaluation
+    request: str  # the prompt the answer was written for
+    response: str  # the answer as the judge sees it
+
+
+def experiment_round_evaluate(*, round_id: int) -> int:
+    """Evaluate the answers of a finished round not yet taken by anyone; returns how many this call took."""
+    round_ = Round.objects.filter(pk=round_id).first()
+    if round_ is None or not round_.is_finished:
+        return 0
+    claimed = _claim(round_id)
+    if not claimed:
+        return 0
+    experiment = claimed[0].experiment
+    config = experiment.config
+    now = timezone.now()
+    jobs = []
+    for evaluation in claimed:
+        evaluation.finished_at = now
+        if experiment.stopped_reason:
+            evaluation.status, evaluation.reason = (
+                EvaluationStatus.SKIPPED,
+                "Not evaluated: the budget cap was reached.",
+            )
+        elif evaluation.output.status != OutputStatus.OK:
+            evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, _no_answer(evaluation.output)
+        else:
+            jobs.append(_prepare(evaluation, config))
+    if jobs and config.get("evaluation"):
+        _judge(jobs, experiment)
+    Evaluation.objects.bulk_update(claimed, FIELDS)
+    experiment_announce(experiment.pk)
+    experiment_budget_enforce(experiment_id=experiment.pk)
+    return len(claimed)
+
+
+def _claim(round_id: int) -> list[Evaluation]:
+    queued = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
+    mine = [
+        pk
+        for pk in queued.values_list("pk", flat=True)
+        if Evaluation.objects.filter(pk=pk, status=EvaluationStatus.QUEUED).update(status=EvaluationStatus.RUNNING)
+    ]
+    return list(
+        Evaluation.objects.filter(pk__in=mine)
+        .select_related("experiment__group__workspace", "output")
+        .order_by("output__variant__position")
+    )
+
+
+def _no_answer(output: Output) -> str:
+    detail = f": {output.error}" if output.error else ""
+    return f"No complete answer to evaluate (the answer {output.get_status_display().lower()}{detail})."
+
+
+def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
+    """The schema check, and what the judge will see; without a judge the evaluation is done here."""
+    output = evaluation.output
+    shown = output.text
+    structured = config.get("structured-output")
+    if structured:
+        checked = answer_check(output.text, schema=structured["schema"], format=structured["format"])
+        evaluation.schema_valid, evaluation.schema_errors, shown = checked.valid, checked.errors, checked.shown
+    if not config.get("evaluation"):
+        evaluation.status = EvaluationStatus.DONE
+    request = output.rendered_prompt
+    if output.rendered_system_prompt:
+        request = f"{output.rendered_system_prompt}\n\n{request}"
+    return _Job(evaluation=evaluation, request=request, response=shown)
+
+
+def _judge(jobs: list[_Job], experiment) -> None:
+    spec = experiment.config["evaluation"]
+    judging = scorer()
+    try:
+        if judging is None:
+            raise ValidationError("This installation has no judge (the judging app) any more.")
+        judge = judging.prepare(
+            workspace=experiment.group.workspace,
+            model_id=spec["model"],
+            type=spec["type"],
+            prompt=spec.get("prompt", ""),
+        )
+    except ValidationError as exc:
+        for job in jobs:
+            job.evaluation.status, job.evaluation.reason = EvaluationStatus.FAILED, " ".join(exc.messages)
+        return
+    results = asyncio.run(_score_all(judging, judge, jobs))
+    for job, (score, latency_ms) in zip(jobs, results, strict=True):
+        evaluation = job.evaluation
+        evaluation.estimated_input_tokens = judging.input_tokens(judge, request=job.request, response=job.response)
+        evaluation.latency_ms = latency_ms
+        evaluation.score, evaluation.scale_score, evaluation.reason = score.score, score.scale_score, score.reason
+        evaluation.judge_calls, evaluation.cost = score.calls, score.cost
+        evaluation.input_tokens, evaluation.output_tokens = score.input_tokens, score.output_tokens
+        evaluation.status = EvaluationStatus.DONE if score.score is not None else EvaluationStatus.FAILED
+
+
+async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]]:
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
+
+        async def one(job: _Job) -> tuple[Score, int]:
+            started = time.monotonic()
+            try:
+                score = await judging.score(
+                    judge, request=job.request, response=job.response, http=http, limiter=limiter
+                )
+            except Exception as exc:
+                # One answer's judging failing must not lose the others' scores; the reason is shown on its row.
+                logger.exception("Judging evaluation %s failed unexpectedly", job.evaluation.pk)
+                score = Score(score=None, scale_score=None, reason=f"Unexpected error: {type(exc).__name__}: {exc}")
+            return score, int((time.monotonic() - started) * 1000)
+
+        return list(await asyncio.gather(*(one(job) for job in jobs)))

@@ -1,0 +1,159 @@
+"""From a checked file to what will run in a workspace: models, parameters, judge and rows checked against it, and
+the custom comparison's variants (one per combination of model, parameter set and prompt).
+
+Problems name the file, the entry and the field, like the file's own, so a person fixes the file, not the lab.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from lab.providers.base import ModelInfo
+from lab.providers.params import check_params
+from lab.templating import render
+
+from ..catalog import resolve_model
+from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
+from .config import Combination, ConfigError, ExperimentConfig, Row
+from .scoring import scorer
+
+LABEL_LENGTH = 80
+
+
+@dataclass
+class Plan:
+    config: ExperimentConfig
+    infos: dict[str, ModelInfo | None]  # catalog entry of every model (and the judge), None when unlisted
+    rows: list[Row]  # the file's rows, or the referenced dataset's
+    dataset: Dataset | None = None  # the workspace dataset the file names, used as it is
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def variants(self) -> list[dict[str, Any]]:
+        """group_create's variants, in the order of the combinations."""
+        labels = combination_labels(self.config.combinations)
+        return [
+            {
+                "label": label,
+                "model": c.model,
+                "prompt": c.prompt.template,
+                "variables": c.prompt.variables,
+                "params": c.params.params,
+            }
+            for c, label in zip(self.config.combinations, labels, strict=True)
+        ]
+
+
+def combination_labels(combinations: list[Combination]) -> list[str]:
+    """ "model · parameters · prompt", shortened to fit a column and made unique."""
+    labels: list[str] = []
+    for position, combination in enumerate(combinations, start=1):
+        label = f"{combination.model} · {combination.params.name} · {combination.prompt.name}"
+        if len(label) > LABEL_LENGTH:
+            label = label[: LABEL_LENGTH - 1] + "…"
+        if label in labels:
+            label = label[: LABEL_LENGTH - 6] + f" #{position}"
+        labels.append(label)
+    return labels
+
+
+def plan_check(*, config: ExperimentConfig, workspace) -> Plan:
+    """Check the file against the workspace; raises ConfigError listing every problem."""
+    problems: list[str] = []
+    source = config.source
+    plan = Plan(config=config, infos={}, rows=list(config.rows))
+    for index, model in enumerate(config.models, start=1):
+        try:
+            connection, plan.infos[model] = resolve_model(workspace, model)
+        except ValidationError as exc:
+            problems.append(f"{source}: models[{index}] ({model}): model: {' '.join(exc.messages)}")
+            continue
+        if plan.infos[model] is None and connection.models_cache:
+            plan.warnings.append(f"{model} is not in the catalog of {connection.name}; its price is unknown.")
+    problems += _check_params(config, plan.infos)
+    count = len(config.combinations)
+    if config.combinations and not 1 <= count <= MAX_EXPERIMENT_VARIANTS:
+        problems.append(
+            f"{source}: combinations: {count} combinations of model, parameters and prompt; an experiment runs at most "
+            f"{MAX_EXPERIMENT_VARIANTS} (each is run on every dataset row)"
+        )
+    if config.dataset_ref is not None:
+        plan.dataset, plan.rows = _dataset(workspace, config.dataset_ref, source, problems)
+    if config.evaluation is not None:
+        problems += _check_judge(config, workspace, plan.infos)
+    problems += _check_rendering(config, plan.rows)
+    if problems:
+        raise ConfigError(problems)
+    return plan
+
+
+def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None]) -> list[str]:
+    problems: list[str] = []
+    index_of = {params.name: i for i, params in enumerate(config.param_sets, start=1)}
+    checked: set[tuple[str, str]] = set()
+    for combination in config.combinations:
+        key = (combination.params.name, combination.model)
+        if key in checked or combination.model not in infos:
+            continue
+        checked.add(key)
+        where = f"model-parameters[{index_of[combination.params.name]}] ({combination.params.name})"
+        for message in check_params(combination.params.params, [(combination.model, infos[combination.model])]):
+            problems.append(f"{config.source}: {where}: {message}; drop it from this set or use another model")
+    return problems
+
+
+def _dataset(workspace, ref: str | int, source: str, problems: list[str]) -> tuple[Dataset | None, list[Row]]:
+    datasets = Dataset.objects.filter(workspace=workspace)
+    found = list(datasets.filter(pk=ref) if isinstance(ref, int) else datasets.filter(name=str(ref)))
+    where = f"{source}: dataset[1] ({ref}): dataset"
+    if not found:
+        problems.append(f"{where}: this workspace has no such dataset")
+        return None, []
+    if len(found) > 1:
+        problems.append(f"{where}: {len(found)} datasets have this name; use its id")
+        return None, []
+    rows = [Row(row.name or f"row-{row.position}", row.vars) for row in found[0].rows.order_by("position")]
+    if not rows:
+        problems.append(f"{where}: the dataset has no rows")
+    return found[0], rows
+
+
+def _check_judge(config: ExperimentConfig, workspace, infos: dict[str, ModelInfo | None]) -> list[str]:
+    judge = scorer()
+    evaluation = config.evaluation
+    candidates = [(f"models[{i}] ({model})", model) for i, model in enumerate(config.models, start=1)]
+    problems = judge.check(workspace=workspace, model_id=evaluation.model, candidates=candidates) if judge else []
+    if not problems:
+        infos[evaluation.model] = resolve_model(workspace, evaluation.model)[1]
+    return [f"{config.source}: evaluation: model: {message}" for message in problems]
+
+
+def _check_rendering(config: ExperimentConfig, rows: list[Row]) -> list[str]:
+    """Every prompt must find every placeholder's value in every row (with the shared and the prompt's variables)."""
+    problems: list[str] = []
+    index_of = {prompt.name: i for i, prompt in enumerate(config.prompts, start=1)}
+    for prompt in config.prompts:
+        where = f"{config.source}: prompts[{index_of[prompt.name]}] ({prompt.name}): prompt"
+        problems += _missing(where, prompt.template, config, rows, prompt.variables)
+    if config.system_prompt:
+        problems += _missing(f"{config.source}: system-prompt", config.system_prompt, config, rows, {})
+    return problems
+
+
+def _missing(where: str, template: str, config: ExperimentConfig, rows: list[Row], own: dict) -> list[str]:
+    lacking: dict[str, list[str]] = {}
+    for row in rows or [None]:
+        values = {**config.variables, **(row.vars if row else {}), **own}
+        for name in render(template, values).missing:
+            lacking.setdefault(name, []).append(row.name if row else "")
+    problems = []
+    for name, row_names in lacking.items():
+        if not rows:
+            problems.append(f"{where}: uses <<{name}>>, which has no value: add a dataset with it, or variables")
+            continue
+        shown = ", ".join(row_names[:5]) + (f" and {len(row_names) - 5} more" if len(row_names) > 5 else "")
+        problems.append(f"{where}: uses <<{name}>>, which dataset rows {shown} do not give")
+    return problems

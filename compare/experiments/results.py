@@ -1,0 +1,180 @@
+"""An experiment's results: one cell per dataset row × combination, and averages grouped by model, parameter set,
+prompt, dataset row and combination. The page and the command line read the same figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from statistics import mean
+from typing import Any
+
+from ..models import Output, OutputStatus
+from .models import Evaluation, EvaluationStatus, Experiment
+from .naming import combination_names
+
+GROUPINGS = (("model", "Model"), ("parameters", "Parameters"), ("prompt", "Prompt"), ("row", "Dataset row"))
+
+
+@dataclass(frozen=True)
+class Combo:
+    position: int
+    label: str
+    model: str
+    parameters: str
+    prompt: str
+
+
+@dataclass
+class Cell:
+    output: Output
+    combo: Combo
+    row: str
+    round_number: int
+    evaluation: Evaluation | None
+
+    @property
+    def ok(self) -> bool:
+        return self.output.status == OutputStatus.OK
+
+    @property
+    def scale_score(self) -> float | None:
+        return self.evaluation.scale_score if self.evaluation else None
+
+    @property
+    def valid(self) -> bool | None:
+        return self.evaluation.schema_valid if self.evaluation else None
+
+    @property
+    def tokens(self) -> int:
+        return (self.output.input_tokens or 0) + (self.output.output_tokens or 0)
+
+    @property
+    def evaluation_tokens(self) -> int:
+        return (self.evaluation.input_tokens + self.evaluation.output_tokens) if self.evaluation else 0
+
+    @property
+    def cost(self) -> Decimal | None:
+        costs = [c for c in (self.output.cost, self.evaluation.cost if self.evaluation else None) if c is not None]
+        return sum(costs, Decimal(0)) if costs else None
+
+    def value(self, key: str) -> str:
+        return self.row if key == "row" else getattr(self.combo, key)
+
+
+@dataclass
+class Average:
+    key: str
+    answers: int = 0
+    failed: int = 0
+    score: float | None = None  # mean on the evaluation type's scale, over the answers judged
+    scored: int = 0
+    valid_share: float | None = None  # share of checked answers matching the schema
+    latency_s: float | None = None
+    tokens: float | None = None  # mean per answer, input and output
+    evaluation_s: float | None = None
+    cost: Decimal | None = None  # answers and evaluations
+
+
+@dataclass
+class ResultRow:
+    name: str
+    round_number: int
+    cells: list[Cell | None]
+
+
+@dataclass
+class Results:
+    experiment: Experiment
+    combos: list[Combo]
+    rows: list[ResultRow]
+    cells: list[Cell]
+    averages: dict[str, list[Average]] = field(default_factory=dict)  # by grouping key, and "combination"
+    overall: Average | None = None
+    scale: str = ""  # the evaluation type, e.g. "1-5"; empty without a judge
+
+
+def experiment_results(experiment: Experiment) -> Results:
+    group = experiment.group
+    names = combination_names(experiment.config)
+    variants = list(group.variants.order_by("position"))
+    combos = [
+        Combo(v.position, v.label, *(names[v.position - 1] if v.position <= len(names) else (v.model, "", v.label)))
+        for v in variants
+    ]
+    by_position = {combo.position: combo for combo in combos}
+    outputs = (
+        Output.objects.filter(round__group=group, round__run_id=experiment.run_id)
+        .select_related("round__dataset_row", "variant", "evaluation")
+        .order_by("round__number", "variant__position")
+    )
+    rows: dict[int, ResultRow] = {}
+    cells = []
+    for output in outputs:
+        round_ = output.round
+        row_name = _row_name(round_)
+        row = rows.setdefault(round_.number, ResultRow(row_name, round_.number, [None] * len(combos)))
+        evaluation = getattr(output, "evaluation", None)
+        cell = Cell(output, by_position[output.variant.position], row_name, round_.number, evaluation)
+        row.cells[output.variant.position - 1] = cell
+        cells.append(cell)
+    results = Results(experiment, combos, list(rows.values()), cells)
+    results.scale = (experiment.config.get("evaluation") or {}).get("type", "")
+    for key, _ in GROUPINGS:
+        results.averages[key] = averages(cells, lambda cell, key=key: cell.value(key))
+    results.averages["combination"] = averages(cells, lambda cell: cell.combo.label)
+    results.overall = _average("all", cells)
+    return results
+
+
+def _row_name(round_) -> str:
+    if round_.dataset_row is not None:
+        return round_.dataset_row.name or f"row-{round_.dataset_row.position}"
+    return f"round {round_.number}"
+
+
+def averages(cells: Iterable[Cell], key: Callable[[Cell], str]) -> list[Average]:
+    groups: dict[str, list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault(key(cell), []).append(cell)
+    return [_average(name, members) for name, members in groups.items()]
+
+
+def _average(key: str, cells: list[Cell]) -> Average:
+    answered = [c for c in cells if c.ok]
+    scores = [c.scale_score for c in cells if c.scale_score is not None]
+    checked = [c.valid for c in cells if c.valid is not None]
+    evaluated = [c.evaluation.latency_ms for c in cells if c.evaluation and c.evaluation.latency_ms is not None]
+    costs = [c.cost for c in cells if c.cost is not None]
+    return Average(
+        key=key,
+        answers=len(cells),
+        failed=len(cells) - len(answered),
+        score=_mean(scores),
+        scored=len(scores),
+        valid_share=_mean([1.0 if valid else 0.0 for valid in checked]),
+        latency_s=_mean([c.output.latency_ms / 1000 for c in answered if c.output.latency_ms is not None]),
+        tokens=_mean([c.tokens for c in answered]),
+        evaluation_s=_mean([ms / 1000 for ms in evaluated]),
+        cost=sum(costs, Decimal(0)) if costs else None,
+    )
+
+
+def _mean(values: list[Any]) -> float | None:
+    return mean(values) if values else None
+
+
+def failed_cells(results: Results) -> list[Cell]:
+    """Answers that failed or timed out, and evaluations the judge could not give (not those never started)."""
+    return [
+        cell
+        for cell in results.cells
+        if cell.output.status in (OutputStatus.ERROR, OutputStatus.TIMEOUT)
+        or (cell.evaluation is not None and cell.evaluation.status == EvaluationStatus.FAILED)
+    ]
+
+
+def unstarted_cells(results: Results) -> list[Cell]:
+    """Answers cancelled before they ran (the budget cap, or someone cancelled the round)."""
+    return [cell for cell in results.cells if cell.output.status == OutputStatus.CANCELLED]

@@ -1,0 +1,73 @@
+"""Reads for experiments: how far a run is, what it has spent, and the experiments a user may see."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet, Sum
+
+from lab.access import workspaces_of
+from lab.models import Membership, Role, Workspace
+
+from ..models import Output, RoundStatus
+from .models import EVALUATION_UNFINISHED, Experiment
+
+
+def experiments_for_user(user, *, workspace: int | None = None) -> QuerySet[Experiment]:
+    experiments = Experiment.objects.filter(group__workspace__in=workspaces_of(user)).select_related("group")
+    if workspace is not None:
+        experiments = experiments.filter(group__workspace_id=workspace)
+    return experiments.order_by("-created_at", "-id")
+
+
+def experiment_spent(experiment: Experiment) -> Decimal:
+    """Dollars spent so far on answers and their evaluations (calls of unknown price count as nothing)."""
+    answers = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
+    spent = answers.aggregate(total=Sum("cost"))["total"] or Decimal(0)
+    return spent + (experiment.evaluations.aggregate(total=Sum("cost"))["total"] or Decimal(0))
+
+
+def experiment_progress(experiment: Experiment) -> dict:
+    """Calls done and to do (answers, then judge evaluations), what was spent, and whether it stopped or finished."""
+    outputs = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
+    answers_total = outputs.count()
+    answers_done = answers_total - outputs.unfinished().count()
+    pending = experiment.evaluations.filter(status__in=EVALUATION_UNFINISHED)
+    # An evaluation whose round failed or was cancelled will never run: it counts as done with.
+    pending = pending.exclude(output__round__status__in=[RoundStatus.FAILED, RoundStatus.CANCELLED]).count()
+    judged = bool(experiment.config.get("evaluation"))
+    evaluations_total = experiment.evaluations.count() if judged else 0
+    evaluations_done = evaluations_total - pending if judged else 0
+    return {
+        "run": str(experiment.run_id) if experiment.run_id else None,
+        "done": answers_done + evaluations_done,
+        "total": answers_total + evaluations_total,
+        "answers_done": answers_done,
+        "answers_total": answers_total,
+        "evaluations_done": evaluations_done,
+        "evaluations_total": evaluations_total,
+        "spent": float(experiment_spent(experiment)),
+        "stopped": experiment.stopped_reason,
+        "finished": experiment.run_id is not None and answers_done == answers_total and pending == 0,
+    }
+
+
+def workspace_by_name_or_id(value: str | None) -> Workspace:
+    """The command line's workspace: by id or exact name; may be left out when the lab has only one."""
+    if value is None:
+        workspaces = list(Workspace.objects.order_by("pk")[:2])
+        if len(workspaces) == 1:
+            return workspaces[0]
+        names = ", ".join(Workspace.objects.order_by("name").values_list("name", flat=True)[:20]) or "none yet"
+        raise ValidationError(f"name the workspace (by name or id); this lab has: {names}.")
+    found = list(Workspace.objects.filter(pk=int(value)) if value.isdigit() else Workspace.objects.filter(name=value))
+    if len(found) != 1:
+        raise ValidationError(f"{'no' if not found else 'more than one'} workspace {value!r}; use its id.")
+    return found[0]
+
+
+def workspace_owner(workspace: Workspace):
+    """Who the command line acts as: the workspace's first owner."""
+    membership = Membership.objects.filter(workspace=workspace, role=Role.OWNER).order_by("pk").first()
+    return membership.user if membership else None
