@@ -1,0 +1,257 @@
+"""Benchmark: one comparison's report over 100,000 votes, and a 50-model leaderboard over 100,000 votes with its
+bootstrap, against the targets (300 ms and 2 s).
+
+Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes from Postgres
+into vote records (the selectors) and the statistics on those records. A cache hit is timed too.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python benchmarks/bench_report.py [--votes 100000]
+
+It creates a database of its own next to DATABASE_URL's (bench_report_<name>), fills it with bulk inserts and
+drops it at the end. Results go to docs/benchmarks.md by hand, with the machine they ran on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
+os.environ.setdefault("EMBEDDED_WORKER", "0")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.db.models import Model  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from compare.models import CompareGroup, Mode, Output, OutputStatus, Round, RoundStatus, Variant  # noqa: E402
+from lab.models import Workspace  # noqa: E402
+from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
+from voting.leaderboard import By, LeaderboardFilters, leaderboard, workspace_outputs, workspace_votes  # noqa: E402
+from voting.models import Choice, Vote  # noqa: E402
+from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_round_votes, round_votes  # noqa: E402
+from voting.stats.ratings import bradley_terry  # noqa: E402
+from voting.stats.report import build_report  # noqa: E402
+
+REPORT_TARGET_S = 0.3
+LEADERBOARD_TARGET_S = 2.0
+REPORT_VARIANTS = 4
+REPORT_VOTERS = 5
+MODELS = 50
+LEADERBOARD_VOTERS = 2
+ROUNDS_PER_LEADERBOARD_GROUP = 25
+TIE_SHARE, ALL_BAD_SHARE = 0.08, 0.03
+
+
+def timed(function: Callable[[], object], repeat: int) -> tuple[list[float], object]:
+    """Wall times of `repeat` calls, fastest first, and the last result."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        times.append(time.perf_counter() - start)
+    return sorted(times), result
+
+
+def outcome(rng: random.Random, strengths: list[float]) -> int | str:
+    """A simulated vote: tie or all bad now and then, otherwise a winner drawn by strength (Bradley–Terry odds)."""
+    draw = rng.random()
+    if draw < TIE_SHARE:
+        return Choice.TIE
+    if draw < TIE_SHARE + ALL_BAD_SHARE:
+        return Choice.ALL_BAD
+    return rng.choices(range(len(strengths)), weights=[math.exp(s) for s in strengths])[0]
+
+
+def copy_rows(model: type[Model], rows: list[dict]) -> None:
+    """Insert rows with Postgres COPY, much faster than INSERT at this size. Row values must be plain (ids, text,
+    datetimes); fields a row leaves out get their model default, computed once (auto_now fields: now), so the
+    rows stay valid as the models grow."""
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    now = timezone.now()
+    defaults = [
+        field.get_db_prep_save(
+            now if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False) else field.get_default(),
+            connection,
+        )
+        for field in fields
+    ]
+    names = [field.attname for field in fields]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    with connection.cursor() as cursor, cursor.copy(f"COPY {model._meta.db_table} ({columns}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row([row.get(name, default) for name, default in zip(names, defaults, strict=True)])
+
+
+def add_rounds(variants_of: dict[int, list[int]], count: int) -> list[tuple[int, list[int]]]:
+    """`count` finished rounds of each group (id → its variant ids, in position order), each with one ok output
+    per variant; per round, its id and its output ids in variant order."""
+    now = timezone.now()
+    done = {"status": RoundStatus.DONE, "started_at": now, "finished_at": now, "deadline": now}
+    copy_rows(Round, [{"group_id": g, "number": n + 1, **done} for g in variants_of for n in range(count)])
+    rounds = Round.objects.filter(group_id__in=variants_of).order_by("id").values_list("id", "group_id")
+    copy_rows(
+        Output,
+        [
+            {"round_id": round_id, "variant_id": variant_id, "status": OutputStatus.OK, "text": "answer"}
+            for round_id, group_id in rounds
+            for variant_id in variants_of[group_id]
+        ],
+    )
+    outputs: dict[int, list[int]] = {}
+    for round_id, output_id in (
+        Output.objects.filter(round__group_id__in=variants_of)
+        .order_by("round_id", "variant__position")
+        .values_list("round_id", "id")
+    ):
+        outputs.setdefault(round_id, []).append(output_id)
+    return list(outputs.items())
+
+
+def vote_rows(
+    rounds: list[tuple[int, list[int]]],
+    users: list[int],
+    strengths_of: Callable[[int], list[float]],
+    rng: random.Random,
+) -> list[dict]:
+    rows = []
+    for round_id, output_ids in rounds:
+        strengths = strengths_of(round_id)
+        for user_id in users:
+            choice = outcome(rng, strengths)
+            winner = {"choice": Choice.WINNER, "output_id": output_ids[choice]} if isinstance(choice, int) else {}
+            rows.append({"round_id": round_id, "user_id": user_id, "choice": choice, **winner})
+    return rows
+
+
+def voters(prefix: str, count: int) -> list[int]:
+    return [get_user_model().objects.create(username=f"{prefix}-{i}").pk for i in range(count)]
+
+
+def build_report_data(votes: int, rng: random.Random) -> CompareGroup:
+    workspace = Workspace.objects.create(name="Report bench")
+    group = CompareGroup.objects.create(workspace=workspace, title="100k votes", mode=Mode.PROMPTS)
+    variants = Variant.objects.bulk_create(
+        Variant(group=group, position=i + 1, label=f"v{i + 1}", model="simulated::instant", prompt=f"Prompt {i}")
+        for i in range(REPORT_VARIANTS)
+    )
+    rounds = add_rounds({group.pk: [v.pk for v in variants]}, math.ceil(votes / REPORT_VOTERS))
+    strengths = [0.0, 0.15, 0.3, 0.35]
+    copy_rows(Vote, vote_rows(rounds, voters("report-voter", REPORT_VOTERS), lambda _: strengths, rng)[:votes])
+    return group
+
+
+def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
+    workspace = Workspace.objects.create(name="Leaderboard bench")
+    strength = {f"bench::model-{m:02d}": rng.gauss(0, 0.6) for m in range(MODELS)}
+    count = math.ceil(votes / (ROUNDS_PER_LEADERBOARD_GROUP * LEADERBOARD_VOTERS))
+    groups = CompareGroup.objects.bulk_create(
+        CompareGroup(workspace=workspace, title=f"Models {g}", mode=Mode.MODELS) for g in range(count)
+    )
+    variants = Variant.objects.bulk_create(
+        Variant(group=group, position=i + 1, label=chr(65 + i), model=model, prompt="Same prompt.")
+        for group in groups
+        for i, model in enumerate(rng.sample(sorted(strength), rng.choice([2, 2, 3])))
+    )
+    variants_of: dict[int, list[int]] = {group.pk: [] for group in groups}
+    strengths_of_group: dict[int, list[float]] = {group.pk: [] for group in groups}
+    for variant in variants:
+        variants_of[variant.group_id].append(variant.pk)
+        strengths_of_group[variant.group_id].append(strength[variant.model])
+    rounds = add_rounds(variants_of, ROUNDS_PER_LEADERBOARD_GROUP)
+    group_of = dict(Round.objects.filter(group_id__in=variants_of).values_list("id", "group_id"))
+    rows = vote_rows(rounds, voters("board-voter", LEADERBOARD_VOTERS), lambda r: strengths_of_group[group_of[r]], rng)
+    copy_rows(Vote, rows[:votes])
+    return workspace
+
+
+def line(name: str, times: list[float], target: float | None = None) -> str:
+    """Median and fastest of the runs (the fastest shows the cost without other load on the machine)."""
+    median = statistics.median(times)
+    against = f"   {median / target:5.2f} × target ({target * 1000:,.0f} ms)" if target else ""
+    return f"  {name:<44} median {median * 1000:8,.1f} ms   best {times[0] * 1000:8,.1f} ms{against}"
+
+
+def bench_report(group: CompareGroup, repeat: int) -> None:
+    print(
+        f"Report: 1 comparison, {REPORT_VARIANTS} variants, {Vote.objects.filter(round__group=group).count():,} votes"
+    )
+    read_s, votes = timed(lambda: group_round_votes(group), repeat)
+    keys = [str(pk) for pk in group.variants.order_by("position").values_list("pk", flat=True)]
+    stats_s, _ = timed(lambda: build_report(variants=keys, votes=votes), repeat)
+    whole_s, _ = timed(lambda: group_report(group), repeat)
+    cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)
+    hit_s, _ = timed(lambda: cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD), repeat)
+    print(line("read votes (selectors)", read_s))
+    print(line("statistics (build_report)", stats_s))
+    print(line("whole report, cache miss", whole_s, REPORT_TARGET_S))
+    print(line("whole report, cache hit", hit_s, REPORT_TARGET_S))
+
+
+def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
+    filters = LeaderboardFilters()
+    count = workspace_votes(workspace, filters).count()
+    print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
+    print(f"  {count:,} votes, 200 bootstrap resamples")
+    queryset, outputs = workspace_votes(workspace, filters), workspace_outputs(workspace, filters)
+    read_s, votes = timed(lambda: round_votes(queryset, outputs), repeat)
+    key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
+    key_of = {str(pk): model for pk, model in key_of.items()}
+    stats_s, _ = timed(lambda: bradley_terry(votes, key_of=key_of), repeat)
+    whole_s, board = timed(lambda: leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
+    cached_leaderboard(workspace, by=By.MODEL, filters=filters)
+    hit_s, _ = timed(lambda: cached_leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
+    print(line("read votes (selectors)", read_s))
+    print(line("statistics (bradley_terry with bootstrap)", stats_s))
+    print(line("whole leaderboard, cache miss", whole_s, LEADERBOARD_TARGET_S))
+    print(line("whole leaderboard, cache hit", hit_s, LEADERBOARD_TARGET_S))
+    print(f"  rated {len(board['ratings'])} models; top: {board['ratings'][0]['key']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--votes", type=int, default=100_000, help="votes in each of the two data sets")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each step; the median is shown")
+    args = parser.parse_args()
+    if connection.vendor != "postgresql":
+        sys.exit("The benchmark needs Postgres: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/promptlab).")
+    connection.settings_dict.setdefault("TEST", {})["NAME"] = f"bench_report_{connection.settings_dict['NAME']}"
+    original_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW server_version")
+            postgres = cursor.fetchone()[0]
+        print(
+            f"# Report and leaderboard benchmark — {platform.node()}, {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}, Postgres {postgres}, load average {os.getloadavg()[0]:.1f} at the start"
+        )
+        rng = random.Random(2026)
+        start = time.perf_counter()
+        group = build_report_data(args.votes, rng)
+        workspace = build_leaderboard_data(args.votes, rng)
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")  # planner statistics, as autovacuum would gather them after such inserts
+        print(f"Built both data sets with bulk inserts in {time.perf_counter() - start:.1f} s\n")
+        bench_report(group, args.repeat)
+        print()
+        bench_leaderboard(workspace, args.repeat)
+        print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+    finally:
+        connection.creation.destroy_test_db(original_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
