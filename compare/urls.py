@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import views
+from .experiment_urls import urlpatterns as experiment_urlpatterns
 
 app_name = "compare"
 
@@ -15,3 +16,5 @@ urlpatterns = [
     path("compare/<int:pk>/rounds/<int:number>/", views.detail, name="round"),
     path("compare/<int:pk>/rounds/<int:number>/partial/", views.round_partial, name="round_partial"),
 ]
+
+urlpatterns += experiment_urlpatterns

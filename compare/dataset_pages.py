@@ -1,0 +1,170 @@
+"""Dataset pages: a workspace's datasets, import with a preview (CSV, JSON, JSONL, YAML), and one dataset's page to
+rename it, edit, add and delete rows. Thin: the rules are in compare.datasets."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from lab.access import membership_for_user
+from lab.models import Role
+
+from . import datasets
+from .access import dataset_for_user
+from .experiment_forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
+from .models import Dataset, DatasetRow
+
+
+@login_required
+def dataset_list(request, pk, upload: DatasetUploadForm | None = None, errors=(), status=200):
+    membership = membership_for_user(request.user, pk)
+    workspace = membership.workspace
+    rows = Dataset.objects.filter(workspace=workspace).annotate(row_count=Count("rows")).order_by("-created_at", "-id")
+    context = {
+        "workspace": workspace,
+        "can_edit": membership.allows(Role.EDITOR),
+        "datasets": rows,
+        "upload": upload or DatasetUploadForm(),
+        "errors": list(errors),
+    }
+    return render(request, "compare/datasets/list.html", context, status=status)
+
+
+@login_required
+@require_POST
+def dataset_preview(request, pk):
+    """What the uploaded file would become; the import is confirmed on the preview."""
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    upload = DatasetUploadForm(request.POST, request.FILES)
+    if not upload.is_valid():
+        return dataset_list(request, pk, upload=upload, status=400)
+    file = upload.cleaned_data["file"]
+    kind = upload.cleaned_data["format"] or datasets.format_for(file.name)
+    try:
+        if kind is None:
+            raise ValidationError({"format": f"{file.name}: choose the format (the extension does not say)."})
+        content = datasets.decode(file.read())
+        preview = datasets.dataset_preview(content=content, format=kind)
+    except ValidationError as exc:
+        return dataset_list(request, pk, upload=upload, errors=exc.messages, status=400)
+    confirm = DatasetImportForm(initial={"name": upload.cleaned_data["name"], "format": kind, "content": content})
+    return render(
+        request,
+        "compare/datasets/preview.html",
+        {"workspace": workspace, "can_edit": True, "preview": preview, "confirm": confirm, "file_name": file.name},
+    )
+
+
+@login_required
+@require_POST
+def dataset_import(request, pk):
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    form = DatasetImportForm(request.POST)
+    if not form.is_valid():
+        return dataset_list(
+            request, pk, errors=["The preview did not come back whole; upload the file again."], status=400
+        )
+    try:
+        dataset = datasets.dataset_import(workspace=workspace, user=request.user, **form.cleaned_data)
+    except ValidationError as exc:
+        return dataset_list(request, pk, errors=exc.messages, status=400)
+    messages.success(request, f"Imported {dataset.rows.count()} rows.")
+    return redirect("compare:dataset", dataset.pk)
+
+
+@login_required
+def dataset_detail(request, pk):
+    dataset = dataset_for_user(request.user, pk)
+    membership = membership_for_user(request.user, dataset.workspace_id)
+    rows = list(dataset.rows.order_by("position"))
+    for row in rows:
+        row.vars_json = json.dumps(row.vars, ensure_ascii=False, indent=2)
+    return render(
+        request,
+        "compare/datasets/detail.html",
+        {
+            "workspace": dataset.workspace,
+            "can_edit": membership.allows(Role.EDITOR),
+            "dataset": dataset,
+            "rows": rows,
+            "new_row": DatasetRowForm(),
+            "variables": list(dict.fromkeys(name for row in rows for name in row.vars)),
+        },
+    )
+
+
+def _row(dataset: Dataset, position: int) -> DatasetRow:
+    row = dataset.rows.filter(position=position).first()
+    if row is None:
+        raise Http404("No such row.")
+    return row
+
+
+def _done(request, dataset: Dataset, action, success: str):
+    """Run a dataset service; its error, or the success, is shown on the dataset's page."""
+    try:
+        action()
+    except ValidationError as exc:
+        for message in exc.messages:
+            messages.error(request, message)
+    else:
+        messages.success(request, success)
+    return redirect("compare:dataset", dataset.pk)
+
+
+@login_required
+@require_POST
+def dataset_rename(request, pk):
+    dataset = dataset_for_user(request.user, pk, write=True)
+    name = request.POST.get("name", "")
+    return _done(request, dataset, lambda: datasets.dataset_update(dataset=dataset, name=name), "Renamed.")
+
+
+@login_required
+@require_POST
+def dataset_row_save(request, pk, position):
+    dataset = dataset_for_user(request.user, pk, write=True)
+    row, form = _row(dataset, position), DatasetRowForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Row {position}: " + " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect("compare:dataset", dataset.pk)
+    return _done(
+        request, dataset, lambda: datasets.dataset_row_update(row=row, **form.cleaned_data), f"Row {position} saved."
+    )
+
+
+@login_required
+@require_POST
+def dataset_row_add(request, pk):
+    dataset = dataset_for_user(request.user, pk, write=True)
+    form = DatasetRowForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "New row: " + " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect("compare:dataset", dataset.pk)
+    add = lambda: datasets.dataset_rows_append(dataset=dataset, rows=[form.cleaned_data])  # noqa: E731
+    return _done(request, dataset, add, "Row added.")
+
+
+@login_required
+@require_POST
+def dataset_row_delete(request, pk, position):
+    dataset = dataset_for_user(request.user, pk, write=True)
+    row = _row(dataset, position)
+    return _done(request, dataset, lambda: datasets.dataset_row_delete(row=row), f"Row {position} deleted.")
+
+
+@login_required
+@require_POST
+def dataset_delete(request, pk):
+    dataset = dataset_for_user(request.user, pk, write=True)
+    workspace_id, name = dataset.workspace_id, dataset.name
+    datasets.dataset_delete(dataset=dataset)
+    messages.success(request, f"Deleted the dataset {name}.")
+    return redirect("compare:datasets", workspace_id)

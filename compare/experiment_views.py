@@ -1,0 +1,195 @@
+"""Experiment pages: the list; new (upload a file, or build one in a form); the estimate to confirm; the experiment's
+page with live progress, the results grid with filters and grouped averages; its progress as JSON; its export.
+
+Thin: forms make the same data an experiment file holds, and the experiment services check, create and start it.
+The page follows the run over the group's socket (`progress` events) and reads the record over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from lab.access import membership_for_user
+from lab.catalog import workspace_models
+from lab.models import Role
+
+from .access import group_for_user
+from .datasets import decode
+from .experiment_forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .experiments.config import ConfigError, ExperimentConfig, config_from_data, config_read
+from .experiments.export import export_yaml, group_export
+from .experiments.files import UploadedFiles
+from .experiments.models import Experiment
+from .experiments.plan import combination_labels
+from .experiments.results import GROUPINGS, experiment_results
+from .experiments.selectors import experiment_progress, experiments_for_user
+from .experiments.services import experiment_create, experiment_plan, experiment_start
+
+
+@login_required
+def experiment_list(request, pk):
+    membership = membership_for_user(request.user, pk)
+    experiments = experiments_for_user(request.user, workspace=membership.workspace_id).prefetch_related(
+        "group__variants"
+    )[:100]
+    return render(
+        request,
+        "compare/experiments/list.html",
+        {
+            "workspace": membership.workspace,
+            "can_edit": membership.allows(Role.EDITOR),
+            "experiments": experiments,
+        },
+    )
+
+
+@login_required
+def experiment_new(request, pk):
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    return _new_page(request, workspace)
+
+
+def _new_page(request, workspace, *, upload=None, build=None, params=None, prompts=None, errors=(), status=200):
+    models = [model["id"] for model in workspace_models(workspace)]
+    context = {
+        "workspace": workspace,
+        "can_edit": True,
+        "upload": upload or UploadForm(),
+        "build": build or BuildForm(workspace=workspace, model_choices=models),
+        "param_sets": params or ParamSetFormSet(prefix="params"),
+        "prompts": prompts or PromptFormSet(prefix="prompts"),
+        "errors": list(errors),
+        "catalog": models,
+    }
+    return render(request, "compare/experiments/new.html", context, status=status)
+
+
+@login_required
+@require_POST
+def experiment_estimate(request, pk):
+    """Check the upload or the form and show what it will run and cost; nothing is saved yet."""
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    if request.POST.get("kind") == "upload":
+        upload = UploadForm(request.POST, request.FILES)
+        if not upload.is_valid():
+            return _new_page(request, workspace, upload=upload, status=400)
+        config_file = upload.cleaned_data["config"]
+        files = UploadedFiles({f.name: f.read() for f in upload.cleaned_data["files"]})
+        budget, source = upload.cleaned_data["budget"], config_file.name
+        try:
+            config = config_read(decode(config_file.read()), source=source, files=files)
+            plan, estimate = experiment_plan(config=config, workspace=workspace)
+        except (ConfigError, ValidationError) as exc:
+            return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
+    else:
+        models = [model["id"] for model in workspace_models(workspace)]
+        build = BuildForm(request.POST, workspace=workspace, model_choices=models)
+        params, prompts = ParamSetFormSet(request.POST, prefix="params"), PromptFormSet(request.POST, prefix="prompts")
+        forms_valid = all([build.is_valid(), params.is_valid(), prompts.is_valid()])
+        if not forms_valid:
+            return _new_page(request, workspace, build=build, params=params, prompts=prompts, status=400)
+        budget, source = build.cleaned_data["budget"], "form"
+        data = build.config_data(filled(params), filled(prompts))
+        try:
+            config = config_from_data(data, source=source, files=UploadedFiles({}))
+            plan, estimate = experiment_plan(config=config, workspace=workspace)
+        except ConfigError as exc:
+            return _new_page(
+                request, workspace, build=build, params=params, prompts=prompts, errors=exc.messages, status=400
+            )
+    return render(
+        request,
+        "compare/experiments/estimate.html",
+        {
+            "workspace": workspace,
+            "can_edit": True,
+            "config": config,
+            "estimate": estimate,
+            "labels": combination_labels(config.combinations),
+            "rows": plan.rows,
+            "data": json.dumps(config.as_data()),
+            "source": source,
+            "budget": budget,
+        },
+    )
+
+
+@login_required
+@require_POST
+def experiment_run(request, pk):
+    """Save the confirmed experiment and start it; its page shows the progress."""
+    workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
+    source = request.POST.get("source", "form")[:300]
+    try:
+        budget = Decimal(request.POST["budget"]) if request.POST.get("budget") else None
+        config = _confirmed(request.POST.get("config", ""), source)
+        experiment = experiment_create(
+            workspace=workspace, user=request.user, config=config, source=source, budget=budget
+        )
+        experiment_start(experiment=experiment, user=request.user)
+    except (ConfigError, ValidationError, ArithmeticError) as exc:
+        messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]
+        return _new_page(request, workspace, errors=messages, status=400)
+    return redirect("compare:experiment", experiment.group_id)
+
+
+def _confirmed(text: str, source: str) -> ExperimentConfig:
+    """The experiment the estimate page showed, as data; checked again, as anything from a browser must be."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ConfigError([f"{source}: the confirmed experiment did not come back whole; estimate it again."]) from None
+    return config_from_data(data, source=source, files=UploadedFiles({}))
+
+
+def _experiment(request, pk) -> Experiment:
+    group = group_for_user(request.user, pk)
+    experiment = Experiment.objects.filter(group=group).select_related("group__workspace").first()
+    if experiment is None:
+        raise Http404("This comparison is not an experiment.")
+    return experiment
+
+
+@login_required
+def experiment_detail(request, pk):
+    experiment = _experiment(request, pk)
+    results = experiment_results(experiment)
+    averages = [(title, results.averages[key]) for key, title in GROUPINGS]
+    averages.append(("Combination", results.averages["combination"]))
+    return render(
+        request,
+        "compare/experiments/detail.html",
+        {
+            "workspace": experiment.group.workspace,
+            "can_edit": membership_for_user(request.user, experiment.group.workspace_id).allows(Role.EDITOR),
+            "experiment": experiment,
+            "group": experiment.group,
+            "results": results,
+            "averages": averages,
+            "progress": experiment_progress(experiment),
+            "scale_top": results.scale.split("-")[-1] if "-" in results.scale else "1",
+            "filters": {
+                key: sorted({getattr(c, key) for c in results.combos}) for key in ("model", "parameters", "prompt")
+            },
+        },
+    )
+
+
+@login_required
+def experiment_status(request, pk):
+    return JsonResponse(experiment_progress(_experiment(request, pk)))
+
+
+@login_required
+def experiment_export(request, pk):
+    group = group_for_user(request.user, pk)
+    response = HttpResponse(export_yaml(group_export(group)), content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="experiment-{group.pk}.yaml"'
+    return response

@@ -1,0 +1,162 @@
+"""Experiments from the command line.
+
+    manage.py experiment run FILE [--workspace W] [--concurrency N] [--budget USD] [--dry-run]
+    manage.py experiment export GROUP > file.yaml
+
+`run` checks the file, prints the estimate (`--dry-run` stops there), saves the experiment as a custom comparison,
+runs its rounds in this process (no worker needed; a running worker may take some) and prints one block per
+answer and the tables of averages. Exit status: 0 all ran; 1 answers or evaluations failed; 2 the file or the
+options have errors (nothing ran); 3 the budget cap stopped it.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
+
+from compare.experiments import report
+from compare.experiments.config import ConfigError, config_read
+from compare.experiments.export import export_yaml, group_export
+from compare.experiments.files import DirectoryFiles
+from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
+from compare.experiments.runner import Progress, experiment_run_here
+from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
+from compare.experiments.services import experiment_create, experiment_plan, experiment_start
+from compare.models import CompareGroup
+
+EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 1, 2, 3
+PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
+
+
+class Command(BaseCommand):
+    help = "Run an experiment file (models × parameters × prompts × dataset rows), or export a comparison as one."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True)
+        run = actions.add_parser("run", help="check, estimate and run an experiment file (YAML or JSON)")
+        run.add_argument("file")
+        run.add_argument("--workspace", help="the workspace's name or id (needed when there are several)")
+        run.add_argument("--concurrency", type=int, default=4, help="dataset rows run at once (default 4)")
+        run.add_argument("--budget", help="stop starting calls once this many dollars are spent")
+        run.add_argument("--dry-run", action="store_true", help="stop after the estimate")
+        export = actions.add_parser("export", help="write a comparison as an experiment file")
+        export.add_argument("group", help="the comparison's id")
+
+    def handle(self, *args, action: str, **options):
+        if action == "export":
+            self._export(options["group"])
+        else:
+            self._run(options)
+
+    def _export(self, group_id: str) -> None:
+        group = CompareGroup.objects.filter(pk=int(group_id) if group_id.isdigit() else None).first()
+        if group is None:
+            raise CommandError(f"No comparison {group_id}.", returncode=EXIT_CONFIG)
+        self.stdout.write(export_yaml(group_export(group)), ending="")
+
+    def _run(self, options: dict) -> None:
+        path = Path(options["file"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file.", returncode=EXIT_CONFIG)
+        if options["concurrency"] < 1:
+            raise CommandError("--concurrency: at least 1.", returncode=EXIT_CONFIG)
+        budget = _budget(options["budget"])
+        try:
+            workspace = workspace_by_name_or_id(options["workspace"])
+        except ValidationError as exc:
+            raise CommandError(f"--workspace: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
+        try:
+            config = config_read(path.read_text(encoding="utf-8"), source=str(path), files=DirectoryFiles(path.parent))
+            _, estimate = experiment_plan(config=config, workspace=workspace)
+        except ConfigError as exc:
+            self._config_errors(exc)
+        self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
+        self.stdout.write(report.estimate_text(estimate, config) + "\n")
+        if options["dry_run"]:
+            self.stdout.write("\nDry run: nothing was run or saved.\n")
+            return
+        user = workspace_owner(workspace)
+        try:
+            experiment = experiment_create(
+                workspace=workspace, user=user, config=config, source=str(path), budget=budget
+            )
+        except ConfigError as exc:
+            self._config_errors(exc)
+        rounds = experiment_start(experiment=experiment, user=user)
+        rows = report.count(len(rounds), "round")
+        self.stdout.write(f"\nRunning {rows} (one per dataset row), {options['concurrency']} at a time\n")
+        experiment_run_here(
+            experiment=experiment, concurrency=options["concurrency"], on_progress=_ProgressPrinter(self.stderr)
+        )
+        experiment.refresh_from_db()
+        self._finish(experiment)
+
+    def _config_errors(self, exc: ConfigError):
+        for message in exc.messages:
+            self.stderr.write(message)
+        count = len(exc.messages)
+        raise CommandError(
+            f"The experiment has {count} problem(s) (listed above); nothing was run.", returncode=EXIT_CONFIG
+        )
+
+    def _finish(self, experiment) -> None:
+        results = experiment_results(experiment)
+        self.stdout.write("\n" + report.results_text(results) + "\n")
+        group = experiment.group
+        self.stdout.write(
+            f'\nSaved as comparison {group.pk} "{group.title}": {reverse("compare:experiment", args=[group.pk])}\n'
+        )
+        failed, unstarted = failed_cells(results), unstarted_cells(results)
+        spent = report.money(experiment_spent(experiment))
+        summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
+        summary += f", {len(unstarted)} not started; spent {spent}." if unstarted else f"; spent {spent}."
+        if experiment.stopped_reason:
+            raise CommandError(f"{experiment.stopped_reason} {summary}", returncode=EXIT_BUDGET)
+        if failed:
+            for cell in failed[:10]:
+                why = cell.output.error or (cell.evaluation.reason if cell.evaluation else "")
+                self.stderr.write(f"Failed: {cell.combo.label} · {cell.row}: {why}")
+            raise CommandError(f"Some calls failed: {summary}", returncode=EXIT_FAILED)
+        self.stdout.write(f"Done: {summary}\n")
+
+
+def _budget(value: str | None) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        budget = Decimal(value.lstrip("$"))
+    except InvalidOperation:
+        budget = Decimal(0)
+    if not budget.is_finite() or budget <= 0:
+        raise CommandError(f"--budget: {value!r} is not an amount of dollars above 0.", returncode=EXIT_CONFIG)
+    return budget
+
+
+class _ProgressPrinter:
+    """A bar redrawn in place on a terminal; elsewhere (a log, a test) a line at most every second and the last."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last_at = 0.0
+        self.last_line = ""
+        self.finished = False
+
+    def __call__(self, progress: Progress) -> None:
+        final = progress.done >= progress.total
+        if self.finished:
+            return
+        line = report.progress_text(progress)
+        if self.tty:
+            self.stream.write("\r" + line, ending="\n" if final else "")
+            self.stream.flush()
+        elif final or (line != self.last_line and time.monotonic() - self.last_at >= PROGRESS_EVERY_S):
+            self.stream.write(line)
+        else:
+            return
+        self.last_at, self.last_line, self.finished = time.monotonic(), line, final

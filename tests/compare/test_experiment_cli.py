@@ -1,0 +1,141 @@
+"""`manage.py experiment` against the fake LLM server over HTTP: the minimal file's output (its structure, not its
+timings), a dry run that saves nothing, exit statuses for failed calls and the budget cap, and export → run giving
+the same combinations on the same rows."""
+
+import re
+
+import pytest
+
+from compare.models import CompareGroup, OutputStatus, RoundStatus
+from lab.services import connection_create
+from tests.fixtures.experiments import run_command, sample
+from tests.fixtures.judging_factories import KEY, fake_connections
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NUMBER = r"[\d.,]+"
+
+
+@pytest.fixture
+def connections(workspace, fake_llm):
+    return fake_connections(workspace, fake_llm)
+
+
+def lines_matching(text: str, *patterns: str) -> None:
+    """Each pattern matches a line, in this order, not necessarily adjacent."""
+    lines = iter(text.splitlines())
+    for pattern in patterns:
+        assert any(re.fullmatch(pattern, line) for line in lines), f"no line matches {pattern!r} (in order):\n{text}"
+
+
+def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_averages(workspace, connections):
+    path = sample("minimal.yaml")
+    ran = run_command("run", str(path), "--workspace", str(workspace.pk))
+
+    assert ran.code == 0, ran.err
+    group = CompareGroup.objects.get()
+    n = NUMBER
+    lines_matching(
+        ran.out,
+        re.escape(f'Experiment "Minimal greeting" from {path} in workspace "Team A"'),
+        "Estimate",
+        re.escape("  Combinations  1 (1 model × 1 parameter set × 1 prompt) on 1 dataset row"),
+        re.escape("  Calls         2: 1 answer, 1 evaluation"),
+        rf"  Tokens        ~{n}: answers {n} in \+ 20 out, evaluations {n} in \+ {n} out",
+        rf"  Cost          ~\${n}: answers \${n}, evaluations \${n}",
+        re.escape("Running 1 round (one per dataset row), 4 at a time"),
+        "Results",
+        re.escape("1. cands::fake?tokens=20 · precise · greet · ada"),
+        re.escape("   Model        cands::fake?tokens=20"),
+        re.escape("   Parameters   precise (temperature 0.2, maxOutputTokens 20)"),
+        re.escape("   Prompt       greet"),
+        re.escape("   Dataset row  ada"),
+        re.escape("   Answer       OK"),
+        re.escape("   Score        1/5"),  # the fake judge, unscripted, gives the lowest score it may
+        re.escape("   Reason       fake"),
+        rf"   Generation   {n} s · \d+ in \+ 20 out tokens · \?",
+        rf"   Evaluation   {n} s · \d+ in \+ \d+ out tokens · \${n}",
+        "All answers",
+        r"#\s+Model\s+Parameters\s+Prompt\s+Row\s+Score\s+Valid\s+Gen s\s+Tokens\s+Eval s\s+Cost",
+        rf"1\s+cands::fake\?tokens=20\s+precise\s+greet\s+ada\s+1/5\s+-\s+{n}\s+\d+\s+{n}\s+\${n}",
+        "Averages by model",
+        r"Model\s+Answers\s+Failed\s+Score\s+Valid\s+Gen s\s+Tokens\s+Eval s\s+Cost",
+        rf"cands::fake\?tokens=20\s+1\s+0\s+1/5\s+-\s+{n}\s+\d+\s+{n}\s+\${n}",
+        "Averages by parameters",
+        r"precise\s+1\s+0\s+1/5.*",
+        "Averages by prompt",
+        r"greet\s+1\s+0\s+1/5.*",
+        "Averages by dataset row",
+        r"ada\s+1\s+0\s+1/5.*",
+        re.escape(f'Saved as comparison {group.pk} "Minimal greeting": /compare/{group.pk}/experiment/'),
+        rf"Done: 1 answer, 0 failed; spent \${n}\.",
+    )
+    assert re.search(rf"\[#{{30}}\] 2/2 calls · {n} calls/s · 0:00:00 left$", ran.err.strip())
+    assert group.mode == "custom" and group.rounds.get().status == RoundStatus.DONE
+
+
+def test_a_dry_run_prints_the_estimate_and_saves_nothing(workspace, connections):
+    ran = run_command("run", str(sample("classifier.yaml")), "--dry-run")
+    assert ran.code == 0, ran.err
+    assert "  Calls         8: 4 answers, 4 evaluations" in ran.out
+    assert ran.out.rstrip().endswith("Dry run: nothing was run or saved.")
+    assert not CompareGroup.objects.exists()
+
+
+def test_failed_calls_exit_non_zero_and_say_which(workspace, connections, tmp_path):
+    path = tmp_path / "failing.yaml"
+    path.write_text(
+        "models: [{model: 'cands:fake?tokens=3'}, {model: 'cands:fake?fault=401'}]\nprompts: {ask: Say hi.}\n"
+    )
+    ran = run_command("run", str(path))
+    assert ran.code == 1
+    assert "Failed: cands::fake?fault=401 · default · ask · round 1: " in ran.err
+    assert "Some calls failed: 2 answers, 1 failed" in ran.err
+    statuses = sorted(CompareGroup.objects.get().rounds.get().outputs.values_list("status", flat=True))
+    assert statuses == [OutputStatus.ERROR, OutputStatus.OK]
+
+
+def test_the_budget_cap_stops_starting_calls_and_says_so(workspace, fake_llm, tmp_path):
+    # A priced model (the fake server's `fake` at $1 and $2 per million tokens, on an OpenRouter-kind connection).
+    connection_create(workspace=workspace, name="priced", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    path = tmp_path / "budget.yaml"
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 6))
+    path.write_text(
+        f"models: [{{model: 'priced:fake?tokens=50'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n"
+    )
+
+    ran = run_command("run", str(path), "--budget", "0.00005", "--concurrency", "1")
+
+    assert ran.code == 3, ran.err
+    assert "Stopped at the budget cap of $0.00005: $0.0001" in ran.err
+    assert "Calls not yet started were not made; those already running finished." in ran.err
+    group = CompareGroup.objects.get()
+    statuses = list(group.rounds.order_by("number").values_list("status", flat=True))
+    assert statuses[0] == RoundStatus.DONE and statuses[-1] == RoundStatus.CANCELLED
+    assert group.experiment.stopped_reason.startswith("Stopped at the budget cap")
+
+
+def test_export_then_run_gives_the_same_combinations_on_the_same_rows(workspace, connections, tmp_path):
+    first = run_command("run", str(sample("with_files/experiment.json")))
+    assert first.code == 0, first.err
+    original = CompareGroup.objects.get()
+    exported = run_command("export", str(original.pk))
+    path = tmp_path / "again.yaml"
+    path.write_text(exported.out)
+
+    again = run_command("run", str(path))
+
+    assert again.code == 0, again.err
+    copy = CompareGroup.objects.exclude(pk=original.pk).get()
+
+    def combinations(group):
+        return [(v.model, v.params, v.prompt, v.variables) for v in group.variants.order_by("position")]
+
+    def rows(group):
+        return [(row.name, row.vars) for row in group.dataset.rows.order_by("position")]
+
+    assert len(combinations(original)) == 3 and len(rows(original)) == 3
+    assert combinations(copy) == combinations(original) and rows(copy) == rows(original)
+    assert copy.experiment.config["evaluation"] == original.experiment.config["evaluation"]
+    assert run_command("export", str(copy.pk)).out == exported.out
+    assert "combinations:" in exported.out and "{{question}}" in exported.out
