@@ -1,0 +1,12 @@
+// The report page's chart: each variant's win rate among decisive votes with its 95% Wilson interval.
+import { intervalChart, readJSON } from "./charts.js";
+
+const canvas = document.getElementById("winrate-chart");
+if (canvas) {
+  intervalChart(canvas, readJSON("winrate-data"), {
+    min: 0,
+    max: 1,
+    format: (share) => `${Math.round(share * 100)}%`,
+    axisTitle: "win rate among decisive votes",
+  });
+}
