@@ -13,11 +13,13 @@ from celery.exceptions import SoftTimeLimitExceeded
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.limiter import open_limiter
 from lab.realtime import abroadcast, group_channel
 
 from . import rounds, selectors
+from .consumers import OUTPUT_DELTAS
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +56,11 @@ class RoundHooks:
         self.round_id = claimed.round_id
         self.channel = group_channel(claimed.group_id)
 
-    async def delta(self, key: int, offset: int, text: str) -> None:
-        await abroadcast(self.channel, "output.delta", output=key, offset=offset, text=text)
+    async def deltas(self, batch: list[Delta]) -> None:
+        # One channel message per tick for the whole round; the socket consumer hands the browser one
+        # `output.delta` event per answer (see GroupConsumer).
+        deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
+        await abroadcast(self.channel, OUTPUT_DELTAS, deltas=deltas)
 
     async def done(self, result: Result) -> None:
         payload = await database_sync_to_async(rounds.output_record)(result=result)

@@ -1,7 +1,9 @@
-"""Coalesce an answer's token deltas into at most one event per interval, each with its offset in the text.
+"""Coalesce the token deltas of every answer in a run into at most one batch per interval.
 
-The first delta goes out at once (time to first token is what a person watches for); later ones are gathered
-until the interval has passed. Offsets let a client notice a lost event and reload the answer over HTTP.
+Each answer's part of a batch carries its offset in that answer's text, so a client can notice a lost event
+and reload the answer over HTTP. One batch per tick for the whole run, not one message per answer, keeps the
+channel layer's load proportional to the number of runs streaming rather than to the number of answers.
+The first delta after a quiet spell goes out at once: time to first token is what a person watches for.
 """
 
 from __future__ import annotations
@@ -10,29 +12,38 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
 
 COALESCE_S = 0.05
 
-Send = Callable[[int, str], Awaitable[None]]  # (offset, text)
+
+@dataclass(frozen=True)
+class Delta:
+    key: int  # which answer
+    offset: int  # where `text` starts in that answer's text
+    text: str
 
 
-class DeltaCoalescer:
+Send = Callable[[list[Delta]], Awaitable[None]]
+
+
+class DeltaBatcher:
     def __init__(self, send: Send, *, interval_s: float = COALESCE_S):
         self.send = send
         self.interval_s = interval_s
-        self.offset = 0  # characters already sent
-        self._pending: list[str] = []
+        self.offsets: dict[int, int] = {}  # characters already sent, per answer
+        self._pending: dict[int, list[str]] = {}
         self._last_sent = float("-inf")
         self._timer: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task | None = None
-        self._lock = asyncio.Lock()  # two flushes must reach the channel layer in order
+        self._lock = asyncio.Lock()  # batches must reach the channel layer in order
 
-    async def add(self, text: str) -> None:
+    async def add(self, key: int, text: str) -> None:
         if not text:
             return
-        self._pending.append(text)
+        self._pending.setdefault(key, []).append(text)
         if self._timer is not None:
             return
         wait_s = self._last_sent + self.interval_s - time.monotonic()
@@ -46,21 +57,24 @@ class DeltaCoalescer:
         self._flushing = asyncio.ensure_future(self.flush())
 
     async def flush(self) -> None:
+        """Send everything pending now; called before an answer's final event so its deltas come first."""
         async with self._lock:
             if not self._pending:
                 return
-            text, offset = "".join(self._pending), self.offset
-            self._pending.clear()
-            self.offset += len(text)
+            batch = []
+            for key, parts in self._pending.items():
+                text = "".join(parts)
+                batch.append(Delta(key=key, offset=self.offsets.get(key, 0), text=text))
+                self.offsets[key] = batch[-1].offset + len(text)
+            self._pending = {}
             self._last_sent = time.monotonic()
             try:
-                await self.send(offset, text)
+                await self.send(batch)
             except Exception:
-                # A lost event loses no data: the answer is stored, and the client reloads on an offset gap.
-                logger.warning("Could not send a delta event", exc_info=True)
+                # A lost event loses no data: answers are stored, and a client reloads on an offset gap.
+                logger.warning("Could not send a batch of deltas", exc_info=True)
 
     async def close(self) -> None:
-        """Send what is left; call before the answer's final event."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

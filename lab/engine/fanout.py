@@ -21,8 +21,9 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from ..providers.answer import ERROR, Answer, stream_answer
 from ..providers.base import ChatRequest, ConnectionConfig, ModelInfo
+from ..providers.http import tls_context
 from ..providers.registry import get_adapter
-from .deltas import COALESCE_S, DeltaCoalescer
+from .deltas import COALESCE_S, Delta, DeltaBatcher
 from .limiter import Limit, Limiter
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class Result:
 
 
 class Hooks(Protocol):
-    async def delta(self, key: int, offset: int, text: str) -> None: ...
+    async def deltas(self, batch: list[Delta]) -> None: ...
 
     async def done(self, result: Result) -> None: ...
 
@@ -73,21 +74,23 @@ async def fan_out(
     coalesce_s: float = COALESCE_S,
 ) -> list[Result]:
     """Run every call; each result is handed to `hooks.done` as it finishes and all are returned in order."""
-    run = _Run(hooks=hooks, limiter=limiter, coalesce_s=coalesce_s)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0)) as run.client:
+    run = _Run(hooks=hooks, limiter=limiter, deltas=DeltaBatcher(hooks.deltas, interval_s=coalesce_s))
+    # The shared TLS context: building one per round would block the loop for tens of milliseconds.
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0), verify=tls_context()) as run.client:
         tasks = [asyncio.create_task(_run_call(call, run)) for call in calls]
         watcher = asyncio.create_task(_watch_for_cancel(run, tasks, cancel_poll_s))
         try:
             return list(await asyncio.gather(*tasks))
         finally:
             watcher.cancel()
+            await run.deltas.close()
 
 
 @dataclass
 class _Run:
     hooks: Hooks
     limiter: Limiter
-    coalesce_s: float
+    deltas: DeltaBatcher
     client: httpx.AsyncClient | None = None
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     # Calls still streaming: only these are cancelled, never one that is already recording its result.
@@ -97,7 +100,6 @@ class _Run:
 async def _run_call(call: Call, run: _Run) -> Result:
     answer = Answer(status=ERROR)
     result = Result(key=call.key, answer=answer)
-    deltas = DeltaCoalescer(partial(run.hooks.delta, call.key), interval_s=run.coalesce_s)
     limit = limit_for(call.config)
     waiting_since = slot_at = None
     task = asyncio.current_task()
@@ -109,7 +111,8 @@ async def _run_call(call: Call, run: _Run) -> Result:
         async with asyncio.timeout(call.timeout_s), run.limiter.slot(limit):
             slot_at = time.monotonic()
             adapter = get_adapter(call.config, client=run.client)
-            await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=deltas.add, answer=answer)
+            on_delta = partial(run.deltas.add, call.key)
+            await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer)
     except TimeoutError:
         waited_s = (slot_at or time.monotonic()) - (waiting_since or time.monotonic())
         answer.status, answer.error = TIMEOUT, _timeout_message(call, limit, answer, waited_s)
@@ -126,7 +129,7 @@ async def _run_call(call: Call, run: _Run) -> Result:
         answer.status, answer.error = ERROR, f"Unexpected error: {type(exc).__name__}: {exc}"
     finally:
         run.streaming.discard(task)
-    await deltas.close()
+    await run.deltas.flush()
     try:
         await run.hooks.done(result)
     except Exception:

@@ -1,4 +1,4 @@
-"""Listen to a group's events through the real channel layer, as every browser socket on that group would."""
+"""Listen to a group's events through the real channel layer and see them as every browser socket would."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.db import connections
 
+from compare.consumers import OUTPUT_DELTAS
 from lab.realtime import group_channel
 
 
@@ -30,8 +31,11 @@ class GroupEvents:
         """Collect events until `count` of `event_type` have arrived; returns all seen so far."""
         async with asyncio.timeout(timeout):
             while sum(1 for event in self.seen if event["type"] == event_type) < count:
-                message = await self.layer.receive(self.channel)
-                self.seen.append(message["event"])
+                event = (await self.layer.receive(self.channel))["event"]
+                if event["type"] == OUTPUT_DELTAS:  # unpacked as the socket consumer does for a browser
+                    self.seen += [{"type": "output.delta", **delta} for delta in event["deltas"]]
+                else:
+                    self.seen.append(event)
         return self.seen
 
 
