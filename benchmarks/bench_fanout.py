@@ -5,7 +5,10 @@ a free port, and prints each figure as a ratio against an ideal measured in the 
 
 - interactive: N variants at once versus one answer's latency plus the stagger (the slowest start);
 - batch: many calls through a connection limit versus ceil(calls / limit) × one answer's latency;
-- limiter: the cost of one slot (acquire + release) with no limiter, the in-process one and the Redis one.
+- limiter: the cost of one slot (acquire + release) with no limiter, the in-process one and the Redis one;
+- streaming (with --redis): many rounds at once, each token timed from the moment the engine reads it from the
+  provider's stream to the moment a listener on the group's channel (the Redis channel layer, as a socket
+  consumer would be) receives the delta that carries it. The delta coalescing (~50 ms) is part of it.
 
     python benchmarks/bench_fanout.py [--variants 5] [--repeats 15] [--redis redis://127.0.0.1:6379/0]
 
@@ -35,9 +38,30 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 
 import redis.asyncio as aioredis  # noqa: E402
 
+from lab.engine.deltas import Delta  # noqa: E402
 from lab.engine.fanout import Call, Result, fan_out  # noqa: E402
 from lab.engine.limiter import Limit, Limiter, LocalLimiter, RedisLimiter  # noqa: E402
-from lab.providers.base import ChatRequest, ConnectionConfig  # noqa: E402
+from lab.providers.base import ChatRequest, ConnectionConfig, TextDelta  # noqa: E402
+from lab.providers.openai import OpenAICompatibleAdapter  # noqa: E402
+from lab.providers.registry import register  # noqa: E402
+
+# When each token was read from a provider stream: model (unique per call) → [(text length so far, time)].
+TOKEN_TIMES: dict[str, list[tuple[int, float]]] = {}
+
+
+class StampingAdapter(OpenAICompatibleAdapter):
+    """The OpenAI-compatible adapter, noting the moment each token is read."""
+
+    async def stream(self, request, *, model_info=None):
+        length, times = 0, TOKEN_TIMES.setdefault(request.model, [])
+        async for event in super().stream(request, model_info=model_info):
+            if isinstance(event, TextDelta):
+                length += len(event.text)
+                times.append((length, time.perf_counter()))
+            yield event
+
+
+register("bench_stamped", StampingAdapter)
 
 
 class NoLimiter(Limiter):
@@ -57,19 +81,29 @@ class NoLimiter(Limiter):
 
 
 class QuietHooks:
-    """Counts deltas, stores nothing: the engine's own cost without the database or the channel layer."""
+    """Stores and sends nothing: the engine's own cost without the database or the channel layer."""
 
-    def __init__(self) -> None:
-        self.deltas = 0
-
-    async def delta(self, key: int, offset: int, text: str) -> None:
-        self.deltas += 1
+    async def deltas(self, batch: list[Delta]) -> None:
+        return None
 
     async def done(self, result: Result) -> None:
         return None
 
     async def cancelled(self) -> bool:
         return False
+
+
+class ChannelHooks(QuietHooks):
+    """Sends deltas through the real broadcast helper, exactly as a round does."""
+
+    def __init__(self, channel_group: str) -> None:
+        self.channel_group = channel_group
+
+    async def deltas(self, batch: list[Delta]) -> None:
+        from lab.realtime import abroadcast
+
+        deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
+        await abroadcast(self.channel_group, "output.deltas", deltas=deltas)
 
 
 def free_port() -> int:
@@ -144,6 +178,55 @@ async def slot_cost_us(limiter: Limiter, rounds: int = 2000) -> float:
     return (time.perf_counter() - started) / rounds * 1e6
 
 
+async def streaming_latencies(base_url: str, rounds: int, variants: int, model: str) -> tuple[list[float], int]:
+    """Token → listener latency for `rounds` rounds streaming at once, each on its own channel group."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    models: dict[tuple[int, int], str] = {}
+    received: list[list[tuple[int, int, int, float]]] = [[] for _ in range(rounds)]
+    listeners, runs = [], []
+    for number in range(rounds):
+        group = f"bench-{uuid.uuid4().hex[:12]}"
+        channel = await layer.new_channel()
+        await layer.group_add(group, channel)
+        batch = []
+        for key in range(variants):
+            models[(number, key)] = f"{model}&id={uuid.uuid4().hex[:10]}"
+            config = ConnectionConfig(name=group, kind="bench_stamped", base_url=base_url, max_concurrency=variants)
+            request = ChatRequest(model=models[(number, key)], messages=[{"role": "user", "content": "Benchmark."}])
+            batch.append(Call(key=key, config=config, request=request, start_after_s=key * 0.05, timeout_s=60))
+        listeners.append(asyncio.create_task(_listen(layer, channel, received[number])))
+        runs.append(fan_out(batch, ChannelHooks(group), limiter=NoLimiter()))
+    lengths = {
+        (number, r.key): len(r.answer.text)
+        for number, results in enumerate(await asyncio.gather(*runs))
+        for r in results
+    }
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline:  # until every answer's last delta has arrived
+        ends = {(number, key): end for number, deltas in enumerate(received) for key, _, end, _ in deltas}
+        if all(ends.get(stream) == length for stream, length in lengths.items()):
+            break
+        await asyncio.sleep(0.1)
+    for listener in listeners:
+        listener.cancel()
+    latencies = []
+    for number, deltas in enumerate(received):
+        for key, start, end, arrived in deltas:
+            token_times = TOKEN_TIMES[models[(number, key)]]
+            latencies += [arrived - read for length, read in token_times if start < length <= end]
+    return latencies, sum(map(len, received))
+
+
+async def _listen(layer, channel: str, received: list[tuple[int, int, int, float]]) -> None:
+    """Note (output, start offset, end offset, arrival) for each answer's delta until cancelled."""
+    while True:
+        batch = (await layer.receive(channel))["event"]["deltas"]
+        arrived = time.perf_counter()
+        received += [(d["output"], d["offset"], d["offset"] + len(d["text"]), arrived) for d in batch]
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
@@ -201,6 +284,18 @@ async def main(args: argparse.Namespace) -> None:
         for kind in kinds:
             async with limiter_of(kind, args.redis) as limiter:
                 print(f"{kind:8} {await slot_cost_us(limiter):8.0f} µs")
+
+        if args.redis and args.streaming_rounds:
+            stream_model = "fake?ttft_ms=100&tokens=100&token_ms=20"
+            latencies, events = await streaming_latencies(base_url, args.streaming_rounds, 3, stream_model)
+            print(
+                f"\nstreaming: {args.streaming_rounds} rounds × 3 variants at once ({stream_model}), "
+                f"{len(latencies)} token reads in {events} answer deltas through the Redis channel layer"
+            )
+            print(
+                f"token → listener: p50 {statistics.median(latencies) * 1000:.0f} ms, "
+                f"p95 {percentile(latencies, 0.95) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+            )
     finally:
         server.terminate()
         server.wait()
@@ -216,5 +311,9 @@ if __name__ == "__main__":
     parser.add_argument("--token-ms", type=int, default=10)
     parser.add_argument("--batch-calls", type=int, default=100)
     parser.add_argument("--batch-limit", type=int, default=20)
-    parser.add_argument("--redis", default=os.environ.get("REDIS_URL", ""), help="Redis for the shared limiter")
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument("--streaming-rounds", type=int, default=20)
+    parser.add_argument("--redis", default=os.environ.get("REDIS_URL", ""), help="Redis for the limiter and channels")
+    arguments = parser.parse_args()
+    # The channel layer comes from settings, which read REDIS_URL when first used.
+    os.environ["REDIS_URL"] = arguments.redis
+    asyncio.run(main(arguments))
