@@ -65,10 +65,11 @@ def _digest(*parts) -> str:
 
 
 def cached_group_report(group: CompareGroup, *, pass_threshold: float) -> dict:
-    state = _digest(_version("group", group.pk), verdicts_stamp(group), pass_threshold)
+    # updated_at: a renamed comparison (or, in a test database, another one under a reused id) is not this one.
+    state = _digest(_version("group", group.pk), group.updated_at, verdicts_stamp(group), pass_threshold)
     return _cached(f"voting:report:{group.pk}:{state}", lambda: group_report(group, pass_threshold=pass_threshold))
 
 
 def cached_leaderboard(workspace: Workspace, *, by: str, filters: LeaderboardFilters) -> dict:
-    state = _digest(_version("workspace", workspace.pk), by, filters.as_dict())
+    state = _digest(_version("workspace", workspace.pk), workspace.created_at, by, filters.as_dict())
     return _cached(f"voting:leaderboard:{workspace.pk}:{state}", lambda: leaderboard(workspace, by=by, filters=filters))

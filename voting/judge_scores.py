@@ -6,7 +6,6 @@ Kept apart so a change in how judging stores verdicts touches only this file.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from django.db.models import Count, Max
@@ -38,8 +37,8 @@ def report_judge_id(group: CompareGroup) -> int | None:
     own = group_judge_id(group.pk)
     if own is not None:
         return own
-    counts = Counter(_done_verdicts(group).values_list("judge_id", flat=True))
-    return counts.most_common(1)[0][0] if counts else None
+    busiest = _done_verdicts(group).values("judge_id").annotate(n=Count("id")).order_by("-n", "judge_id").first()
+    return busiest["judge_id"] if busiest else None
 
 
 def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
