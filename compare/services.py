@@ -97,15 +97,15 @@ def group_create(
     cloned_from: CompareGroup | None = None,
 ) -> CompareGroup:
     """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params)."""
-    shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     errors = _Errors()
+    _check_unknown_params(errors, "params", params or {})
+    shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     if mode not in Mode.values:
         errors.add("mode", f"Mode must be one of: {', '.join(Mode.values)}.")
     _check_count(errors, mode, variants)
     _check_timing(errors, stagger_ms, timeout_ms, timeout_step_ms, len(variants))
     if dataset is not None and dataset.workspace_id != workspace.pk:
         errors.add("dataset", "No such dataset in this workspace.")
-    _check_unknown_params(errors, "params", params)
     templates = variant_templates(variants)
     _check_variants(errors, workspace, mode, variants, templates, params)
     _check_templates(errors, system_prompt, shared_variables, templates, dataset)
@@ -189,10 +189,10 @@ def _check_variants(
         labels.setdefault(template.label, template.position)
         if not template.prompt.strip():
             errors.add("variants", f"{name}: prompt: write a prompt.")
+        _check_unknown_params(errors, "variants", variant.get("params") or {}, f"{name}: params: ")
         variant_params = set_params(variant.get("params") or {})
         if variant_params and mode != Mode.CUSTOM:
             errors.add("variants", f"{name}: params: per-variant parameters are for custom mode; set them for all.")
-        _check_unknown_params(errors, "variants", variant_params, f"{name}: params: ")
         try:
             _, info = resolve_model(workspace, (variant.get("model") or "").strip())
         except ValidationError as exc:

@@ -9,11 +9,20 @@ from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
 
 
 class ParamsIn(serializers.Serializer):
+    """Only the known parameters; a misspelt one is an error rather than silently dropped."""
+
     temperature = serializers.FloatField(min_value=0, max_value=2, required=False, allow_null=True)
     top_p = serializers.FloatField(min_value=0, max_value=1, required=False, allow_null=True)
     max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
     seed = serializers.IntegerField(min_value=0, max_value=2**53, required=False, allow_null=True)
     stop = serializers.ListField(child=serializers.CharField(max_length=100), max_length=4, required=False)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise serializers.ValidationError(
+                {name: [f"Unknown parameter; known: {', '.join(self.fields)}."] for name in unknown}
+            )
+        return super().to_internal_value(data)
 
 
 class VariantListIn(serializers.ListSerializer):

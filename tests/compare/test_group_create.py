@@ -206,3 +206,10 @@ def test_clone_copies_settings_and_variants_and_can_copy_a_variant_for_its_next_
         ("B", "Two {{topic}}"),
         ("B v2", "Two {{topic}}"),
     ]
+
+
+@pytest.mark.django_db
+def test_an_unknown_parameter_is_rejected_not_dropped(workspace, owner):
+    with pytest.raises(ValidationError) as excinfo:
+        create(workspace, owner, variants=variants(2), params={"temprature": 0.2})
+    assert errors_of(excinfo)["params"][0].startswith("unknown parameters temprature; known: temperature")

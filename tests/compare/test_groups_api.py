@@ -210,3 +210,12 @@ def test_a_dataset_without_rows_is_a_400(api, workspace):
     response = api.post("/api/v1/datasets/", {"workspace": workspace.pk, "name": "Empty", "rows": []}, format="json")
     assert response.status_code == 400
     assert response.json() == {"rows": ["A dataset has 1 to 1000 rows; this has 0."]}
+
+
+@pytest.mark.django_db
+def test_a_misspelt_parameter_is_a_400_naming_it(api, workspace):
+    response = api.post("/api/v1/groups/", body(workspace, params={"temprature": 0.2}), format="json")
+    assert response.status_code == 400
+    assert response.json() == {
+        "params": {"temprature": ["Unknown parameter; known: temperature, top_p, max_tokens, seed, stop."]}
+    }
