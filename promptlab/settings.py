@@ -247,6 +247,7 @@ CELERY = {
     "timezone": "UTC",
     "beat_schedule": {
         "compare-sweep": {"task": "compare.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
+        "judging-sweep": {"task": "judging.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
     },
 }
 # Embedded mode runs a worker thread in the web process; tests and management commands turn it off.
