@@ -20,6 +20,7 @@ from django.db.models import Case, CharField, Count, F, Q, TextField, Value, Whe
 from django.utils import timezone
 
 from lab.catalog import split_model_id
+from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import CANCELLED, Call, Result
 from lab.markdown import render_markdown
 from lab.providers.base import ChatRequest, ConnectionConfig
@@ -75,6 +76,12 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             output.status = OutputStatus.RUNNING
         except ValidationError as exc:
             output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
+        except SecretDecryptionError:
+            connection_name = split_model_id(output.variant.model)[0]
+            output.status, output.finished_at = OutputStatus.ERROR, now
+            output.error = (
+                f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
+            )
     Output.objects.bulk_update(outputs, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
     transaction.on_commit(
         partial(
@@ -83,14 +90,15 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             "round.started",
             round=round_.pk,
             number=round_.number,
-            outputs=[output.pk for output in outputs],
+            outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
     return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls)
 
 
 def _call(group: CompareGroup, output: Output, variant: Variant) -> Call:
-    """What the engine needs for one answer; raises ValidationError when its model is gone."""
+    """What the engine needs for one answer; raises ValidationError when its model is gone, SecretDecryptionError
+    when its connection's key cannot be read."""
     connection, info = resolve_model(group.workspace, variant.model)
     messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
     messages.append({"role": "user", "content": output.rendered_prompt})

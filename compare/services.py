@@ -7,6 +7,7 @@ The worker's side of a round (claim, record, finish, sweep) is in `rounds.py`.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from collections.abc import Sequence
 from functools import partial
@@ -317,7 +318,9 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
         )
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
     )
-    Output.objects.bulk_create(Output(round=round_, variant=variant) for round_ in rounds for variant in variants)
+    Output.objects.bulk_create(
+        Output(round=round_, variant=variant) for round_ in rounds for variant in _creation_order(group, variants)
+    )
     from .tasks import run_round  # here, not at the top: the tasks module imports this one
 
     for round_ in rounds:
@@ -366,7 +369,7 @@ def round_cancel(*, round_: Round, user) -> Round:
 
 @transaction.atomic
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
-    """A dataset from rows of {"name", "vars"}; row names default to "Row n"."""
+    """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
     errors = _Errors()
     name = (name or "").strip()
     if not name:
@@ -383,3 +386,10 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
         for position, row in enumerate(rows, start=1)
     )
     return dataset
+
+
+def _creation_order(group: CompareGroup, variants: list[Variant]) -> list[Variant]:
+    """Blind rounds create their answers in a random order, so output ids say nothing about which variant is which."""
+    if not group.blind:
+        return variants
+    return secrets.SystemRandom().sample(variants, len(variants))

@@ -136,6 +136,22 @@ def test_a_variant_whose_connection_was_removed_fails_alone(workspace, owner):
     assert gone.status == OutputStatus.ERROR and "no connection named “spare”" in gone.error
 
 
+def test_a_variant_whose_connection_key_cannot_be_decrypted_fails_alone_with_a_readable_error(
+    workspace, owner, fake_llm
+):
+    connection_create(
+        workspace=workspace, name="keyed", kind="openai_compatible", base_url=fake_llm.openai_url, api_key="sk-test"
+    )
+    group = make_group(workspace, owner, models=[INSTANT, f"keyed::{fake_llm.model()}"])
+    Connection.objects.filter(name="keyed").update(api_key_encrypted="not-a-fernet-token")
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    ok, locked = outputs_of(round_)
+    assert ok.status == OutputStatus.OK
+    assert locked.status == OutputStatus.ERROR
+    assert locked.error == "The key of connection keyed cannot be decrypted with the configured keys; enter it again."
+
+
 def test_a_redelivered_message_does_not_run_the_round_again(workspace, owner, group):
     round_ = make_round(group)
     round_execute(round_id=round_.pk)
