@@ -254,7 +254,7 @@ class Output(models.Model):
     objects = OutputQuerySet.as_manager()
 
     class Meta:
-        ordering = ["id"]  # created in variant order
+        ordering = ["id"]  # creation order; order by variant__position where the variants' order matters
         constraints = [
             # Also serves "the outputs of a round".
             models.UniqueConstraint(fields=["round", "variant"], name="output_one_per_round_and_variant"),
