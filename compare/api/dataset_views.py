@@ -44,7 +44,7 @@ class ImportIn(FileIn):
         return {"workspace": data["workspace"], "name": data["name"], **super().validate(data)}
 
 
-class PreviewOut(serializers.Serializer):
+class DatasetPreviewOut(serializers.Serializer):
     format = serializers.CharField()
     row_count = serializers.IntegerField()
     variables = serializers.ListField(child=serializers.CharField())
@@ -85,11 +85,11 @@ class DatasetPreview(APIView):
 
     parser_classes = PARSERS
 
-    @extend_schema(request=FileIn, responses=PreviewOut)
+    @extend_schema(request=FileIn, responses=DatasetPreviewOut)
     def post(self, request):
         data = FileIn(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(PreviewOut(datasets.dataset_preview(**data.validated_data)).data)
+        return Response(DatasetPreviewOut(datasets.dataset_preview(**data.validated_data)).data)
 
 
 class DatasetEdit(DatasetDetail):
