@@ -50,8 +50,9 @@ beat: install  ## services mode: the periodic scheduler (sweeper)
 fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire formats) on :8765
 	$(PY) -m lab.fake_llm --port 8765
 
-bench: install  ## fan-out benchmark on the fake LLM server: wall time against the ideal, limiter cost (REDIS_URL if set)
-	$(PY) benchmarks/bench_fanout.py $(BENCH_ARGS)
+bench: install  ## the benchmarks in bench/ (fan-out, reports): figures against the ideal, see docs/benchmarks.md
+	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 
 clean:  ## remove the virtualenv and local database
 	rm -rf $(VENV) db.sqlite3 staticfiles

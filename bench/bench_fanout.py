@@ -10,7 +10,7 @@ a free port, and prints each figure as a ratio against an ideal measured in the 
   provider's stream to the moment a listener on the group's channel (the Redis channel layer, as a socket
   consumer would be) receives the delta that carries it. The delta coalescing (~50 ms) is part of it.
 
-    python benchmarks/bench_fanout.py [--variants 5] [--repeats 15] [--redis redis://127.0.0.1:6379/0]
+    python bench/bench_fanout.py [--variants 5] [--repeats 15] [--redis redis://127.0.0.1:6379/0]
 
 Not a test: nothing here asserts; the numbers are for docs/benchmarks.md and for spotting regressions.
 """

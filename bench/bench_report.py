@@ -4,7 +4,7 @@ bootstrap, against the targets (300 ms and 2 s).
 Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes from Postgres
 into vote records (the selectors) and the statistics on those records. A cache hit is timed too.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python benchmarks/bench_report.py [--votes 100000]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python bench/bench_report.py [--votes 100000]
 
 It creates a database of its own next to DATABASE_URL's (bench_report_<name>), fills it with bulk inserts and
 drops it at the end. Results go to docs/benchmarks.md by hand, with the machine they ran on.
