@@ -58,6 +58,11 @@ def test_embedded_mode_serves_the_lab_with_sqlite_and_no_redis(tmp_path):
             workspace_id = client.get("/api/v1/workspaces/").json()["results"][0]["id"]
             event = asyncio.run(_worker_pong(base, client, workspace_id))
             assert event["type"] == "worker.pong"
+            events = asyncio.run(_streamed_round(base, client, workspace_id))
+            types = [e["type"] for e in events]
+            assert "output.delta" in types
+            assert types.count("output.done") == 2
+            assert types[-1] == "round.done"
         assert "Embedded Celery worker and beat started" in web.output()
     finally:
         web.stop()
@@ -79,6 +84,38 @@ async def _worker_pong(base: str, client: httpx.Client, workspace_id: int) -> di
                 event = json.loads(await socket.recv())
                 if event["type"] == "worker.pong":
                     return event
+
+
+async def _streamed_round(base: str, client: httpx.Client, workspace_id: int) -> list[dict]:
+    """A real round in embedded mode: the worker thread streams deltas to a socket through the in-memory layer."""
+    headers = {"X-CSRFToken": client.cookies["csrftoken"], "Referer": base}
+    model = "simulated::writer?ttft_ms=50&token_ms=5&tokens=30"
+    group = await asyncio.to_thread(
+        client.post,
+        "/api/v1/groups/",
+        json={
+            "workspace": workspace_id,
+            "title": "Embedded smoke",
+            "mode": "prompts",
+            "variants": [
+                {"label": "v1", "model": model, "prompt": "Hi"},
+                {"label": "v2", "model": model, "prompt": "Yo"},
+            ],
+        },
+        headers=headers,
+    )
+    assert group.status_code == 201, group.text
+    group_id = group.json()["id"]
+    url = base.replace("http://", "ws://") + f"/ws/groups/{group_id}/"
+    socket_headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": base}
+    events = []
+    async with websockets.connect(url, additional_headers=socket_headers) as socket:
+        started = await asyncio.to_thread(client.post, f"/api/v1/groups/{group_id}/runs/", json={}, headers=headers)
+        assert started.status_code == 202, started.text
+        async with asyncio.timeout(30):
+            while not events or events[-1]["type"] != "round.done":
+                events.append(json.loads(await socket.recv()))
+    return events
 
 
 def test_production_settings_pass_check_deploy():
