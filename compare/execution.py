@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from celery.exceptions import SoftTimeLimitExceeded
 from channels.db import database_sync_to_async
@@ -49,20 +50,40 @@ async def _stream(claimed: rounds.ClaimedRound) -> None:
         await fan_out(claimed.calls, RoundHooks(claimed), limiter=limiter)
 
 
+# How often the partial text of running answers is saved, so a page that (re)connects mid-stream reloads
+# nearly all of it over HTTP; one UPDATE per round per interval, whatever the number of answers.
+CHECKPOINT_S = 1.0
+
+
 class RoundHooks:
     """Where the engine's events go for one round."""
 
     def __init__(self, claimed: rounds.ClaimedRound):
         self.round_id = claimed.round_id
         self.channel = group_channel(claimed.group_id)
+        self.texts: dict[int, list[str]] = {}
+        self.changed: set[int] = set()
+        self.checkpointed_at = time.monotonic()
 
     async def deltas(self, batch: list[Delta]) -> None:
         # One channel message per tick for the whole round; the socket consumer hands the browser one
         # `output.delta` event per answer (see GroupConsumer).
         deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
         await abroadcast(self.channel, OUTPUT_DELTAS, deltas=deltas)
+        for d in batch:
+            self.texts.setdefault(d.key, []).append(d.text)
+            self.changed.add(d.key)
+        if time.monotonic() - self.checkpointed_at >= CHECKPOINT_S:
+            await self._checkpoint()
+
+    async def _checkpoint(self) -> None:
+        partial = {key: "".join(self.texts[key]) for key in self.changed}
+        self.changed.clear()
+        self.checkpointed_at = time.monotonic()
+        await database_sync_to_async(rounds.outputs_checkpoint)(texts=partial)
 
     async def done(self, result: Result) -> None:
+        self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:
             await abroadcast(self.channel, "output.done", **payload)

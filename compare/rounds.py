@@ -117,6 +117,15 @@ def _call(group: CompareGroup, output: Output, variant: Variant) -> Call:
 
 
 @transaction.atomic
+def outputs_checkpoint(*, texts: dict[int, str]) -> None:
+    """Save the partial text of answers still running (one UPDATE); finished rows are never touched."""
+    if not texts:
+        return
+    Output.objects.filter(pk__in=texts, status=OutputStatus.RUNNING).update(
+        text=Case(*(When(pk=pk, then=Value(text)) for pk, text in texts.items()), output_field=TextField())
+    )
+
+
 def output_record(*, result: Result) -> dict | None:
     """Store one finished answer and return the `output.done` payload; None if the row was already final.
 

@@ -144,3 +144,32 @@ def test_a_client_that_reconnects_mid_stream_sees_a_gap_and_gets_the_full_text_f
         assert len(output["text"]) == done["length"]  # … and the API has all of it
         assert output["text"].endswith(resumed[-1]["text"])
         assert output["text"] == " ".join(f"t{i}" for i in range(80))
+
+
+def test_a_page_that_connects_mid_stream_reloads_most_of_the_text_so_far_over_http(
+    transactional_db, workspace, owner, api, fake_llm, celery_worker_process
+):
+    """Running answers' partial text is saved about every second, so a late viewer misses at most that much."""
+    fake_connection(workspace, fake_llm)
+    models = [f"fake::{fake_llm.model(tokens=300, token_ms=10)}" for _ in range(2)]
+    group = create_group(api, workspace, models)
+    cookie = session_cookie(owner)
+
+    async def scenario() -> tuple[dict, list[dict]]:
+        socket, connected, _ = await open_socket(cookie, group["id"])
+        assert connected
+        response = await in_thread(api.post, f"/api/v1/groups/{group['id']}/runs/", {}, format="json")
+        round_id = response.json()["rounds"][0]["id"]
+        seen: list[dict] = []
+        await receive_until(socket, "output.delta", seen)
+        await asyncio.sleep(1.6)  # past the first checkpoint, well before the ~3 s answers end
+        midway = (await in_thread(api.get, f"/api/v1/rounds/{round_id}/")).json()
+        await receive_until(socket, "round.done", seen, timeout=30)
+        await socket.disconnect()
+        return midway, seen
+
+    midway, events = asyncio.run(scenario())
+    for output in midway["outputs"]:
+        assert output["status"] == "running"
+        assert output["text"].startswith("t0 t1 t2")
+        assert " ".join(f"t{i}" for i in range(300)).startswith(output["text"])
