@@ -21,7 +21,7 @@ from lab.providers.params import check_params
 
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
-from .selectors import outputs_as_seen_by, round_with_outputs
+from .selectors import group_settings, outputs_as_seen_by, round_with_outputs
 
 
 def _count(queryset: QuerySet, counted: str) -> Coalesce:
@@ -191,19 +191,4 @@ def editor_initial(group: CompareGroup | None) -> dict[str, Any] | None:
     """A group's settings in the editor's shape, for "clone and edit"; None for a new comparison."""
     if group is None:
         return None
-    return {
-        "cloned_from": group.pk,
-        "title": f"{group.title} (copy)",
-        "mode": group.mode,
-        "system_prompt": group.system_prompt,
-        "shared_variables": group.shared_variables,
-        "params": group.params,
-        "blind": group.blind,
-        "stagger_ms": group.stagger_ms,
-        "timeout_ms": group.timeout_ms,
-        "timeout_step_ms": group.timeout_step_ms,
-        "variants": [
-            {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables}
-            for v in group.variants.all()
-        ],
-    }
+    return {"cloned_from": group.pk, **group_settings(group)}

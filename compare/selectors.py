@@ -83,3 +83,22 @@ def outputs_as_seen_by(round_: Round, user) -> tuple[list[Output], bool]:
 def round_stopped(*, round_id: int) -> bool:
     """True once a running round was cancelled or failed: the worker stops streaming."""
     return not Round.objects.filter(pk=round_id, status=RoundStatus.RUNNING).exists()
+
+
+def group_settings(group: CompareGroup) -> dict:
+    """A group's settings and variants in the shape `group_create` takes: what a clone starts from."""
+    return {
+        "title": f"{group.title} (copy)",
+        "mode": group.mode,
+        "system_prompt": group.system_prompt,
+        "shared_variables": group.shared_variables,
+        "params": group.params,
+        "blind": group.blind,
+        "stagger_ms": group.stagger_ms,
+        "timeout_ms": group.timeout_ms,
+        "timeout_step_ms": group.timeout_step_ms,
+        "variants": [
+            {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables, "params": v.params}
+            for v in group.variants.all()
+        ],
+    }

@@ -39,6 +39,7 @@ from .models import (
     RoundStatus,
     Variant,
 )
+from .selectors import group_settings
 
 MAX_REPEAT = 100
 MAX_DATASET_ROWS = 1000
@@ -258,22 +259,11 @@ def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, *
 
     `copy_variant` appends a copy of that variant (by position) to start its next version.
     """
-    variants = [
-        {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables, "params": v.params}
-        for v in group.variants.all()
-    ]
+    settings_now = group_settings(group)
+    variants = settings_now["variants"]
     fields = {
-        "title": f"{group.title} (copy)",
-        "mode": group.mode,
-        "system_prompt": group.system_prompt,
-        "shared_variables": group.shared_variables,
-        "params": group.params,
-        "blind": group.blind,
-        "stagger_ms": group.stagger_ms,
-        "timeout_ms": group.timeout_ms,
-        "timeout_step_ms": group.timeout_step_ms,
+        **settings_now,
         "dataset": group.dataset,
-        "variants": variants,
         **{key: value for key, value in overrides.items() if value is not None},
     }
     if copy_variant is not None:

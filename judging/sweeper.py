@@ -8,9 +8,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from lab.realtime import broadcast, group_channel
-
 from .models import Verdict, VerdictStatus
+from .verdicts import announce
 
 SWEEP_BATCH = 200
 WORKER_STOPPED = "The worker stopped before this verdict finished; judge the round again."
@@ -48,17 +47,7 @@ def verdicts_sweep(*, now: datetime | None = None) -> VerdictSweepReport:
 def _fail(verdict_id: int, error: str, now: datetime) -> bool:
     if not Verdict.objects.transition(verdict_id, VerdictStatus.FAILED, error=error, finished_at=now):
         return False  # it finished (or was re-requested) meanwhile
-    verdict = Verdict.objects.select_related("round").get(pk=verdict_id)
-    broadcast(
-        group_channel(verdict.round.group_id),
-        "verdict.done",
-        round=verdict.round_id,
-        verdict=verdict.pk,
-        status=verdict.status,
-        winner=None,
-        tie=False,
-        error=error,
-    )
+    announce(Verdict.objects.select_related("round").get(pk=verdict_id))
     return True
 
 
