@@ -52,6 +52,7 @@ fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire fo
 
 bench: install  ## the benchmarks in bench/ (fan-out, reports): figures against the ideal, see docs/benchmarks.md
 	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
+	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 
 clean:  ## remove the virtualenv and local database

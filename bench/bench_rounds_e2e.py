@@ -1,0 +1,543 @@
+"""End-to-end round benchmark: the API, Celery workers, the channel layer and the websocket, as separate processes.
+
+Creates its own Postgres database (dropped and recreated), migrates it, makes a user, a workspace and
+OpenAI-compatible connections to the fake LLM server, then starts as separate processes on 127.0.0.1: the fake
+LLM server, the web process (daphne) and two Celery workers. It drives them only over HTTP and websockets, as a
+browser or a script would, and prints each figure as a ratio against an ideal measured in the same run:
+
+- interactive: POST /runs/ → `round.done` on the group's websocket for a 5-variant round, versus one answer's
+  latency (streamed straight from the fake server with httpx) plus the stagger (4 × 50 ms);
+- batch: 200 rounds × 3 variants through a connection limit of 20, versus ceil(600 / 20) × one answer's latency,
+  and the most requests the fake server saw in flight at once;
+- streaming: 20 rounds started at once, each on its own group and websocket; each token's lag at the websocket
+  client, relative to the answer's own cadence (see `cadence_lags`).
+
+    python bench/bench_rounds_e2e.py [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url ...]
+
+Not a test: nothing here asserts; the numbers are for docs/benchmarks.md and for spotting regressions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+import redis
+import websockets
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+TOKEN = re.compile(r"\S+")
+
+# Run in the migrated database by `manage.py shell -c`: the user, workspace, connections, an API token and a
+# session (for the websockets, which authenticate by session cookie). Prints one JSON line.
+SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from lab.services import connection_create, workspace_create
+
+user = get_user_model().objects.create_user(username="bench", password="bench-e2e-2026")
+workspace = workspace_create(owner=user, name="Benchmark")
+for name, limit in {limits!r}.items():
+    connection_create(
+        workspace=workspace, name=name, kind="openai_compatible", base_url={base_url!r},
+        max_concurrency=limit, rpm=1_000_000,
+    )
+client = Client()
+client.force_login(user)
+print(json.dumps({{
+    "workspace": workspace.pk,
+    "token": Token.objects.get_or_create(user=user)[0].key,
+    "session": client.cookies["sessionid"].value,
+}}))
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms"
+
+
+class Processes:
+    """Child processes with their output in log files; stopped in reverse order, the logs shown if one died."""
+
+    def __init__(self, log_dir: Path, env: dict[str, str]):
+        self.log_dir, self.env = log_dir, env
+        self.started: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, name: str, args: list[str], ready: str | Callable[[], bool], timeout: float = 60) -> None:
+        """Start a process and wait until `ready` is in its log (or, given a function, until it returns True)."""
+        log_path = self.log_dir / f"{name}.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.started.append((name, proc))
+        deadline = time.monotonic() + timeout
+        is_ready = ready if callable(ready) else lambda: ready.encode() in log_path.read_bytes()
+        while not is_ready():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                tail = log_path.read_bytes().decode(errors="replace")[-3000:]
+                raise SystemExit(f"{name} did not start:\n{tail}")
+            time.sleep(0.1)
+
+    def check_alive(self) -> None:
+        for name, proc in self.started:
+            if proc.poll() is not None:
+                tail = (self.log_dir / f"{name}.log").read_bytes().decode(errors="replace")[-3000:]
+                raise SystemExit(f"{name} exited with {proc.returncode}:\n{tail}")
+
+    def stop(self) -> None:
+        for _, proc in reversed(self.started):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for _, proc in reversed(self.started):
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+class Database:
+    """A database of the benchmark's own beside the server's others, dropped on exit."""
+
+    def __init__(self, base_url: str, name: str):
+        parts = urlsplit(base_url)
+        self.admin_url = urlunsplit(parts._replace(path="/postgres"))
+        self.url = urlunsplit(parts._replace(path=f"/{name}"))
+        self.name = name
+
+    def _admin(self, sql: str) -> str:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            cursor = conn.execute(sql)
+            return cursor.fetchone()[0] if cursor.description else ""
+
+    def version(self) -> str:
+        return self._admin("SHOW server_version")
+
+    def create(self) -> None:
+        self.drop()
+        self._admin(f'CREATE DATABASE "{self.name}"')
+
+    def drop(self) -> None:
+        self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+@dataclass
+class Lab:
+    web: str
+    fake: str  # the fake server's root URL
+    workspace: int
+    token: str
+    session: str
+    api: httpx.AsyncClient = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.api = httpx.AsyncClient(base_url=self.web, headers={"Authorization": f"Token {self.token}"}, timeout=60)
+
+    async def create_group(self, title: str, models: list[str]) -> int:
+        body = {
+            "workspace": self.workspace,
+            "title": title,
+            "mode": "custom",
+            "stagger_ms": 50,
+            "variants": [{"label": f"V{i}", "model": m, "prompt": "Benchmark."} for i, m in enumerate(models, 1)],
+        }
+        response = await self.api.post("/api/v1/groups/", json=body)
+        if response.status_code != 201:
+            raise SystemExit(f"Could not create a group: {response.status_code} {response.text[:500]}")
+        return response.json()["id"]
+
+    async def run(self, group: int, repeat: int = 1) -> list[int]:
+        response = await self.api.post(f"/api/v1/groups/{group}/runs/", json={"repeat": repeat})
+        if response.status_code != 202:
+            raise SystemExit(f"Could not start a run: {response.status_code} {response.text[:500]}")
+        return [r["id"] for r in response.json()["rounds"]]
+
+    def socket(self, group: int):
+        url = self.web.replace("http://", "ws://") + f"/ws/groups/{group}/"
+        headers = {"Cookie": f"sessionid={self.session}", "Origin": self.web}
+        return websockets.connect(url, additional_headers=headers, max_queue=None)
+
+    async def fake_stats(self) -> dict:
+        async with httpx.AsyncClient() as client:
+            return (await client.get(f"{self.fake}/_stats")).json()
+
+    async def fake_reset(self) -> None:
+        async with httpx.AsyncClient() as client:
+            await client.post(f"{self.fake}/_reset")
+
+
+class GroupSocket:
+    """Every event of one group's websocket, with its arrival time (perf_counter)."""
+
+    def __init__(self, socket):
+        self.socket = socket
+        self.events: list[tuple[float, dict]] = []
+        self.changed = asyncio.Event()
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.socket:
+            self.events.append((time.perf_counter(), json.loads(message)))
+            self.changed.set()
+
+    async def until(self, condition, timeout: float) -> None:
+        async with asyncio.timeout(timeout):
+            while not condition(self.events):
+                self.changed.clear()
+                await self.changed.wait()
+
+    def of_type(self, kind: str) -> list[tuple[float, dict]]:
+        return [(at, event) for at, event in self.events if event["type"] == kind]
+
+
+def rounds_done(round_ids: set[int]):
+    return lambda events: round_ids <= {e["round"] for _, e in events if e["type"] == "round.done"}
+
+
+async def one_answer(fake: str, model: str) -> float:
+    """One streamed answer straight from the fake server: request sent → last byte, in seconds."""
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "Benchmark."}]}
+    async with httpx.AsyncClient(timeout=60) as client:
+        started = time.perf_counter()
+        async with client.stream("POST", f"{fake}/v1/chat/completions", json=body) as response:
+            async for _ in response.aiter_bytes():
+                pass
+        return time.perf_counter() - started
+
+
+async def single_latency(fake: str, model: str, times: int) -> float:
+    await one_answer(fake, model)  # warm up
+    return statistics.median([await one_answer(fake, model) for _ in range(times)])
+
+
+def failed_outputs(sockets: list[GroupSocket]) -> int:
+    return sum(1 for s in sockets for _, e in s.of_type("output.done") if e.get("status") not in (None, "ok"))
+
+
+async def interactive(lab: Lab, args, model: str, one: float) -> None:
+    ideal = one + (args.variants - 1) * 0.05
+    models = [f"fast::{model}&id=i{n}" for n in range(args.variants)]
+    group = await lab.create_group("Interactive", models)
+    walls = []
+    async with lab.socket(group) as ws:
+        events = GroupSocket(ws)
+        for _ in range(args.repeats + 1):  # the first warms the workers' connections and is not counted
+            started = time.perf_counter()
+            (round_id,) = await lab.run(group)
+            await events.until(rounds_done({round_id}), timeout=60)
+            done_at = next(at for at, e in events.of_type("round.done") if e["round"] == round_id)
+            walls.append(done_at - started)
+        events.reader.cancel()
+    walls = walls[1:]
+    p50, p95 = statistics.median(walls), percentile(walls, 0.95)
+    print(
+        f"\n1. interactive: {args.variants} variants, stagger 50 ms, {args.repeats} rounds one after another\n"
+        f"   POST /runs/ → round.done on the websocket: p50 {ms(p50)}, p95 {ms(p95)}, best {ms(min(walls))}\n"
+        f"   ideal = one answer {ms(one)} + {args.variants - 1} × 50 ms = {ms(ideal)}\n"
+        f"   p50 / ideal {p50 / ideal:.2f}, p50 − ideal {ms(p50 - ideal)} (target ≤ +100 ms), "
+        f"p95 / ideal {p95 / ideal:.2f}; failed answers: {failed_outputs([events])}"
+    )
+
+
+async def batch(lab: Lab, args, model: str, one: float) -> None:
+    calls = args.batch_rounds * 3
+    ideal = math.ceil(calls / args.batch_limit) * one
+    group = await lab.create_group("Batch", [f"batch::{model}&id=b{n}" for n in range(3)])
+    await lab.fake_reset()
+    async with lab.socket(group) as ws:
+        events = GroupSocket(ws)
+        started = time.perf_counter()
+        round_ids: set[int] = set()
+        for first in range(0, args.batch_rounds, 100):  # at most 100 rounds per request
+            round_ids |= set(await lab.run(group, repeat=min(100, args.batch_rounds - first)))
+        await events.until(rounds_done(round_ids), timeout=args.batch_rounds * 3)
+        wall = max(at for at, e in events.of_type("round.done")) - started
+        events.reader.cancel()
+    stats = await lab.fake_stats()
+    statuses = [e["status"] for _, e in events.of_type("round.done")]
+    print(
+        f"\n2. batch: {args.batch_rounds} rounds × 3 variants = {calls} calls, connection limit {args.batch_limit}\n"
+        f"   first POST → last round.done: {ms(wall)}; ideal ceil({calls} / {args.batch_limit}) × {ms(one)} = "
+        f"{ms(ideal)}\n"
+        f"   wall / ideal {wall / ideal:.2f} (target ≤ 1.10); fake server: {stats['requests']} requests, "
+        f"max in flight {stats['max_in_flight']} (limit {args.batch_limit}); rounds not done: "
+        f"{sum(1 for s in statuses if s != 'done')}; failed answers: {failed_outputs([events])}"
+    )
+
+
+def cadence_lags(arrivals: list[float], token_ms: float) -> list[float]:
+    """Each token's lag beyond its answer's cadence: arrival(k) − (base + k × token_ms).
+
+    Without the provider's clock the schedule comes from the answer itself: base is the earliest
+    (arrival(k) − k × token_ms), i.e. the best-placed token of the answer. A delay shared by every token of an
+    answer is not seen; drift of the provider's own pacing is.
+    """
+    base = min(at - k * token_ms / 1000 for k, at in enumerate(arrivals))
+    return [at - (base + k * token_ms / 1000) for k, at in enumerate(arrivals)]
+
+
+def fitted_period_ms(arrivals: list[float]) -> float:
+    """The answer's real token period: the slope of the line under every (k, arrival(k)) that hugs them closest
+    (an edge of their lower convex hull). It absorbs the provider's pacing drift, and would also absorb a delay
+    that grows steadily through the answer, which is why the nominal figure is printed beside it."""
+    hull: list[tuple[int, float]] = []
+    for point in enumerate(arrivals):
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], point) <= 0:
+            hull.pop()
+        hull.append(point)
+    slopes = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(hull, hull[1:], strict=False)]
+    return 1000 * min(slopes, key=lambda slope: sum(cadence_lags(arrivals, slope * 1000)), default=0)
+
+
+def _cross(a: tuple[int, float], b: tuple[int, float], c: tuple[int, float]) -> float:
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+
+def token_arrivals(socket: GroupSocket) -> list[list[float]]:
+    """When each token of each answer reached the client: with the `output.delta` carrying its last character."""
+    deltas: dict[int, list[tuple[int, float]]] = {}
+    texts: dict[int, str] = {}
+    for at, event in socket.of_type("output.delta"):
+        deltas.setdefault(event["output"], []).append((event["offset"] + len(event["text"]), at))
+        texts[event["output"]] = texts.get(event["output"], "")[: event["offset"]] + event["text"]
+    return [
+        [next(at for end, at in received if end >= m.end()) for m in TOKEN.finditer(texts[output])]
+        for output, received in deltas.items()
+    ]
+
+
+def lag_summary(answers: list[list[float]], token_ms: int) -> str:
+    nominal = [lag for arrivals in answers for lag in cadence_lags(arrivals, token_ms)]
+    periods = [fitted_period_ms(arrivals) for arrivals in answers]
+    fitted = [lag for arrivals, p in zip(answers, periods, strict=True) for lag in cadence_lags(arrivals, p)]
+    return (
+        f"at {token_ms} ms/token: p50 {ms(statistics.median(nominal))}, p95 {ms(percentile(nominal, 0.95))}, "
+        f"max {ms(max(nominal))}; at the answer's measured period (median {statistics.median(periods):.1f} ms): "
+        f"p50 {ms(statistics.median(fitted))}, p95 {ms(percentile(fitted, 0.95))}, max {ms(max(fitted))}"
+    )
+
+
+async def probe(fake: str, model: str) -> list[float]:
+    """When each token of one answer read straight from the fake server arrived: its own pacing under the load."""
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "Benchmark."}]}
+    arrivals = []
+    async with (
+        httpx.AsyncClient(timeout=60) as client,
+        client.stream("POST", f"{fake}/v1/chat/completions", json=body) as response,
+    ):
+        async for line in response.aiter_lines():
+            if line.startswith("data: {") and json.loads(line[6:])["choices"][0]["delta"].get("content"):
+                arrivals.append(time.perf_counter())
+    return arrivals
+
+
+async def streaming(lab: Lab, args) -> None:
+    model = f"fake?ttft_ms=100&tokens={args.stream_tokens}&token_ms={args.stream_token_ms}"
+    groups = [
+        await lab.create_group(f"Streaming {n}", [f"stream::{model}&id=s{n}v{v}" for v in range(3)])
+        for n in range(args.stream_rounds)
+    ]
+    await lab.fake_reset()
+    sockets = []
+    try:
+        for group in groups:
+            sockets.append(GroupSocket(await lab.socket(group).__aenter__()))
+        round_ids = await asyncio.gather(*(lab.run(group) for group in groups))
+        probes = asyncio.gather(*(probe(lab.fake, f"{model}&id=probe{n}") for n in range(3)))
+        await asyncio.gather(
+            *(s.until(rounds_done(set(ids)), timeout=120) for s, ids in zip(sockets, round_ids, strict=True))
+        )
+        direct = await probes
+    finally:
+        for s in sockets:
+            s.reader.cancel()
+            await s.socket.close()
+    stats = await lab.fake_stats()
+    answers = [arrivals for s in sockets for arrivals in token_arrivals(s)]
+    events = sum(len(s.of_type("output.delta")) for s in sockets)
+    print(
+        f"\n3. streaming: {args.stream_rounds} rounds × 3 variants started at once, each group on its own websocket "
+        f"({model}); the fake server saw at most {stats['max_in_flight']} answers in flight "
+        f"(3 of them direct probes); failed answers: {failed_outputs(sockets)}\n"
+        f"   {sum(map(len, answers))} tokens in {events} output.delta events. Lag of token k at the websocket client "
+        f"= arrival(k) − (base + k × period), base from the answer's best-placed token (target p95 ≤ 100 ms):\n"
+        f"   websocket  {lag_summary(answers, args.stream_token_ms)}\n"
+        f"   direct     {lag_summary(direct, args.stream_token_ms)}\n"
+        f"   (direct: 3 answers read straight from the fake server meanwhile — the provider's own pacing here)"
+    )
+
+
+def machine(database: Database) -> str:
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (
+        f"{platform.node()}: {os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), load average "
+        f"{load}, Python {platform.python_version()}, Postgres {database.version()}"
+    )
+
+
+def start_services(args, procs: Processes, log_dir: Path) -> tuple[str, str]:
+    fake_port, web_port = free_port(), free_port()
+    fake = f"http://127.0.0.1:{fake_port}"
+    procs.start("fake_llm", [sys.executable, "-m", "lab.fake_llm", "--port", str(fake_port)], "Fake LLM server on")
+    migrate = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=procs.env, capture_output=True, text=True
+    )
+    if migrate.returncode:
+        raise SystemExit(f"migrate failed:\n{migrate.stdout[-2000:]}{migrate.stderr[-2000:]}")
+    limits = {"fast": 16, "batch": args.batch_limit, "stream": 3 * args.stream_rounds}
+    setup = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", SETUP.format(limits=limits, base_url=f"{fake}/v1")],
+        cwd=ROOT,
+        env=procs.env,
+        capture_output=True,
+        text=True,
+    )
+    if setup.returncode:
+        raise SystemExit(f"setup failed:\n{setup.stdout[-2000:]}{setup.stderr[-2000:]}")
+    (log_dir / "setup.json").write_text(setup.stdout.strip().splitlines()[-1])
+    procs.start(
+        "web",
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port), "promptlab.asgi:application"],
+        lambda: listening(web_port),
+    )
+    for n in range(1, args.workers + 1):
+        procs.start(
+            f"worker{n}",
+            [
+                str(BIN / "celery"),
+                "-A",
+                "promptlab",
+                "worker",
+                "--loglevel=INFO",
+                f"--concurrency={args.concurrency}",
+                "--pool=prefork",
+                "--without-mingle",
+                "--without-gossip",
+                f"--hostname=bench{n}@%h",
+            ],
+            "ready.",
+        )
+    return f"http://127.0.0.1:{web_port}", fake
+
+
+async def measure(args, web: str, fake: str, setup: dict) -> None:
+    lab = Lab(web=web, fake=fake, **setup)
+    model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
+    batch_model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.batch_tokens}&token_ms={args.token_ms}"
+    try:
+        one = await single_latency(fake, f"{model}&id=single", args.single)
+        one_batch = await single_latency(fake, f"{batch_model}&id=single-batch", args.single)
+        print(
+            f"one answer straight from the fake server (httpx, streamed, p50 of {args.single}): "
+            f"{model} {ms(one)}; {batch_model} {ms(one_batch)}"
+        )
+        if args.repeats:
+            await interactive(lab, args, model, one)
+        if args.batch_rounds:
+            await batch(lab, args, batch_model, one_batch)
+        if args.stream_rounds:
+            await streaming(lab, args)
+    finally:
+        await lab.api.aclose()
+
+
+def main(args: argparse.Namespace) -> None:
+    database = Database(args.database_url, args.database)
+    log_dir = Path(tempfile.mkdtemp(prefix="bench_e2e_"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": database.url,
+        "REDIS_URL": args.redis_url,
+        "DEBUG": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    procs = Processes(log_dir, env)
+    flush = redis.Redis.from_url(args.redis_url)
+    print(f"# End-to-end round benchmark — {machine(database)}")
+    print(
+        f"{args.workers} Celery workers × concurrency {args.concurrency} (prefork), daphne, fake LLM server; "
+        f"logs in {log_dir}"
+    )
+    try:
+        database.create()
+        flush.flushdb()
+        started = time.perf_counter()
+        web, fake = start_services(args, procs, log_dir)
+        print(f"database {database.name} migrated and processes started in {time.perf_counter() - started:.1f} s")
+        asyncio.run(measure(args, web, fake, json.loads((log_dir / "setup.json").read_text())))
+        procs.check_alive()
+        print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    except KeyboardInterrupt:
+        print("\ninterrupted; cleaning up", file=sys.stderr)
+    finally:
+        procs.stop()
+        flush.flushdb()
+        flush.close()
+        database.drop()
+        if not args.keep_logs:
+            shutil.rmtree(log_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
+        help="server to create the benchmark's database on",
+    )
+    parser.add_argument("--database", default="promptlab_bench_e2e", help="dropped and recreated, dropped at the end")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11", help="flushed before and after")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=4, help="Celery processes per worker")
+    parser.add_argument("--single", type=int, default=7, help="direct calls to the fake server for the ideal")
+    parser.add_argument("--variants", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=15, help="interactive rounds (0 skips)")
+    parser.add_argument("--ttft-ms", type=int, default=300)
+    parser.add_argument("--tokens", type=int, default=60)
+    parser.add_argument("--token-ms", type=int, default=10)
+    parser.add_argument("--batch-rounds", type=int, default=200, help="(0 skips)")
+    parser.add_argument("--batch-limit", type=int, default=20)
+    parser.add_argument("--batch-tokens", type=int, default=20, help="tokens per batch answer")
+    parser.add_argument("--stream-rounds", type=int, default=20, help="(0 skips)")
+    parser.add_argument("--stream-tokens", type=int, default=100)
+    parser.add_argument("--stream-token-ms", type=int, default=20)
+    parser.add_argument("--keep-logs", action="store_true")
+    main(parser.parse_args())
