@@ -27,7 +27,6 @@ from .experiments.config import ConfigError, ExperimentConfig, config_from_data,
 from .experiments.export import export_yaml, group_export
 from .experiments.files import UploadedFiles
 from .experiments.models import Experiment
-from .experiments.plan import combination_labels
 from .experiments.results import GROUPINGS, experiment_results
 from .experiments.selectors import experiment_progress, experiments_for_user
 from .experiments.services import experiment_create, experiment_plan, experiment_start
@@ -112,7 +111,7 @@ def experiment_estimate(request, pk):
             "can_edit": True,
             "config": config,
             "estimate": estimate,
-            "labels": combination_labels(config.combinations),
+            "labels": [f"{c.model} · {c.params.name} · {c.prompt.name}" for c in config.combinations],
             "rows": plan.rows,
             "data": json.dumps(config.as_data()),
             "source": source,

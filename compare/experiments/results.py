@@ -25,6 +25,10 @@ class Combo:
     parameters: str
     prompt: str
 
+    @property
+    def name(self) -> str:
+        return f"{self.model} · {self.parameters} · {self.prompt}"
+
 
 @dataclass
 class Cell:
@@ -123,7 +127,7 @@ def experiment_results(experiment: Experiment) -> Results:
     results.scale = (experiment.config.get("evaluation") or {}).get("type", "")
     for key, _ in GROUPINGS:
         results.averages[key] = averages(cells, lambda cell, key=key: cell.value(key))
-    results.averages["combination"] = averages(cells, lambda cell: cell.combo.label)
+    results.averages["combination"] = averages(cells, lambda cell: cell.combo.name)
     results.overall = _average("all", cells)
     return results
 

@@ -25,6 +25,8 @@ from .models import Experiment
 from .selectors import experiment_progress
 
 POLL_S = 0.25
+# Connections this process needs besides the round threads': the caller's and the engine's database thread.
+OWN_CONNECTIONS = 2
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,15 @@ class Progress:
     @property
     def left_s(self) -> float | None:
         return (self.total - self.done) / self.rate if self.rate > 0 else None
+
+
+def usable_concurrency(requested: int) -> int:
+    """As many rounds at once as asked, but no more than the database pool serves (each round thread holds a
+    connection while its answers stream); SQLite has no pool."""
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if not isinstance(pool, dict) or "max_size" not in pool:
+        return requested
+    return max(1, min(requested, pool["max_size"] - OWN_CONNECTIONS))
 
 
 def experiment_run_here(
@@ -65,6 +76,12 @@ def experiment_run_here(
             for future in finished:
                 future.result()  # a crash in a round's thread is a bug: let it surface
             report()
+    # Evaluations a worker claimed first are finished there: wait for them (a dead worker's are given up on when
+    # the task's time limit has passed).
+    limit = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
+    while not experiment_progress(experiment)["finished"] and time.monotonic() < limit:
+        time.sleep(poll_s)
+        report()
     report()
 
 

@@ -24,7 +24,7 @@ from compare.experiments.config import ConfigError, config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
-from compare.experiments.runner import Progress, experiment_run_here
+from compare.experiments.runner import Progress, experiment_run_here, usable_concurrency
 from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.models import CompareGroup
@@ -88,11 +88,15 @@ class Command(BaseCommand):
         except ConfigError as exc:
             self._config_errors(exc)
         rounds = experiment_start(experiment=experiment, user=user)
+        concurrency = usable_concurrency(options["concurrency"])
+        if concurrency < options["concurrency"]:
+            self.stderr.write(
+                f"--concurrency {options['concurrency']}: the database pool serves {concurrency} rounds at once "
+                "(raise DB_POOL_MAX_SIZE for more)."
+            )
         rows = report.count(len(rounds), "round")
-        self.stdout.write(f"\nRunning {rows} (one per dataset row), {options['concurrency']} at a time\n")
-        experiment_run_here(
-            experiment=experiment, concurrency=options["concurrency"], on_progress=_ProgressPrinter(self.stderr)
-        )
+        self.stdout.write(f"\nRunning {rows} (one per dataset row), {concurrency} at a time\n")
+        experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=_ProgressPrinter(self.stderr))
         experiment.refresh_from_db()
         self._finish(experiment)
 
