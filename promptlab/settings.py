@@ -187,6 +187,8 @@ SPECTACULAR_SETTINGS = {
         "JudgeModeEnum": "judging.rubric.JudgeMode",
         "JudgeScaleEnum": "judging.rubric.Scale",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
+        "DatasetFormatEnum": "compare.datasets.FORMATS",
+        "ExperimentFileFormatEnum": "compare.api.experiment_views.FILE_FORMATS",
     },
 }
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import dataset_views, views
+from . import dataset_views, experiment_views, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
@@ -18,4 +18,6 @@ urlpatterns = [
     path("datasets/preview/", dataset_views.DatasetPreview.as_view(), name="api-dataset-preview"),
     path("datasets/<int:pk>/rows/", dataset_views.DatasetRows.as_view(), name="api-dataset-rows"),
     path("datasets/<int:pk>/rows/<int:position>/", dataset_views.DatasetRow.as_view(), name="api-dataset-row"),
+    path("experiments/", experiment_views.ExperimentList.as_view(), name="api-experiments"),
+    path("experiments/<int:pk>/", experiment_views.ExperimentDetail.as_view(), name="api-experiment"),
 ]
