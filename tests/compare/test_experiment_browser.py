@@ -1,0 +1,71 @@
+"""The experiment pages in a real Chromium, against the web process and a real worker: upload a file, confirm the
+estimate, watch the progress come in over the socket, then filter the results grid."""
+
+import time
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from compare.experiments.models import Experiment
+from tests.compare.test_pages_browser import off_loop, screenshots, shoot, until  # noqa: F401 (screenshots: fixture)
+from tests.fixtures.browser import log_in
+from tests.fixtures.experiments import sample
+from tests.fixtures.judging_factories import fake_connections
+
+pytestmark = [pytest.mark.browser, pytest.mark.services]
+
+
+@pytest.fixture(autouse=True)
+def close_engine_connections():
+    """The engine runs in the worker process here; there is no engine connection in this one to close."""
+    yield
+
+
+def across_reloads(page, expression: str, timeout: float = 30) -> None:
+    """Wait until a JS expression is true on the page, which may reload itself meanwhile."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if page.evaluate(f"() => Boolean({expression})"):
+                return
+        except PlaywrightError:  # the page navigated while it was being asked
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"still false after {timeout} s: {expression}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_runs_with_live_progress_and_the_grid_filters(
+    page_factory,
+    web_server,
+    celery_worker_process,
+    owner,
+    workspace,
+    fake_llm,
+    screenshots,  # noqa: F811
+):
+    off_loop(fake_connections, workspace, fake_llm)
+    page = page_factory()
+    log_in(page, web_server.url, owner.username)
+
+    page.goto(f"{web_server.url}/w/{workspace.pk}/experiments/new/")
+    page.set_input_files("input[name=config]", str(sample("classifier.yaml")))
+    page.click("form:has(input[value=upload]) button[type=submit]")
+    assert "4 answers, 4 evaluations" in page.inner_text(".estimate")
+    shoot(page, screenshots, "experiment-estimate")
+    page.click("text=Run it")
+
+    # The progress comes over the socket; the page reloads itself with the results once the run has finished.
+    across_reloads(page, "document.querySelector('#experiment')?.dataset.finished === '1'")
+    assert "8 of 8 calls · finished" in page.inner_text("#experiment-progress-text")
+    assert page.locator("#results-grid td.cell").count() == 4
+    assert page.locator("#results-grid .badge.good").count() == 2
+    shoot(page, screenshots, "experiment-results", full_page=True)
+
+    group_id = off_loop(lambda: Experiment.objects.get().group_id)
+    assert page.url.endswith(f"/compare/{group_id}/experiment/")
+    page.select_option("select[name=model]", 'cands::fake?text={"sentiment":"meh"}')
+    visible = "[...document.querySelectorAll('#results-grid td.cell')].filter(td => !td.hidden).length"
+    until(page, f"{visible} === 2")
+    page.fill("input[name=row]", "broke")
+    until(page, "[...document.querySelectorAll('#results-grid tbody tr')].filter(tr => !tr.hidden).length === 1")
