@@ -46,11 +46,12 @@ def dataset_preview(request, pk):
     if not upload.is_valid():
         return dataset_list(request, pk, upload=upload, status=400)
     file = upload.cleaned_data["file"]
-    kind = upload.cleaned_data["format"] or datasets.format_for(file.name)
+    source = file.name if file else "the pasted rows"
+    kind = upload.cleaned_data["format"] or datasets.format_for(source)
     try:
         if kind is None:
-            raise ValidationError({"format": f"{file.name}: choose the format (the extension does not say)."})
-        content = datasets.decode(file.read())
+            raise ValidationError({"format": f"{source}: choose the format (the extension does not say)."})
+        content = datasets.decode(file.read()) if file else upload.cleaned_data["text"]
         preview = datasets.dataset_preview(content=content, format=kind)
     except ValidationError as exc:
         return dataset_list(request, pk, upload=upload, errors=exc.messages, status=400)
@@ -58,7 +59,7 @@ def dataset_preview(request, pk):
     return render(
         request,
         "compare/datasets/preview.html",
-        {"workspace": workspace, "can_edit": True, "preview": preview, "confirm": confirm, "file_name": file.name},
+        {"workspace": workspace, "can_edit": True, "preview": preview, "confirm": confirm, "file_name": source},
     )
 
 

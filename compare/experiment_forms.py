@@ -145,8 +145,19 @@ def filled(formset: forms.BaseFormSet) -> list[dict[str, Any]]:
 
 class DatasetUploadForm(forms.Form):
     name = forms.CharField(max_length=200)
-    file = forms.FileField(help_text="CSV (a header row of variable names), JSON, JSONL or YAML.")
+    file = forms.FileField(required=False, help_text="CSV (a header row of variable names), JSON, JSONL or YAML.")
+    text = forms.CharField(
+        label="…or paste the rows", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 5})
+    )
     format = forms.ChoiceField(choices=[("", "From the file's extension"), *((f, f) for f in FORMATS)], required=False)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if bool(data.get("file")) == bool((data.get("text") or "").strip()):
+            raise forms.ValidationError("Upload a file or paste the rows (one of the two).")
+        if data.get("text") and not data.get("format"):
+            self.add_error("format", "Say the format of the pasted rows.")
+        return data
 
 
 class DatasetImportForm(forms.Form):

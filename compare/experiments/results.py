@@ -55,10 +55,6 @@ class Cell:
         return (self.output.input_tokens or 0) + (self.output.output_tokens or 0)
 
     @property
-    def evaluation_tokens(self) -> int:
-        return (self.evaluation.input_tokens + self.evaluation.output_tokens) if self.evaluation else 0
-
-    @property
     def cost(self) -> Decimal | None:
         costs = [c for c in (self.output.cost, self.evaluation.cost if self.evaluation else None) if c is not None]
         return sum(costs, Decimal(0)) if costs else None

@@ -196,3 +196,13 @@ def test_a_dataset_is_previewed_imported_and_edited_on_its_pages(browser, worksp
     assert "Row 2: vars: give at least one variable" in bad.content.decode()
     page = browser.get(f"/datasets/{dataset.pk}/").content.decode()
     assert "&quot;deep&quot;: 1" in page
+
+
+@pytest.mark.django_db
+def test_a_dataset_can_be_pasted_and_its_problems_name_the_row(browser, workspace):
+    pasted = {"name": "Pasted", "text": "q,a\nfirst,1\nsecond\n", "format": "csv"}
+    preview = browser.post(f"/w/{workspace.pk}/datasets/preview/", pasted)
+    assert preview.status_code == 400
+    assert "Row 2 (line 3): has 1 cells; the first line names 2 columns." in preview.content.decode()
+    preview = browser.post(f"/w/{workspace.pk}/datasets/preview/", {**pasted, "text": "q,a\nfirst,1\n"})
+    assert preview.status_code == 200 and "1 row (csv)" in preview.content.decode()
