@@ -10,7 +10,7 @@ measured alone first (the median of a few answers run one at a time, the same wa
 recorded (slot wait excluded) shows how much the machine itself slows answers down when 20 stream at once.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\
-        python benchmarks/bench_experiment.py [--rows 100] [--limit 20] [--concurrency 4 8 16]
+        python bench/bench_experiment.py [--rows 100] [--limit 20] [--concurrency 4 8 16]
 
 It creates a database of its own beside DATABASE_URL's (bench_experiment_<name>) and drops it at the end.
 Not a test: nothing is asserted; the numbers are for docs/benchmarks.md.
