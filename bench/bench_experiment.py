@@ -22,9 +22,7 @@ import argparse
 import math
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +36,7 @@ os.environ.setdefault("EMBEDDED_WORKER", "0")
 os.environ.setdefault("DB_POOL_MAX_SIZE", "40")
 
 import django  # noqa: E402
+from support import start_fake_server  # noqa: E402
 
 django.setup()
 
@@ -55,21 +54,6 @@ from lab.services import connection_create, workspace_create  # noqa: E402
 
 PROMPTS = 3
 MODELS = 2
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_fake_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "lab.fake_llm", "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    server.stdout.readline()  # the "serving on" line
-    return server, f"http://127.0.0.1:{port}"
 
 
 def experiment_file(folder: Path, rows: int, scenario: str, *, models: int = MODELS, prompts: int = PROMPTS) -> Path:

@@ -23,9 +23,7 @@ import logging
 import math
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -37,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 
 import redis.asyncio as aioredis  # noqa: E402
+from support import start_fake_server  # noqa: E402
 
 from lab.engine.deltas import Delta  # noqa: E402
 from lab.engine.fanout import Call, Result, fan_out  # noqa: E402
@@ -104,21 +103,6 @@ class ChannelHooks(QuietHooks):
 
         deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
         await abroadcast(self.channel_group, "output.deltas", deltas=deltas)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_fake_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "lab.fake_llm", "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
-    server.stdout.readline()  # the "serving on" line
-    return server, f"http://127.0.0.1:{port}/v1"
 
 
 def calls(base_url: str, count: int, *, model: str, stagger_ms: int, max_concurrency: int) -> list[Call]:
@@ -234,7 +218,8 @@ def percentile(values: list[float], share: float) -> float:
 
 async def main(args: argparse.Namespace) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request would drown the figures
-    server, base_url = start_fake_server()
+    server, fake_root = start_fake_server()
+    base_url = f"{fake_root}/v1"
     model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
     kinds = ["none", "local"] + (["redis"] if args.redis else [])
     try:

@@ -43,6 +43,7 @@ import httpx
 import psycopg
 import redis
 import websockets
+from support import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -72,12 +73,6 @@ print(json.dumps({{
     "session": client.cookies["sessionid"].value,
 }}))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def listening(port: int) -> bool:
