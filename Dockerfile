@@ -8,7 +8,8 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-RUN DEBUG=1 python manage.py collectstatic --noinput \
+# Production settings, so the manifest WhiteNoise serves from is built; the key only exists for this step.
+RUN DEBUG=0 SECRET_KEY=collectstatic-only-not-a-real-key ALLOWED_HOSTS=localhost python manage.py collectstatic --noinput \
     && useradd --create-home --uid 1000 lab && chown -R lab /app
 USER lab
 
