@@ -91,9 +91,20 @@ def group_variants(group: CompareGroup) -> list[VariantRow]:
 
 def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = None) -> list[RoundVote]:
     """Every vote on the comparison's rounds, as vote records in cast order."""
-    variant_ids = [int(row.key) for row in variants or group_variants(group)]
-    # Outputs by their variants (indexed) rather than by a join through rounds.
-    return round_votes(Vote.objects.filter(round__group=group), Output.objects.filter(variant_id__in=variant_ids))
+    keys = tuple(row.key for row in variants or group_variants(group))
+    if len(keys) < 2:
+        return []
+    # Every round of a comparison runs every variant (a group's variants are fixed once it has rounds), so what a
+    # round showed is known without reading its answers; only a winner's variant is looked up, in the same query.
+    records: dict[str, RoundVote] = {}
+    result = []
+    rows = Vote.objects.filter(round__group=group).order_by("id").values_list("choice", "output__variant_id")
+    for choice, winner in rows:
+        outcome = variant_key(winner) if winner is not None else OUTCOME_OF_CHOICE[choice]
+        if outcome not in records:
+            records[outcome] = RoundVote(shown=keys, outcome=outcome)
+        result.append(records[outcome])
+    return result
 
 
 def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_THRESHOLD) -> dict:
