@@ -56,32 +56,27 @@ def test_a_task_round_trips_from_web_through_the_worker_to_the_database_and_the_
     assert "lab.worker_check" in celery_worker_process.output()
 
 
-@pytest.mark.services
-def test_a_socket_for_another_workspace_is_refused(transactional_db, workspace, stranger, web_server):
-    client = login(web_server.url, stranger.username)
-    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
-    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": web_server.url}
+def handshake_status(web_server, client: httpx.Client, workspace_id: int, origin: str) -> int:
+    """The HTTP status that refused the socket's handshake (before any event could be sent)."""
+    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace_id}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": origin}
 
     async def scenario():
         async with websockets.connect(ws_url, additional_headers=headers) as socket:
             await socket.recv()
 
-    # Refused during the handshake, before any event could be sent.
     with pytest.raises(InvalidStatus) as refused:
         asyncio.run(scenario())
-    assert refused.value.response.status_code == 403
+    return refused.value.response.status_code
+
+
+@pytest.mark.services
+def test_a_socket_for_another_workspace_is_refused(transactional_db, workspace, stranger, web_server):
+    client = login(web_server.url, stranger.username)
+    assert handshake_status(web_server, client, workspace.pk, origin=web_server.url) == 403
 
 
 @pytest.mark.services
 def test_a_socket_from_a_foreign_origin_is_refused(transactional_db, owner, workspace, web_server):
     client = login(web_server.url, owner.username)
-    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
-    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": "http://evil.invalid"}
-
-    async def scenario():
-        async with websockets.connect(ws_url, additional_headers=headers) as socket:
-            await socket.recv()
-
-    with pytest.raises(InvalidStatus) as refused:
-        asyncio.run(scenario())
-    assert refused.value.response.status_code == 403
+    assert handshake_status(web_server, client, workspace.pk, origin="http://evil.invalid") == 403
