@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -95,9 +96,16 @@ def copy_rows(model: type[Model], rows: list[dict]) -> None:
             copy.write_row([row.get(name, default) for name, default in zip(names, defaults, strict=True)])
 
 
-def add_rounds(variants_of: dict[int, list[int]], count: int) -> list[tuple[int, list[int]]]:
+@dataclass(frozen=True)
+class BenchRound:
+    id: int
+    group_id: int
+    answers: list[tuple[int, int]]  # (output id, variant id) in variant order
+
+
+def add_rounds(variants_of: dict[int, list[int]], count: int) -> list[BenchRound]:
     """`count` finished rounds of each group (id → its variant ids, in position order), each with one ok output
-    per variant; per round, its id and its output ids in variant order."""
+    per variant, in round id order."""
     now = timezone.now()
     done = {"status": RoundStatus.DONE, "started_at": now, "finished_at": now, "deadline": now}
     copy_rows(Round, [{"group_id": g, "number": n + 1, **done} for g in variants_of for n in range(count)])
@@ -110,29 +118,34 @@ def add_rounds(variants_of: dict[int, list[int]], count: int) -> list[tuple[int,
             for variant_id in variants_of[group_id]
         ],
     )
-    outputs: dict[int, list[int]] = {}
-    for round_id, output_id in (
+    added: dict[int, BenchRound] = {}
+    for round_id, group_id, output_id, variant_id in (
         Output.objects.filter(round__group_id__in=variants_of)
         .order_by("round_id", "variant__position")
-        .values_list("round_id", "id")
+        .values_list("round_id", "round__group_id", "id", "variant_id")
     ):
-        outputs.setdefault(round_id, []).append(output_id)
-    return list(outputs.items())
+        added.setdefault(round_id, BenchRound(round_id, group_id, [])).answers.append((output_id, variant_id))
+    return list(added.values())
 
 
 def vote_rows(
-    rounds: list[tuple[int, list[int]]],
+    rounds: list[BenchRound],
     users: list[int],
     strengths_of: Callable[[int], list[float]],
     rng: random.Random,
 ) -> list[dict]:
+    """Votes as vote_cast stores them, with the comparison and the winner's variant beside the round and answer;
+    strengths_of: a group's variant strengths, in variant order."""
     rows = []
-    for round_id, output_ids in rounds:
-        strengths = strengths_of(round_id)
+    for round_ in rounds:
+        strengths = strengths_of(round_.group_id)
         for user_id in users:
             choice = outcome(rng, strengths)
-            winner = {"choice": Choice.WINNER, "output_id": output_ids[choice]} if isinstance(choice, int) else {}
-            rows.append({"round_id": round_id, "user_id": user_id, "choice": choice, **winner})
+            row = {"round_id": round_.id, "group_id": round_.group_id, "user_id": user_id, "choice": choice}
+            if isinstance(choice, int):
+                output_id, variant_id = round_.answers[choice]
+                row.update(choice=Choice.WINNER, output_id=output_id, variant_id=variant_id)
+            rows.append(row)
     return rows
 
 
@@ -171,8 +184,7 @@ def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
         variants_of[variant.group_id].append(variant.pk)
         strengths_of_group[variant.group_id].append(strength[variant.model])
     rounds = add_rounds(variants_of, ROUNDS_PER_LEADERBOARD_GROUP)
-    group_of = dict(Round.objects.filter(group_id__in=variants_of).values_list("id", "group_id"))
-    rows = vote_rows(rounds, voters("board-voter", LEADERBOARD_VOTERS), lambda r: strengths_of_group[group_of[r]], rng)
+    rows = vote_rows(rounds, voters("board-voter", LEADERBOARD_VOTERS), strengths_of_group.__getitem__, rng)
     copy_rows(Vote, rows[:votes])
     return workspace
 
@@ -185,9 +197,7 @@ def line(name: str, times: list[float], target: float | None = None) -> str:
 
 
 def bench_report(group: CompareGroup, repeat: int) -> None:
-    print(
-        f"Report: 1 comparison, {REPORT_VARIANTS} variants, {Vote.objects.filter(round__group=group).count():,} votes"
-    )
+    print(f"Report: 1 comparison, {REPORT_VARIANTS} variants, {Vote.objects.filter(group=group).count():,} votes")
     read_s, votes = timed(lambda: group_round_votes(group), repeat)
     keys = [str(pk) for pk in group.variants.order_by("position").values_list("pk", flat=True)]
     stats_s, _ = timed(lambda: build_report(variants=keys, votes=votes), repeat)

@@ -31,12 +31,24 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
         if output.status != OutputStatus.OK:
             raise ValidationError({"output": "Only a complete answer can win; choose 'all bad' if none is good."})
     choice = Choice.WINNER if output else Choice(verdict)
-    # One statement, atomic in the database: concurrent double-clicks or two tabs can't make two rows.
+    # One statement, atomic in the database: concurrent double-clicks or two tabs can't make two rows. The
+    # comparison and the winner's variant are stored on the vote too, for reports (see Vote); a replaced vote
+    # takes its new winner's variant, or none.
     Vote.objects.bulk_create(
-        [Vote(round=round, user=user, choice=choice, output=output, updated_at=timezone.now())],
+        [
+            Vote(
+                round=round,
+                group_id=round.group_id,
+                user=user,
+                choice=choice,
+                output=output,
+                variant_id=output.variant_id if output else None,
+                updated_at=timezone.now(),
+            )
+        ],
         update_conflicts=True,
         unique_fields=["round", "user"],
-        update_fields=["choice", "output", "updated_at"],
+        update_fields=["choice", "output", "variant", "updated_at"],
     )
     vote = Vote.objects.get(round=round, user=user)
     transaction.on_commit(lambda: broadcast_tally(round))
