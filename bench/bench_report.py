@@ -40,9 +40,15 @@ from django.utils import timezone  # noqa: E402
 from compare.models import CompareGroup, Mode, Output, OutputStatus, Round, RoundStatus, Variant  # noqa: E402
 from lab.models import Workspace  # noqa: E402
 from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
-from voting.leaderboard import By, LeaderboardFilters, leaderboard, workspace_outputs, workspace_votes  # noqa: E402
+from voting.leaderboard import By, LeaderboardFilters, leaderboard, workspace_variants, workspace_votes  # noqa: E402
 from voting.models import Choice, Vote  # noqa: E402
-from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_round_votes, round_votes  # noqa: E402
+from voting.reports import (  # noqa: E402
+    DEFAULT_PASS_THRESHOLD,
+    group_report,
+    group_round_votes,
+    shown_by_group,
+    vote_records,
+)
 from voting.stats.ratings import bradley_terry  # noqa: E402
 from voting.stats.report import build_report  # noqa: E402
 
@@ -215,8 +221,8 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
     count = workspace_votes(workspace, filters).count()
     print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
     print(f"  {count:,} votes, 200 bootstrap resamples")
-    queryset, outputs = workspace_votes(workspace, filters), workspace_outputs(workspace, filters)
-    read_s, votes = timed(lambda: round_votes(queryset, outputs), repeat)
+    queryset, variants = workspace_votes(workspace, filters), workspace_variants(workspace, filters)
+    read_s, votes = timed(lambda: vote_records(queryset, shown_by_group(variants)), repeat)
     key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
     key_of = {str(pk): model for pk, model in key_of.items()}
     stats_s, _ = timed(lambda: bradley_terry(votes, key_of=key_of), repeat)

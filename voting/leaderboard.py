@@ -12,7 +12,7 @@ from datetime import date
 
 from django.db.models import QuerySet, TextChoices
 
-from compare.models import Output, Variant
+from compare.models import Variant
 from lab.models import Workspace
 from voting.stats.identity import prompt_identity
 from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
@@ -20,7 +20,7 @@ from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import count_of
 
 from .models import Vote
-from .reports import round_votes, variant_key
+from .reports import shown_by_group, variant_key, vote_records
 
 PROMPT_EXCERPT_CHARS = 160
 
@@ -73,7 +73,7 @@ def _comparisons(filters: LeaderboardFilters, path: str) -> dict:
 
 
 def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Vote]:
-    votes = Vote.objects.filter(round__group__workspace=workspace, **_comparisons(filters, "round__group__"))
+    votes = Vote.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
     if filters.since:
         votes = votes.filter(created_at__date__gte=filters.since)
     if filters.until:
@@ -81,17 +81,17 @@ def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QueryS
     return votes
 
 
-def workspace_outputs(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Output]:
-    """Every output of the comparisons the votes may be on: a plain join is cheaper than narrowing it to the rounds
-    with votes in range, and round_votes reads only the rounds it needs."""
-    return Output.objects.filter(round__group__workspace=workspace, **_comparisons(filters, "round__group__"))
+def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Variant]:
+    """The variants of every comparison the votes may be on."""
+    return Variant.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
 
 
 def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tuple[dict[str, str], dict[str, Entity]]:
     """variant key → the rated key (model id or prompt identity), and each rated key's description."""
-    variants = Variant.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
-    rows = variants.order_by("group_id", "position").values_list(
-        "id", "label", "model", "prompt", "group__system_prompt", "group_id"
+    rows = (
+        workspace_variants(workspace, filters)
+        .order_by("group_id", "position")
+        .values_list("id", "label", "model", "prompt", "group__system_prompt", "group_id")
     )
     key_of: dict[str, str] = {}
     described: dict[str, Entity] = {}
@@ -120,7 +120,7 @@ def leaderboard(
 ) -> dict:
     """Ratings with seeded bootstrap intervals and shared ranks, highest first, with a plain-words summary."""
     filters = filters or LeaderboardFilters()
-    votes = round_votes(workspace_votes(workspace, filters), workspace_outputs(workspace, filters))
+    votes = vote_records(workspace_votes(workspace, filters), shown_by_group(workspace_variants(workspace, filters)))
     key_of, described = entities(workspace, filters, by)
     ratings = bradley_terry(votes, key_of=key_of, n_resamples=n_resamples, seed=seed)
     return {
