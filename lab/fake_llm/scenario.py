@@ -7,6 +7,7 @@ scenario key (the model name as sent, plus any prefix), so tests that add a uniq
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, fields
 from urllib.parse import parse_qsl
 
@@ -28,7 +29,15 @@ class Scenario:
     retry_after: float = -1  # seconds sent as `retry-after` with a status fault; -1: no header
     retry_after_ms: int = -1  # milliseconds sent as `retry-after-ms`; -1: no header
     refuse: str = ""  # parameters refused with a 400 when set, comma-separated, e.g. "temperature"
+    stamp: int = 0  # 1: each streamed token is the time it was sent, "s<microseconds since the epoch>"
     id: str = ""  # only makes the key unique
+
+    def sent_token(self, index: int, token: str) -> str:
+        """The token as it goes out: itself, or with `stamp` the wall-clock time of sending, which lets a client
+        on the same host time each token's trip through everything between them."""
+        if not self.stamp:
+            return token
+        return f"{' ' if index else ''}s{time.time_ns() // 1000}"
 
     def answer_tokens(self) -> list[str]:
         words = self.text.split(" ") if self.text else [f"t{i}" for i in range(self.tokens)]

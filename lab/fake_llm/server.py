@@ -327,7 +327,7 @@ class FakeLLMServer:
                 break
             if index:
                 await exchange.pause(scenario.token_ms / 1000)
-            await exchange.send_chunk(wire.stream_delta(scenario.model, token))
+            await exchange.send_chunk(wire.stream_delta(scenario.model, scenario.sent_token(index, token)))
         for frame in wire.stream_tail(scenario.model, body, finish, usage):
             await exchange.send_chunk(frame)
         await exchange.end_stream()

@@ -50,6 +50,19 @@ async def test_options_in_the_base_url_apply_to_every_request_and_the_model_name
     assert [e.text for e in by_model if isinstance(e, TextDelta)] == ["t0", " t1", " t2"]
 
 
+async def test_stamped_tokens_carry_the_time_each_was_sent(fake_llm):
+    adapter = adapter_for(fake_llm, "openai_compatible")
+    before = time.time_ns() // 1000
+
+    events = await events_of(adapter, chat(fake_llm.model(tokens=3, token_ms=30, stamp=1)))
+
+    texts = [e.text for e in events if isinstance(e, TextDelta)]
+    assert [text.startswith(" s" if i else "s") for i, text in enumerate(texts)] == [True] * 3
+    sent = [int(text.strip()[1:]) for text in texts]
+    assert before <= sent[0] <= time.time_ns() // 1000
+    assert sent[1] - sent[0] >= 25_000 and sent[2] - sent[1] >= 25_000  # paced 30 ms apart, in microseconds
+
+
 def test_a_stall_holds_the_request_until_the_client_gives_up(fake_llm):
     model = fake_llm.model(fault="stall", fault_at=0)
     body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
