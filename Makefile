@@ -42,7 +42,7 @@ web: install  ## services mode: the ASGI web process (needs DATABASE_URL, REDIS_
 	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) promptlab.asgi:application
 
 worker: install  ## services mode: a Celery worker
-	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO --concurrency=4
+	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO
 
 beat: install  ## services mode: the periodic scheduler (sweeper)
 	$(VENV)/bin/celery -A promptlab beat --loglevel=INFO

@@ -1,22 +1,23 @@
 """Run a claimed round on the engine: deltas to the group's channel, each answer to its row, then finish.
 
-This is the one place where comparisons meet the asyncio engine. It runs inside the Celery task with
-`asyncio.run`; database work from the loop goes through thread-sensitive `database_sync_to_async`.
+This is the one place where comparisons meet the asyncio engine. The Celery task claims the round on its own
+thread, hands the streaming to the process's engine loop (`lab.engine.runtime`) and waits; database work from
+the loop goes through thread-sensitive `database_sync_to_async`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
 from celery.exceptions import SoftTimeLimitExceeded
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connection
 
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
-from lab.engine.limiter import open_limiter
+from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.realtime import abroadcast, group_channel
 
 from . import rounds, selectors
@@ -31,9 +32,15 @@ def round_execute(*, round_id: int) -> None:
     if claimed is None:
         logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
         return
+    # The claim is committed: give this thread's database connection back to the pool while the round streams,
+    # or a worker's task threads, each waiting on its round, would hold every connection the engine needs.
+    if not connection.in_atomic_block:
+        connection.close()
+    engine = runtime()
     try:
-        asyncio.run(_stream(claimed))
-    except SoftTimeLimitExceeded:
+        # The limit is enforced here as well as by Celery: a worker on the threads pool has no soft time limit.
+        engine.run(_stream(claimed, engine), timeout=settings.CELERY_TASK_SOFT_TIME_LIMIT)
+    except (SoftTimeLimitExceeded, RunTimedOut):
         rounds.round_fail(
             round_id=round_id,
             error=f"The round ran past the worker's time limit ({settings.CELERY_TASK_SOFT_TIME_LIMIT} s).",
@@ -45,9 +52,8 @@ def round_execute(*, round_id: int) -> None:
     rounds.round_finish(round_id=round_id)
 
 
-async def _stream(claimed: rounds.ClaimedRound) -> None:
-    async with open_limiter() as limiter:
-        await fan_out(claimed.calls, RoundHooks(claimed), limiter=limiter)
+async def _stream(claimed: rounds.ClaimedRound, engine: Runtime) -> None:
+    await fan_out(claimed.calls, RoundHooks(claimed), limiter=engine.limiter, client=engine.client)
 
 
 # How often the partial text of running answers is saved, so a page that (re)connects mid-stream reloads

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -193,11 +196,21 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Realtime ---
+# Connections that stay open (the channel layer's, the worker's limiter) meet a restarted Redis as a broken
+# socket on their next command; redis-py retries such a command on a new connection only when told to. About
+# 3 s of retries in all, then the error goes up. Not on a timeout: the command may have run (a message popped).
+REDIS_CONNECTION_RETRY = {
+    "retry": Retry(ExponentialBackoff(cap=1.6, base=0.1), 5),
+    "retry_on_error": [RedisConnectionError],
+}
+# The channel layer waits on Redis for up to 5 s at a time (BZPOPMIN), as long as redis-py's default read
+# timeout: an idle socket's wait could time out a moment before Redis answered, and close the websocket.
+CHANNEL_LAYER_HOST = {"address": REDIS_URL, "socket_timeout": 15, **REDIS_CONNECTION_RETRY}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1500, "expiry": 30},
+            "CONFIG": {"hosts": [CHANNEL_LAYER_HOST], "capacity": 1500, "expiry": 30},
         }
     }
 else:
@@ -237,6 +250,12 @@ CELERY = {
     "task_acks_late": True,
     "task_reject_on_worker_lost": True,
     "worker_prefetch_multiplier": 1,
+    # Threads, not processes: a round's task only waits while the process's one engine loop streams it
+    # (lab/engine/runtime.py), so one worker process streams many rounds at once and keeps its connections
+    # to providers and Redis open between them. Prefork also works (one loop per child) but runs one round
+    # per child. Each task thread may hold a database connection, so keep DB_POOL_MAX_SIZE in proportion.
+    "worker_pool": os.environ.get("CELERY_WORKER_POOL", "threads"),
+    "worker_concurrency": int(os.environ.get("CELERY_WORKER_CONCURRENCY", "16")),
     "task_serializer": "json",
     "result_serializer": "json",
     "accept_content": ["json"],

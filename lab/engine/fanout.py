@@ -11,13 +11,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import Protocol
 
 import httpx
-from celery.exceptions import SoftTimeLimitExceeded
 
 from ..providers.answer import ERROR, Answer, stream_answer
 from ..providers.base import ChatRequest, ConnectionConfig, ModelInfo
@@ -70,13 +70,20 @@ async def fan_out(
     hooks: Hooks,
     *,
     limiter: Limiter,
+    client: httpx.AsyncClient | None = None,
     cancel_poll_s: float = CANCEL_POLL_S,
     coalesce_s: float = COALESCE_S,
 ) -> list[Result]:
-    """Run every call; each result is handed to `hooks.done` as it finishes and all are returned in order."""
+    """Run every call; each result is handed to `hooks.done` as it finishes and all are returned in order.
+
+    `client` is the process's long-lived HTTP client (see `runtime`), whose open connections to the providers
+    every round reuses; without one, the run opens its own and closes it at the end."""
     run = _Run(hooks=hooks, limiter=limiter, deltas=DeltaBatcher(hooks.deltas, interval_s=coalesce_s))
-    # The shared TLS context: building one per round would block the loop for tens of milliseconds.
-    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0), verify=tls_context()) as run.client:
+    async with AsyncExitStack() as stack:
+        run.client = client or await stack.enter_async_context(
+            # The shared TLS context: building one per run would block the loop for tens of milliseconds.
+            httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0), verify=tls_context())
+        )
         tasks = [asyncio.create_task(_run_call(call, run)) for call in calls]
         watcher = asyncio.create_task(_watch_for_cancel(run, tasks, cancel_poll_s))
         try:
@@ -122,8 +129,6 @@ async def _run_call(call: Call, run: _Run) -> Result:
         task.uncancel()
         answer.status = CANCELLED
         answer.error = "Cancelled" + ("; the partial answer is kept." if answer.text else " before it started.")
-    except SoftTimeLimitExceeded:
-        raise  # the worker's time limit ends the whole run; the task records it on every unfinished row
     except Exception as exc:
         logger.exception("Call %s failed unexpectedly", call.key)
         answer.status, answer.error = ERROR, f"Unexpected error: {type(exc).__name__}: {exc}"

@@ -1,0 +1,111 @@
+"""One event loop per process for the engine, in a thread of its own, with the connections it keeps open.
+
+Why: run with `asyncio.run`, every round paid for a new event loop, a new HTTP client (and new TCP and TLS
+handshakes with the provider), a new Redis connection for the limiter and another for the channel layer, and a
+worker process could only stream one round at a time. Here a Celery task (on a worker thread, or on a prefork
+child's main thread) hands its coroutine to the process's loop and waits for it; any number of rounds stream
+side by side on one loop and share its HTTP connection pool and Redis connections.
+
+A forked child never uses its parent's loop: the runtime is made again, lazily, in each process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import httpx
+import redis.asyncio as aioredis
+from django.conf import settings
+
+from ..providers.http import tls_context
+from .limiter import Limiter, LocalLimiter, RedisLimiter
+
+T = TypeVar("T")
+
+
+class RunTimedOut(Exception):
+    """The coroutine did not finish within the time the caller gave it (it has been cancelled)."""
+
+
+# Enough for every answer of many rounds at once; the per-connection limits, not this pool, decide how many
+# requests a provider sees.
+HTTP_LIMITS = httpx.Limits(max_connections=500, max_keepalive_connections=100, keepalive_expiry=30)
+HTTP_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+
+
+class Runtime:
+    """The loop thread and what lives on it: the HTTP client and the connection limiter."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="engine-loop", daemon=True)
+        self._thread.start()
+        # Made on the loop: both bind their connections to the loop that first uses them.
+        self.client, self.limiter = self.run(self._open())
+
+    async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
+        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
+        if settings.REDIS_URL:
+            # A connection that broke (a Redis restart, a network blip) is replaced when a command fails on it.
+            redis = aioredis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CONNECTION_RETRY)
+            limiter = RedisLimiter(redis)
+        else:
+            limiter = LocalLimiter()
+        return client, limiter
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run `coro` on the loop and wait for it. If the wait ends early (a timeout, the worker's soft time limit
+        raised in this thread, Ctrl-C), the coroutine is cancelled before the exception goes on."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            if future.done():  # it finished just now, or raised a TimeoutError of its own
+                return future.result()
+            future.cancel()
+            raise RunTimedOut(f"Still running after {timeout:g} s.") from None
+        except BaseException:
+            future.cancel()
+            raise
+
+    def submit(self, coro: Coroutine[Any, Any, T]):
+        """Run `coro` on the loop without waiting (a broadcast, say); returns its concurrent future."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def close(self) -> None:
+        """Close the connections and stop the loop (tests; a worker simply exits)."""
+        self.run(self._close(), timeout=10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+
+    async def _close(self) -> None:
+        await self.client.aclose()
+        if isinstance(self.limiter, RedisLimiter):
+            await self.limiter.client.aclose()
+
+    def in_loop(self) -> bool:
+        return threading.current_thread() is self._thread
+
+
+_lock = threading.Lock()
+_runtime: Runtime | None = None
+_pid: int | None = None
+
+
+def runtime() -> Runtime:
+    """This process's runtime, started on first use."""
+    global _runtime, _pid
+    with _lock:
+        if _runtime is None or _pid != os.getpid():
+            _runtime, _pid = Runtime(), os.getpid()
+        return _runtime
+
+
+def started() -> Runtime | None:
+    """This process's runtime if something has started it, else None (never starts one)."""
+    return _runtime if _pid == os.getpid() else None
