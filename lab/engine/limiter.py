@@ -38,21 +38,24 @@ class Slot:
 
 
 class Limiter(ABC):
-    """One per event loop. Waiters in this loop are woken as soon as a slot here is freed; slots freed by other
-    processes are noticed by polling."""
+    """One per event loop. Waiters in this loop queue in arrival order and only the first asks for a slot: it is
+    woken as soon as a slot here is freed, and notices slots freed by other processes by polling. (Were every
+    waiter to poll, a full pool with dozens waiting would cost Redis and the worker thousands of calls a second.)"""
 
     def __init__(self, *, lease_s: float = LEASE_S, window_s: float = WINDOW_S, poll_s: float = POLL_S):
         self.lease_s, self.window_s, self.poll_s = lease_s, window_s, poll_s
         self._freed: dict[str, asyncio.Condition] = {}
+        self._queues: dict[str, asyncio.Lock] = {}  # fair: a Lock wakes its waiters in arrival order
 
     @asynccontextmanager
     async def slot(self, limit: Limit) -> AsyncIterator[Slot]:
         """Wait for a slot (cancel the caller to stop waiting), hold it while the body runs, then free it."""
         token = uuid.uuid4().hex
         started = time.monotonic()
-        while (wait_s := await self._try_acquire(limit, token)) is not None:
-            # A full rpm window says how long until it has room; a full pool is polled.
-            await self._until_freed(limit.key, min(max(wait_s, self.poll_s), 1.0))
+        async with self._queues.setdefault(limit.key, asyncio.Lock()):
+            while (wait_s := await self._try_acquire(limit, token)) is not None:
+                # A full rpm window says how long until it has room; a full pool is polled.
+                await self._until_freed(limit.key, min(max(wait_s, self.poll_s), 1.0))
         keeper = asyncio.create_task(self._keep_alive(limit, token))
         try:
             yield Slot(waited_s=time.monotonic() - started)

@@ -124,3 +124,35 @@ async def test_a_killed_workers_slot_comes_back_when_its_lease_runs_out():
         assert time.monotonic() - started < 2.5
     finally:
         holder.kill()
+
+
+class CountingLimiter(LocalLimiter):
+    """The in-process limiter, counting how often it is asked for a slot."""
+
+    asked = 0
+
+    async def _try_acquire(self, limit, token):
+        self.asked += 1
+        return await super()._try_acquire(limit, token)
+
+
+async def test_waiters_queue_in_arrival_order_and_only_the_first_asks_for_a_slot():
+    limiter, shared = CountingLimiter(poll_s=0.05), limit(max_concurrency=1)
+    order = []
+
+    async def request(n: int) -> None:
+        async with limiter.slot(shared):
+            order.append(n)
+
+    async with limiter.slot(shared):  # the pool is full for 0.5 s while ten requests arrive
+        waiters = []
+        for n in range(10):
+            waiters.append(asyncio.create_task(request(n)))
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.5)
+        asked_while_full = limiter.asked
+    await asyncio.gather(*waiters)
+
+    assert order == list(range(10))
+    # Polled by the first waiter alone: about 0.5 s / 50 ms, not ten waiters' worth (about 100).
+    assert asked_while_full <= 15
