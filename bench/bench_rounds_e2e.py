@@ -432,7 +432,11 @@ def main(args: argparse.Namespace) -> None:
         **os.environ,
         "DATABASE_URL": database.url,
         "REDIS_URL": args.redis_url,
-        "DEBUG": "1",
+        # Production settings (no query log, no debug cursor), on plain HTTP over loopback.
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-e2e-only-" + "x" * 40,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SECURE_SSL_REDIRECT": "0",
         "PYTHONUNBUFFERED": "1",
         "CELERY_WORKER_POOL": args.pool,
     }
