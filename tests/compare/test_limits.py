@@ -1,13 +1,12 @@
 """A connection's limit holds across worker processes: the provider never sees more requests at once than allowed."""
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from compare.models import OutputStatus, Round, RoundStatus
-from compare.tasks import run_round
 from lab.services import connection_create
+from tests.compare.queued import run_on_queue
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.processes import start_worker
 
@@ -26,12 +25,7 @@ def test_two_workers_never_send_more_than_the_connections_limit_at_once(
     with ThreadPoolExecutor() as starting:  # two workers start in parallel, saving seconds
         workers = list(starting.map(lambda i: start_worker(tmp_path, "-Q", "limits", name=f"limits{i}"), range(2)))
     try:
-        for round_ in rounds:
-            run_round.apply_async((round_.pk,), queue="limits")
-        deadline = time.monotonic() + 60
-        while Round.objects.filter(pk__in=[r.pk for r in rounds]).unfinished().exists():
-            assert time.monotonic() < deadline, "the rounds did not finish"
-            time.sleep(0.1)
+        run_on_queue(rounds, "limits")
     finally:
         for worker in workers:
             worker.stop()

@@ -1,12 +1,10 @@
 """One worker process streams many rounds at once: its task threads share the process's engine loop."""
 
-import time
-
 import pytest
 
 from compare.models import OutputStatus, Round, RoundStatus
-from compare.tasks import run_round
 from lab.services import connection_create
+from tests.compare.queued import run_on_queue
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.processes import start_worker
 
@@ -22,12 +20,7 @@ def test_one_worker_process_streams_four_rounds_at_once(transactional_db, worksp
     rounds = [make_round(group) for _ in range(4)]
     worker = start_worker(tmp_path, "-Q", "together", "--concurrency=4", name="together")
     try:
-        for round_ in rounds:
-            run_round.apply_async((round_.pk,), queue="together")
-        deadline = time.monotonic() + 60
-        while Round.objects.filter(pk__in=[r.pk for r in rounds]).unfinished().exists():
-            assert time.monotonic() < deadline, "the rounds did not finish"
-            time.sleep(0.1)
+        run_on_queue(rounds, "together")
     finally:
         worker.stop()
 
