@@ -2,7 +2,7 @@
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 
@@ -17,3 +17,22 @@ def _load_django_settings(sender: Celery, **kwargs) -> None:
 
 
 app.autodiscover_tasks()
+
+
+# Start the engine's loop and connections (lab/engine/runtime.py) when a worker starts, in the process that runs
+# the tasks, so the first round a worker takes does not pay for them.
+@signals.worker_process_init.connect
+def _start_engine_in_child(**kwargs) -> None:
+    from lab.engine.runtime import runtime
+
+    runtime()
+
+
+@signals.worker_ready.connect
+def _start_engine(sender, **kwargs) -> None:
+    from celery.concurrency.prefork import TaskPool as PreforkPool
+
+    from lab.engine.runtime import runtime
+
+    if not isinstance(sender.controller.pool, PreforkPool):  # prefork children start their own (above)
+        runtime()
