@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 os.environ.setdefault("EMBEDDED_WORKER", "0")
-# Each round thread holds a database connection while its answers stream; leave room for the most rounds tried.
+# Round threads hold a database connection while they claim and finish rounds; leave room for the most tried.
 os.environ.setdefault("DB_POOL_MAX_SIZE", "40")
 
 import django  # noqa: E402
