@@ -200,7 +200,7 @@ SPECTACULAR_SETTINGS = {
 # socket on their next command; redis-py retries such a command on a new connection only when told to. About
 # 3 s of retries in all, then the error goes up. Not on a timeout: the command may have run (a message popped).
 REDIS_CONNECTION_RETRY = {
-    "retry": Retry(ExponentialBackoff(cap=1.6, base=0.1), 5),
+    "retry": Retry(ExponentialBackoff(cap=1.6, base=0.1), 5, supported_errors=(RedisConnectionError,)),
     "retry_on_error": [RedisConnectionError],
 }
 # The channel layer waits on Redis for up to 5 s at a time (BZPOPMIN), as long as redis-py's default read

@@ -56,6 +56,30 @@ def test_a_task_round_trips_from_web_through_the_worker_to_the_database_and_the_
     assert "lab.worker_check" in celery_worker_process.output()
 
 
+@pytest.mark.services
+def test_a_socket_left_idle_longer_than_the_channel_layers_5_s_wait_stays_open(
+    transactional_db, owner, workspace, web_server, celery_worker_process
+):
+    # The consumer waits on Redis 5 s at a time; with redis-py's default 5 s read timeout every idle wait failed
+    # and daphne closed the socket with 1011. The layer's socket timeout is longer than its wait.
+    client = login(web_server.url, owner.username)
+    ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace.pk}/"
+    headers = {"Cookie": f"sessionid={client.cookies['sessionid']}", "Origin": web_server.url}
+
+    async def scenario() -> dict:
+        async with websockets.connect(ws_url, additional_headers=headers) as socket:
+            await asyncio.sleep(6)
+            response = await asyncio.to_thread(
+                client.post,
+                f"/api/v1/workspaces/{workspace.pk}/worker-check/",
+                headers={"X-CSRFToken": client.cookies["csrftoken"], "Referer": web_server.url},
+            )
+            assert response.status_code == 202, response.text
+            return await next_event(socket, "worker.pong")
+
+    assert asyncio.run(scenario()) == {"type": "worker.pong", "workspace": workspace.pk}
+
+
 def handshake_status(web_server, client: httpx.Client, workspace_id: int, origin: str) -> int:
     """The HTTP status that refused the socket's handshake (before any event could be sent)."""
     ws_url = web_server.url.replace("http://", "ws://") + f"/ws/workspaces/{workspace_id}/"
