@@ -73,10 +73,6 @@ class Runtime:
             future.cancel()
             raise
 
-    def submit(self, coro: Coroutine[Any, Any, T]):
-        """Run `coro` on the loop without waiting (a broadcast, say); returns its concurrent future."""
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
     def close(self) -> None:
         """Close the connections and stop the loop (tests; a worker simply exits)."""
         self.run(self._close(), timeout=10)
