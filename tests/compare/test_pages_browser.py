@@ -269,6 +269,12 @@ def test_blind_mode_hides_names_and_shuffles_columns_until_the_person_votes(
     assert page.locator("[data-tally=all_bad]").inner_text() == "1"
     shoot(page, screenshots, "blind-after-vote")
 
+    # Another person's vote reaches this page as a bare count (blind mode); the panel reloads its counts itself.
+    until(page, "document.getElementById('compare').dataset.live === '1'")
+    off_loop(vote_cast, round=round_, user=owner, verdict="tie")
+    until(page, "document.querySelector('[data-tally=\"tie\"]').textContent.trim() === '1'")
+    assert page.locator("[data-tally=total]").inner_text() == "2"
+
 
 def test_a_failing_variant_shows_its_error_while_the_others_finish(
     transactional_db, owner, workspace, web_server, celery_worker_process, page_factory, fake_llm, screenshots

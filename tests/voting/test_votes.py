@@ -147,22 +147,37 @@ def test_concurrent_votes_of_50_people_are_all_counted(transactional_db, workspa
     assert Vote.objects.filter(round=round_, output=first).count() == 50
 
 
-@pytest.mark.django_db(transaction=True)
-def test_every_vote_pushes_the_new_tally_to_the_group_channel(workspace, owner):
-    round_ = finished_round(voting_group(workspace, owner), owner)
+def tally_event_after_vote(round_, **vote) -> dict:
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(group_channel(round_.group_id), channel)
-    vote_cast(round=round_, user=owner, verdict="tie")
+    vote_cast(round=round_, **vote)
     # A worker may still be announcing the round itself on this channel; the tally is the event we wait for.
     message = async_to_sync(layer.receive)(channel)
     while message["event"]["type"] != "vote.tally":
         message = async_to_sync(layer.receive)(channel)
-    assert message["event"] == {
+    return message["event"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_vote_pushes_the_new_tally_to_the_group_channel(workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner), owner)
+    assert tally_event_after_vote(round_, user=owner, verdict="tie") == {
         "type": "vote.tally",
         "round": round_.pk,
         "outputs": {},
         "tie": 1,
         "all_bad": 0,
+        "total": 1,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_blind_mode_the_channel_carries_only_the_number_of_votes(workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner, blind=True), owner)
+    winner = outputs_of(round_)[1]
+    assert tally_event_after_vote(round_, user=owner, output_id=winner.pk) == {
+        "type": "vote.tally",
+        "round": round_.pk,
         "total": 1,
     }

@@ -55,6 +55,7 @@ export class VotePanel {
   tally(event) {
     const section = this.section;
     if (!section || Number(section.dataset.round) !== event.round || section.dataset.showTally !== "1") return;
+    if (!event.outputs) return this.load(); // blind mode: the counts come over HTTP, to those who have voted
     for (const counter of section.querySelectorAll("[data-tally]")) {
       const key = counter.dataset.tally;
       if (key === "total") counter.textContent = event.total;
