@@ -80,7 +80,6 @@ def _label(variant: dict[str, Any], position: int) -> str:
     return label or (chr(ord("A") + position - 1) if position <= 26 else f"V{position}")
 
 
-@transaction.atomic
 def group_create(
     *,
     workspace: Workspace,
@@ -113,33 +112,36 @@ def group_create(
     _check_templates(errors, system_prompt, shared_variables, templates, dataset)
     errors.raise_if_any()
 
-    group = CompareGroup.objects.create(
-        workspace=workspace,
-        created_by=user,
-        title=(title or "").strip() or "Untitled comparison",
-        mode=mode,
-        system_prompt=system_prompt or "",
-        shared_variables=shared_variables,
-        params=params,
-        blind=blind,
-        stagger_ms=stagger_ms,
-        timeout_ms=timeout_ms,
-        timeout_step_ms=timeout_step_ms,
-        dataset=dataset,
-        cloned_from=cloned_from,
-    )
-    Variant.objects.bulk_create(
-        Variant(
-            group=group,
-            position=template.position,
-            label=template.label,
-            model=variant["model"].strip(),
-            prompt=template.prompt,
-            variables=dict(template.variables),
-            params=set_params(variant.get("params") or {}),
+    # Checked before the transaction opens: checking a model may read its provider's catalog over HTTP the first
+    # time a connection is used, which must not hold a transaction open.
+    with transaction.atomic():
+        group = CompareGroup.objects.create(
+            workspace=workspace,
+            created_by=user,
+            title=(title or "").strip() or "Untitled comparison",
+            mode=mode,
+            system_prompt=system_prompt or "",
+            shared_variables=shared_variables,
+            params=params,
+            blind=blind,
+            stagger_ms=stagger_ms,
+            timeout_ms=timeout_ms,
+            timeout_step_ms=timeout_step_ms,
+            dataset=dataset,
+            cloned_from=cloned_from,
         )
-        for variant, template in zip(variants, templates, strict=True)
-    )
+        Variant.objects.bulk_create(
+            Variant(
+                group=group,
+                position=template.position,
+                label=template.label,
+                model=variant["model"].strip(),
+                prompt=template.prompt,
+                variables=dict(template.variables),
+                params=set_params(variant.get("params") or {}),
+            )
+            for variant, template in zip(variants, templates, strict=True)
+        )
     return group
 
 
@@ -253,7 +255,6 @@ def _check_templates(
         errors.add("variants", message)
 
 
-@transaction.atomic
 def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, **overrides: Any) -> CompareGroup:
     """A new group with this one's settings and variants, changed by `overrides` (any group_create field).
 
