@@ -10,8 +10,8 @@ import yaml
 from django import forms
 
 from .datasets import FORMATS
-from .experiments.config import STRUCTURED_FORMATS
 from .experiments.scoring import scorer
+from .experiments.spec import STRUCTURED_FORMATS
 from .models import Dataset
 
 UPLOAD_HELP = "YAML or JSON. Files it names ($file: prompts, file: datasets) are uploaded beside it."

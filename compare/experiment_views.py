@@ -23,13 +23,14 @@ from lab.models import Role
 from .access import group_for_user
 from .datasets import decode
 from .experiment_forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
-from .experiments.config import ConfigError, ExperimentConfig, config_from_data, config_read
+from .experiments.config import config_from_data, config_read
 from .experiments.export import export_yaml, group_export
 from .experiments.files import UploadedFiles
 from .experiments.models import Experiment
 from .experiments.results import GROUPINGS, experiment_results
 from .experiments.selectors import experiment_progress, experiments_for_user
 from .experiments.services import experiment_create, experiment_plan, experiment_start
+from .experiments.spec import ConfigError, ExperimentConfig
 
 
 @login_required

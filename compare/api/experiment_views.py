@@ -13,12 +13,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..access import group_for_user, workspace_from_body
-from ..experiments.config import ConfigError, config_read
+from ..experiments.config import config_read
 from ..experiments.files import UploadedFiles
 from ..experiments.models import Experiment
 from ..experiments.results import GROUPINGS, experiment_results
 from ..experiments.selectors import experiment_progress
 from ..experiments.services import experiment_create, experiment_plan, experiment_start
+from ..experiments.spec import ConfigError
 
 FORMATS = {"yaml": "experiment.yaml", "json": "experiment.json"}  # the format → a file name, for messages
 FILE_FORMATS = tuple(FORMATS)

@@ -14,9 +14,9 @@ import yaml
 from lab.providers.params import set_params
 
 from ..models import CompareGroup
-from .config import DEFAULT_PARAMS, FILE_NAMES, MAX_TIMEOUT_S
 from .models import Experiment
 from .naming import combination_names
+from .spec import DEFAULT_PARAMS, FILE_NAMES, MAX_TIMEOUT_S
 
 
 def group_export(group: CompareGroup) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import DEFAULT_PARAMS, model_id_from
+from .spec import DEFAULT_PARAMS, model_id_from
 
 
 def combination_names(data: dict[str, Any]) -> list[tuple[str, str, str]]:

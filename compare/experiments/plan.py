@@ -17,8 +17,8 @@ from lab.templating import render
 
 from ..catalog import resolve_model
 from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
-from .config import Combination, ConfigError, ExperimentConfig, Row
 from .scoring import scorer
+from .spec import Combination, ConfigError, ExperimentConfig, Row
 
 LABEL_LENGTH = 80
 

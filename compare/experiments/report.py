@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from .config import FILE_NAMES
 from .estimate import Estimate
 from .results import GROUPINGS, Average, Cell, Results
 from .runner import Progress
+from .spec import FILE_NAMES
 
 BAR_WIDTH = 30
 

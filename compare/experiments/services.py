@@ -19,11 +19,11 @@ from lab.realtime import broadcast, group_channel
 
 from ..models import Mode, Output, OutputStatus, Round, RoundStatus
 from ..services import dataset_create, group_create, round_start
-from .config import ConfigError, ExperimentConfig
 from .estimate import Estimate, experiment_estimate
 from .models import Evaluation, EvaluationStatus, Experiment
 from .plan import Plan, plan_check
 from .selectors import experiment_progress, experiment_spent
+from .spec import ConfigError, ExperimentConfig
 
 # Every combination of a row starts at once, nearly: a short stagger smooths the burst without slowing a batch.
 STAGGER_MS = 10

@@ -3,9 +3,10 @@ naming the file, the entry and the field (checked against the workspace: models,
 
 import pytest
 
-from compare.experiments.config import ConfigError, config_from_data, config_read
+from compare.experiments.config import config_from_data, config_read
 from compare.experiments.files import DirectoryFiles, UploadedFiles
 from compare.experiments.services import experiment_plan
+from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
 from lab.templating import render
 from tests.fixtures.experiments import run_command, sample

@@ -20,13 +20,14 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from compare.experiments import report
-from compare.experiments.config import ConfigError, config_read
+from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
 from compare.experiments.runner import Progress, experiment_run_here, usable_concurrency
 from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
+from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 1, 2, 3

@@ -1,0 +1,102 @@
+"""Checking how an experiment's answers are judged: the evaluation (judge, type, prompt) and the structured output.
+
+The judge comes from the scorer the judging app registers (`scoring`); without one, an evaluation is a problem.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import yaml
+
+from lab.templating import PLACEHOLDER, placeholders
+
+from .reader import SectionReader, parse_problem
+from .scoring import scorer
+from .spec import STRUCTURED_FORMATS, Evaluation, StructuredOutput, model_id_from
+
+
+class EvaluationReader(SectionReader):
+    def _evaluation(self, value: Any) -> Evaluation | None:
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            self.problem("evaluation", "a mapping: type, model and optionally prompt")
+            return None
+        extra = sorted(set(value) - {"type", "model", "prompt"})
+        if extra:
+            self.problem("evaluation", f"{', '.join(extra)}: evaluation has only type, model and prompt")
+        judge = scorer()
+        if judge is None:
+            self.problem("evaluation", "this installation has no judge (the judging app); remove the evaluation")
+            return None
+        kind = str(value.get("type", "")).strip()
+        if kind not in judge.types:
+            self.problem(
+                "evaluation", f"type: {value.get('type')!r} is not a type; the types are {', '.join(judge.types)}"
+            )
+        model = None
+        try:
+            model = model_id_from(value["model"]) if isinstance(value.get("model"), str) else None
+        except ValueError as exc:
+            self.problem("evaluation", f"model: {exc}")
+        else:
+            if model is None:
+                self.problem("evaluation", "model: the judge, as provider:model")
+        prompt = ""
+        if value.get("prompt") is not None:
+            prompt = self._template(value["prompt"], "evaluation: prompt") or ""
+            if prompt and kind in judge.types:
+                self._check_evaluator_prompt(prompt, *judge.placeholders(kind), kind)
+        if model is None or kind not in judge.types:
+            return None
+        return Evaluation(type=kind, model=model, prompt=prompt)
+
+    def _check_evaluator_prompt(self, prompt: str, required: tuple[str, ...], allowed: tuple[str, ...], kind: str):
+        used = placeholders(prompt)
+        missing = [name for name in required if name not in used]
+        if missing:
+            needs = ", ".join(f"<<{name}>>" for name in required)
+            absent = ", ".join(f"<<{name}>>" for name in missing)
+            self.problem("evaluation: prompt", f"missing {absent}; a {kind} evaluator prompt needs {needs}")
+        for name in used:
+            if name not in allowed:
+                known = ", ".join(f"<<{p}>>" for p in allowed)
+                self.problem("evaluation: prompt", f"<<{name}>> is not filled by the judge; it fills {known}")
+        if any(match.group(2) for match in PLACEHOLDER.finditer(prompt)):
+            self.problem("evaluation: prompt", "the evaluator's placeholders take no format (write <<response>>)")
+
+    def _structured(self, value: Any) -> StructuredOutput | None:
+        if value is None:
+            return None
+        where = "structured-output"
+        if not isinstance(value, dict):
+            self.problem(where, "a mapping: schema and format")
+            return None
+        extra = sorted(set(value) - {"schema", "format"})
+        if extra:
+            self.problem(where, f"{', '.join(extra)}: structured-output has only schema and format")
+        fmt = str(value.get("format", "json")).strip().lower()
+        if fmt == "yml":
+            fmt = "yaml"
+        if fmt not in STRUCTURED_FORMATS:
+            self.problem(where, f"format: {value.get('format')!r} is not json or yaml")
+        schema = value.get("schema")
+        if isinstance(schema, str):
+            text = self._file_text(schema, f"{where}: schema")
+            try:
+                schema = yaml.safe_load(text) if text is not None else None
+            except yaml.YAMLError as exc:
+                self.problem(f"{where}: schema", f"not valid YAML or JSON: {parse_problem(exc)}")
+                return None
+        if not isinstance(schema, dict):
+            self.problem(where, "schema: the JSON schema of an answer, as a mapping (or $file:path)")
+            return None
+        try:
+            jsonschema.validators.validator_for(schema).check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            path = "/".join(str(p) for p in exc.path) or "(top)"
+            self.problem(where, f"schema: not a valid JSON schema at {path}: {exc.message}")
+            return None
+        return StructuredOutput(schema=schema, format=fmt) if fmt in STRUCTURED_FORMATS else None

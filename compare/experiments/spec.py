@@ -1,0 +1,170 @@
+"""What an experiment file becomes once checked: the data classes `config` builds, and the limits and names it uses.
+
+Nothing here reads a file; that is `config` (the entry points) with `reader` and the `read_*` section modules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+FILE_PREFIX = "$file:"
+DEFAULT_TIMEOUT_S = 60
+MAX_TIMEOUT_S = 240
+DEFAULT_PARAMS = "default"
+TOP_LEVEL = (
+    "name",
+    "description",
+    "evaluation",
+    "models",
+    "model-parameters",
+    "prompts",
+    "system-prompt",
+    "variables",
+    "dataset",
+    "structured-output",
+    "combinations",
+    "timeout",
+)
+# The file's parameter names → ours; `check` is (test, what a good value is).
+PARAMETERS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
+    "temperature": ("temperature", lambda v: is_number(v) and 0 <= v <= 2, "a number from 0 to 2"),
+    "topP": ("top_p", lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
+    "maxOutputTokens": ("max_tokens", lambda v: _integer(v) and 1 <= v <= 1_000_000, "a whole number from 1"),
+    "seed": ("seed", lambda v: _integer(v) and 0 <= v <= 2**53, "a whole number from 0"),
+    "stopSequences": ("stop", lambda v: _stops(v), "a list of up to 4 texts"),
+}
+FILE_NAMES = {ours: theirs for theirs, (ours, _, _) in PARAMETERS.items()}
+# Known to the file layout but sent by none of our adapters (OpenAI, Anthropic, OpenRouter, Gemini,
+# OpenAI-compatible, simulated), so a run would silently differ from what the file asks: refused.
+UNSENT_PARAMETERS = ("topK", "presencePenalty", "frequencyPenalty")
+STRUCTURED_FORMATS = ("json", "yaml")
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _stops(value: Any) -> bool:
+    return isinstance(value, list) and 1 <= len(value) <= 4 and all(isinstance(v, str) and v for v in value)
+
+
+def model_id_from(written: str) -> str:
+    """`openai:gpt-4.1-mini` (provider = a connection's name) → `openai::gpt-4.1-mini`; our `::` form as it is."""
+    written = written.strip()
+    if "::" in written:
+        return written
+    connection, sep, model = written.partition(":")
+    if not sep or not connection.strip() or not model.strip():
+        raise ValueError(
+            f"{written!r} is not provider:model; write the connection's name, a colon and the model, "
+            "e.g. openai:gpt-4.1-mini"
+        )
+    return f"{connection.strip()}::{model.strip()}"
+
+
+class ConfigError(Exception):
+    """Everything wrong with a file, one readable message each."""
+
+    def __init__(self, messages: list[str]):
+        super().__init__("\n".join(messages))
+        self.messages = messages
+
+
+@dataclass(frozen=True)
+class ParamSet:
+    name: str
+    params: dict[str, Any]  # our names: temperature, top_p, max_tokens, seed
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    template: str  # in our `{{name}}` syntax, `$file:` read in
+    variables: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    vars: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    type: str
+    model: str  # `<connection>::<model>`
+    prompt: str = ""  # custom evaluator prompt in our `{{name}}` syntax; empty: the judge's own
+
+
+@dataclass(frozen=True)
+class StructuredOutput:
+    schema: dict[str, Any]
+    format: str  # how a valid answer is shown to the evaluator: json or yaml
+
+
+@dataclass(frozen=True)
+class Combination:
+    model: str
+    params: ParamSet
+    prompt: Prompt
+
+
+@dataclass
+class ExperimentConfig:
+    source: str  # the file's name, for messages
+    name: str
+    description: str = ""
+    models: list[str] = field(default_factory=list)  # `<connection>::<model>`
+    param_sets: list[ParamSet] = field(default_factory=list)
+    prompts: list[Prompt] = field(default_factory=list)
+    system_prompt: str = ""
+    variables: dict[str, Any] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)
+    dataset_ref: str | int | None = None  # a dataset of the workspace, by name or id, instead of rows
+    evaluation: Evaluation | None = None
+    structured: StructuredOutput | None = None
+    combinations: list[Combination] = field(default_factory=list)
+    explicit_combinations: bool = False
+    timeout_s: float = DEFAULT_TIMEOUT_S
+
+    def as_data(self) -> dict[str, Any]:
+        """The file layout again, self-contained (files read in, our placeholders): what export writes."""
+        data: dict[str, Any] = {"name": self.name}
+        if self.description:
+            data["description"] = self.description
+        if self.evaluation:
+            data["evaluation"] = {"type": self.evaluation.type, "model": self.evaluation.model}
+            if self.evaluation.prompt:
+                data["evaluation"]["prompt"] = self.evaluation.prompt
+        data["models"] = [{"model": model} for model in self.models]
+        data["model-parameters"] = [
+            {"name": s.name, **{FILE_NAMES[k]: v for k, v in s.params.items()}} for s in self.param_sets
+        ]
+        data["prompts"] = [
+            {"name": p.name, "prompt": p.template, **({"variables": p.variables} if p.variables else {})}
+            for p in self.prompts
+        ]
+        if self.system_prompt:
+            data["system-prompt"] = self.system_prompt
+        if self.variables:
+            data["variables"] = self.variables
+        if self.dataset_ref is not None:
+            data["dataset"] = [{"dataset": self.dataset_ref}]
+        elif self.rows:
+            data["dataset"] = [{"name": row.name, "vars": row.vars} for row in self.rows]
+        if self.structured:
+            data["structured-output"] = {"schema": self.structured.schema, "format": self.structured.format}
+        if self.explicit_combinations:
+            data["combinations"] = [
+                {"model": c.model, "model-parameters": c.params.name, "prompt": c.prompt.name}
+                for c in self.combinations
+            ]
+        data["timeout"] = self.timeout_s
+        return data
