@@ -3,8 +3,9 @@
 Each comparison and each workspace has a version token in the cache; a result is stored under the token read
 before computing it. A vote replaces both tokens once it commits (`votes_changed`), so the next request misses and
 recomputes, and a result computed while that vote was committing lands under the old token, where nobody looks.
-A token that the cache evicted is simply re-created: a miss, never a stale hit. Judge verdicts enter the report's
-key through `verdicts_stamp` (one aggregate query), since judging writes them without signals.
+A token that the cache evicted is simply re-created: a miss, never a stale hit. Judge verdicts and experiment
+evaluations enter the report's key through `judge_scores_stamp` (two aggregate queries), since both are written
+without signals.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.core.cache import cache
 from compare.models import CompareGroup, Round
 from lab.models import Workspace
 
-from .judge_scores import verdicts_stamp
+from .judge_scores import judge_scores_stamp
 from .leaderboard import LeaderboardFilters, leaderboard
 from .reports import group_report
 
@@ -66,7 +67,7 @@ def _digest(*parts) -> str:
 
 def cached_group_report(group: CompareGroup, *, pass_threshold: float) -> dict:
     # updated_at: a renamed comparison (or, in a test database, another one under a reused id) is not this one.
-    state = _digest(_version("group", group.pk), group.updated_at, verdicts_stamp(group), pass_threshold)
+    state = _digest(_version("group", group.pk), group.updated_at, judge_scores_stamp(group), pass_threshold)
     return _cached(f"voting:report:{group.pk}:{state}", lambda: group_report(group, pass_threshold=pass_threshold))
 
 

@@ -1,7 +1,9 @@
-"""The one place the report reads judge verdicts: which judge's scores a comparison's report uses, and a stamp
-that changes whenever those verdicts do (part of the report's cache key).
+"""The one place the report reads judge scores: which judge's scores a comparison's report uses, and a stamp
+that changes whenever they do (part of the report's cache key).
 
-Kept apart so a change in how judging stores verdicts touches only this file.
+Scores come from judging's verdicts, or, for an experiment, from the pointwise evaluation its file asked for
+(compare's `Evaluation`); both are weighted scores from 0 to 1. Kept apart so a change in how either is stored
+touches only this file.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Max
 
+from compare.experiments.models import Evaluation, EvaluationStatus, Experiment
 from compare.models import CompareGroup
 from judging.models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from judging.selectors import group_judge_id
@@ -17,33 +20,38 @@ from judging.selectors import group_judge_id
 
 @dataclass(frozen=True)
 class JudgeScores:
-    """One judge's weighted scores (0–1) on a comparison: variant id → {round id: score}, rounds in id order."""
+    """One judge's weighted scores (0–1) on a comparison: variant id → {round id: score}, rounds in id order.
+    `judge` says where they come from: a judge configuration's id, name and model (id None for an experiment's
+    own evaluation, which has no configuration)."""
 
-    judge: JudgeConfig
+    judge: dict
     scores: dict[int, dict[int, float]]
 
     def describe(self) -> dict:
         rounds = {round_id for by_round in self.scores.values() for round_id in by_round}
-        return {"id": self.judge.pk, "name": self.judge.name, "model": self.judge.model, "rounds": len(rounds)}
+        return {**self.judge, "rounds": len(rounds)}
 
 
 def _done_verdicts(group: CompareGroup):
     return Verdict.objects.filter(round__group=group, status=VerdictStatus.DONE, judge__isnull=False)
 
 
-def report_judge_id(group: CompareGroup) -> int | None:
-    """The comparison's own judge when it names one, else the judge that has scored most of its rounds: scores of
-    different judges are never mixed, since each judge reads a scale its own way."""
-    own = group_judge_id(group.pk)
-    if own is not None:
-        return own
+def _busiest_judge_id(group: CompareGroup) -> int | None:
     busiest = _done_verdicts(group).values("judge_id").annotate(n=Count("id")).order_by("-n", "judge_id").first()
     return busiest["judge_id"] if busiest else None
 
 
 def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
-    """The chosen judge's scores per variant and round, or None when it has scored nothing here yet."""
-    judge_id = report_judge_id(group)
+    """The scores the report uses, per variant and round, or None when nothing has scored the answers yet.
+
+    In order: the comparison's own judge; an experiment's evaluation (its file names the judge); else the judge
+    that has scored most of its rounds. Scores of different judges are never mixed, since each judge reads a scale
+    its own way.
+    """
+    own = group_judge_id(group.pk)
+    if own is None and (evaluated := _evaluation_scores(group)) is not None:
+        return evaluated
+    judge_id = own if own is not None else _busiest_judge_id(group)
     if judge_id is None:
         return None
     rows = VerdictOutput.objects.filter(
@@ -60,11 +68,39 @@ def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
         scores.setdefault(variant_id, {})[round_id] = score
     if not scores:
         return None
-    return JudgeScores(judge=JudgeConfig.objects.get(pk=judge_id), scores=scores)
+    judge = JudgeConfig.objects.get(pk=judge_id)
+    return JudgeScores(judge={"id": judge.pk, "name": judge.name, "model": judge.model}, scores=scores)
 
 
-def verdicts_stamp(group: CompareGroup) -> str:
-    """Changes when a verdict on the comparison finishes, is redone, or its judge changes. Judging writes verdicts
-    with conditional UPDATEs (no save signals), so the report's cache key reads this one cheap aggregate."""
+def _evaluation_scores(group: CompareGroup) -> JudgeScores | None:
+    """An experiment's pointwise evaluation of its answers, when it asked for one and some are scored."""
+    experiment = Experiment.objects.filter(group=group).only("config").first()
+    if experiment is None:
+        return None
+    rows = (
+        Evaluation.objects.filter(experiment=experiment, status=EvaluationStatus.DONE, score__isnull=False)
+        .values_list("output__variant_id", "output__round_id", "score")
+        .order_by("output__round_id", "output_id")
+    )
+    scores: dict[int, dict[int, float]] = {}
+    for variant_id, round_id, score in rows:
+        scores.setdefault(variant_id, {})[round_id] = score
+    if not scores:
+        return None
+    spec = experiment.config.get("evaluation") or {}
+    name = f"the experiment's evaluation ({spec['type']})" if spec.get("type") else "the experiment's evaluation"
+    return JudgeScores(judge={"id": None, "name": name, "model": spec.get("model", "")}, scores=scores)
+
+
+def judge_scores_stamp(group: CompareGroup) -> str:
+    """Changes when a verdict on the comparison finishes, is redone, or its judge changes, and when an experiment's
+    evaluation finishes. Both are written with conditional UPDATEs (no save signals), so the report's cache key
+    reads these cheap aggregates."""
     figures = _done_verdicts(group).aggregate(n=Count("id"), last=Max("finished_at"), newest=Max("id"))
-    return f"{group_judge_id(group.pk)}-{figures['n']}-{figures['newest']}-{figures['last']}"
+    evaluated = Evaluation.objects.filter(experiment__group=group, status=EvaluationStatus.DONE).aggregate(
+        n=Count("id"), last=Max("finished_at")
+    )
+    return (
+        f"{group_judge_id(group.pk)}-{figures['n']}-{figures['newest']}-{figures['last']}"
+        f"-{evaluated['n']}-{evaluated['last']}"
+    )

@@ -9,8 +9,10 @@ import time
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from django.utils import timezone
 
+from compare.experiments.models import Evaluation, EvaluationStatus, Experiment
 from judging.models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from lab.models import Role
 from tests.fixtures.factories import add_member
@@ -223,8 +225,8 @@ def test_a_second_request_is_served_from_the_cache_until_a_new_vote(
     computed, first = queries_for(api, url)
     cached, second = queries_for(api, url)
     assert second == first
-    # Only reaching the group (1 query) and stamping its verdicts (2), instead of reading votes, outputs and scores.
-    assert cached == 3 < computed
+    # Only reaching the group (1 query) and stamping its judge scores (3), instead of reading votes and scores.
+    assert cached == 4 < computed
 
     teammate = add_member(workspace, "tam", Role.VIEWER)
     second_answer = rounds[0].outputs.get(variant__position=2).pk
@@ -249,3 +251,46 @@ def test_a_new_verdict_invalidates_the_cached_report(api, workspace, owner):
 
     report = report_of(api, group.pk)["report"]
     assert [row["mean"] for row in report["scores"]["variants"]] == [0.2, 0.9]
+
+
+def evaluate_round(round_, experiment: Experiment, scores: list[float]) -> None:
+    """An experiment's finished evaluation of the round's answers with these scores, in variant order."""
+    outputs = round_.outputs.order_by("variant__position")
+    Evaluation.objects.bulk_create(
+        Evaluation(
+            experiment=experiment, output=output, status=EvaluationStatus.DONE, score=score, finished_at=timezone.now()
+        )
+        for output, score in zip(outputs, scores, strict=True)
+    )
+
+
+@pytest.mark.django_db
+def test_an_experiments_own_evaluation_scores_enter_its_report_and_refresh_the_cached_one(
+    api, client, workspace, owner
+):
+    group = voting_group(workspace, owner, n=2)
+    experiment = Experiment.objects.create(
+        group=group, config={"evaluation": {"type": "1-5", "model": "simulated::thinker"}}
+    )
+    keys = [str(pk) for pk in group.variants.order_by("position").values_list("pk", flat=True)]
+    rounds = [finished_round(group, owner) for _ in range(2)]
+    evaluate_round(rounds[0], experiment, [0.25, 0.75])
+    assert [row["mean"] for row in report_of(api, group.pk)["report"]["scores"]["variants"]] == [0.25, 0.75]
+
+    evaluate_round(rounds[1], experiment, [0.75, 1.0])  # a cached report must not hide it
+
+    body = report_of(api, group.pk)
+    scores = {keys[0]: {rounds[0].pk: 0.25, rounds[1].pk: 0.75}, keys[1]: {rounds[0].pk: 0.75, rounds[1].pk: 1.0}}
+    expected = build_report(
+        variants=keys, votes=[], labels=dict(zip(keys, ["A", "B"], strict=True)), scores=scores, pass_threshold=0.75
+    )
+    assert body["report"] == expected
+    assert body["judge"] == {
+        "id": None,
+        "name": "the experiment's evaluation (1-5)",
+        "model": "simulated::thinker",
+        "rounds": 2,
+    }
+    client.force_login(owner)
+    page = client.get(reverse("voting:report_page", args=[group.pk])).content.decode()
+    assert "the experiment&#x27;s evaluation (1-5)" in page and "No judge scores yet" not in page
