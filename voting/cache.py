@@ -4,7 +4,7 @@ Each comparison and each workspace has a version token in the cache; a result is
 before computing it. A vote replaces both tokens once it commits (`votes_changed`), so the next request misses and
 recomputes, and a result computed while that vote was committing lands under the old token, where nobody looks.
 A token that the cache evicted is simply re-created: a miss, never a stale hit. Judge verdicts and experiment
-evaluations enter the report's key through `judge_scores_stamp` (two aggregate queries), since both are written
+evaluations enter the report's key through `judge_scores_stamp` (aggregate queries), since both are written
 without signals.
 """
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Max
 
 from compare.experiments.models import Evaluation, EvaluationStatus, Experiment
-from compare.models import CompareGroup
+from compare.models import CompareGroup, Mode
 from judging.models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from judging.selectors import group_judge_id
 
@@ -74,6 +74,8 @@ def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
 
 def _evaluation_scores(group: CompareGroup) -> JudgeScores | None:
     """An experiment's pointwise evaluation of its answers, when it asked for one and some are scored."""
+    if group.mode != Mode.CUSTOM:  # only experiments make custom comparisons
+        return None
     experiment = Experiment.objects.filter(group=group).only("config").first()
     if experiment is None:
         return None
@@ -97,10 +99,10 @@ def judge_scores_stamp(group: CompareGroup) -> str:
     evaluation finishes. Both are written with conditional UPDATEs (no save signals), so the report's cache key
     reads these cheap aggregates."""
     figures = _done_verdicts(group).aggregate(n=Count("id"), last=Max("finished_at"), newest=Max("id"))
+    stamp = f"{group_judge_id(group.pk)}-{figures['n']}-{figures['newest']}-{figures['last']}"
+    if group.mode != Mode.CUSTOM:  # a cached report is served on every view: no query that cannot change it
+        return stamp
     evaluated = Evaluation.objects.filter(experiment__group=group, status=EvaluationStatus.DONE).aggregate(
         n=Count("id"), last=Max("finished_at")
     )
-    return (
-        f"{group_judge_id(group.pk)}-{figures['n']}-{figures['newest']}-{figures['last']}"
-        f"-{evaluated['n']}-{evaluated['last']}"
-    )
+    return f"{stamp}-{evaluated['n']}-{evaluated['last']}"

@@ -225,8 +225,8 @@ def test_a_second_request_is_served_from_the_cache_until_a_new_vote(
     computed, first = queries_for(api, url)
     cached, second = queries_for(api, url)
     assert second == first
-    # Only reaching the group (1 query) and stamping its judge scores (3), instead of reading votes and scores.
-    assert cached == 4 < computed
+    # Only reaching the group (1 query) and stamping its verdicts (2), instead of reading votes, outputs and scores.
+    assert cached == 3 < computed
 
     teammate = add_member(workspace, "tam", Role.VIEWER)
     second_answer = rounds[0].outputs.get(variant__position=2).pk
@@ -268,7 +268,7 @@ def evaluate_round(round_, experiment: Experiment, scores: list[float]) -> None:
 def test_an_experiments_own_evaluation_scores_enter_its_report_and_refresh_the_cached_one(
     api, client, workspace, owner
 ):
-    group = voting_group(workspace, owner, n=2)
+    group = voting_group(workspace, owner, n=2, mode="custom")
     experiment = Experiment.objects.create(
         group=group, config={"evaluation": {"type": "1-5", "model": "simulated::thinker"}}
     )
