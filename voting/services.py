@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from compare.models import CompareGroup, Output, OutputStatus, Round, RoundStatus
+from compare.models import Output, OutputStatus, Round, RoundStatus
 from lab.realtime import broadcast, group_channel
 
 from .cache import votes_changed
@@ -58,7 +58,7 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
 
 def broadcast_tally(round: Round) -> None:
     tally = round_tally(round)
-    if CompareGroup.objects.filter(pk=round.group_id, blind=True).exists():
+    if round.group.blind:  # the round comes with its comparison (round_for_user), so this reads no row
         # Everyone on the comparison's channel gets this, voted or not; per-answer counts would show someone who
         # has not voted where the others' votes went. A page whose viewer has voted reloads its panel over HTTP,
         # which shows the counts to them alone.
