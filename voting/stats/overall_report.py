@@ -4,7 +4,7 @@ import math
 from dataclasses import dataclass
 
 from voting.stats.pairwise import OverallTest
-from voting.stats.sample_size import ALPHA, MIN_EXPECTED_WINS, NOT_ENOUGH_DATA, NOT_SIGNIFICANT, SIGNIFICANT
+from voting.stats.sample_size import ALPHA, MIN_EXPECTED_WINS, verdict_of
 from voting.stats.wording import count_of, p_text
 
 
@@ -41,7 +41,7 @@ def overall_report(test: OverallTest) -> OverallReport:
     return OverallReport(
         wins=test.wins,
         expected=test.expected,
-        verdict=NOT_ENOUGH_DATA if not enough else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        verdict=verdict_of(enough=enough, significant=significant),
         significant=significant,
         statistic=test.statistic if enough else None,
         df=test.df if enough else None,

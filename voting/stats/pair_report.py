@@ -9,11 +9,11 @@ from voting.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
     NOT_ENOUGH_DATA,
-    NOT_SIGNIFICANT,
     SIGNIFICANT,
     more_needed,
     more_to_reach_minimum,
     sign_test_sample_size,
+    verdict_of,
 )
 from voting.stats.wording import count_of, p_text, percent, percent_interval, power_level
 
@@ -80,7 +80,7 @@ def pair_report(
         a_share=test.a_share,
         ci_low=test.ci_low,
         ci_high=test.ci_high,
-        verdict=NOT_ENOUGH_DATA if not enough else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        verdict=verdict_of(enough=enough, significant=significant),
         significant=significant,
         significant_always_valid=enough and p_always_valid_holm < ALPHA,
         p_value=test.p_value if enough else None,

@@ -27,6 +27,13 @@ NOT_SIGNIFICANT = "not significant"
 WILCOXON_ARE = 3 / math.pi
 
 
+def verdict_of(*, enough: bool, significant: bool) -> str:
+    """The verdict a report states: none below the minimum, else whether the test was significant."""
+    if not enough:
+        return NOT_ENOUGH_DATA
+    return SIGNIFICANT if significant else NOT_SIGNIFICANT
+
+
 def more_to_reach_minimum(decisive: int) -> int:
     """Decisive outcomes still missing before a pair may get a verdict."""
     return max(0, MIN_DECISIVE_PER_PAIR - decisive)

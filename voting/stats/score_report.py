@@ -10,11 +10,10 @@ from voting.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
     NOT_ENOUGH_DATA,
-    NOT_SIGNIFICANT,
-    SIGNIFICANT,
     more_needed,
     more_to_reach_minimum,
     paired_scores_sample_size,
+    verdict_of,
 )
 from voting.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
 from voting.stats.wording import count_of, p_text, power_level
@@ -92,7 +91,7 @@ def _pair_entry(
         n_pairs=test.n_pairs,
         n_nonzero=test.n_nonzero,
         mean_difference=test.mean_difference,
-        verdict=NOT_ENOUGH_DATA if not enough else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        verdict=verdict_of(enough=enough, significant=significant),
         significant=significant,
         p_value=test.p_value if enough else None,
         p_holm=p_holm if enough else None,

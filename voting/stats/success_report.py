@@ -12,12 +12,10 @@ from voting.stats.pairwise import holm
 from voting.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
-    NOT_ENOUGH_DATA,
-    NOT_SIGNIFICANT,
-    SIGNIFICANT,
     more_needed,
     more_to_reach_minimum,
     two_proportion_sample_size,
+    verdict_of,
 )
 from voting.stats.winrate import wilson_interval
 from voting.stats.wording import count_of, p_text, percent, points, power_level
@@ -127,7 +125,7 @@ def _pair_entry(
         ci_low=interval.ci_low if interval else None,
         ci_high=interval.ci_high if interval else None,
         test=test.test if test else None,
-        verdict=NOT_ENOUGH_DATA if test is None else SIGNIFICANT if significant else NOT_SIGNIFICANT,
+        verdict=verdict_of(enough=test is not None, significant=significant),
         significant=significant,
         p_value=test.p_value if test else None,
         p_holm=p_holm if test else None,
