@@ -1,11 +1,13 @@
-"""Shared test fixtures: users, workspaces and API clients; per-area fixtures live in tests/fixtures/."""
+"""Shared test fixtures: users, workspaces, members with each role and API clients; per-area fixtures live in
+tests/fixtures/."""
 
 import os
 
 import pytest
 from rest_framework.test import APIClient
 
-from tests.fixtures.factories import make_user, make_workspace
+from lab.models import Role
+from tests.fixtures.factories import add_member, make_user, make_workspace
 
 # Fixture modules shared across apps.
 pytest_plugins = [
@@ -35,6 +37,16 @@ def stranger(db):
     user = make_user("stranger")
     make_workspace(user, "Team B")
     return user
+
+
+@pytest.fixture
+def editor(workspace):
+    return add_member(workspace, "editor", Role.EDITOR)
+
+
+@pytest.fixture
+def viewer(workspace):
+    return add_member(workspace, "viewer", Role.VIEWER)
 
 
 @pytest.fixture
