@@ -15,7 +15,7 @@ from voting.stats.sample_size import (
     sign_test_sample_size,
     verdict_of,
 )
-from voting.stats.wording import count_of, p_text, percent, percent_interval, power_level
+from voting.stats.wording import adjusted_for, count_of, p_text, percent, percent_interval, power_level
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,7 @@ def pair_sentence(entry: PairReport, pairs_in_family: int) -> str:
     )
     if entry.verdict == NOT_ENOUGH_DATA:
         return f"{result}. Not enough data for a verdict yet: {_more_phrase(entry, exact=True)} needed."
-    adjusted = f", adjusted for {pairs_in_family} pairs" if pairs_in_family > 1 else ""
+    adjusted = adjusted_for(pairs_in_family)
     fixed = f"{p_text(entry.p_holm)}{adjusted}"
     if entry.verdict == SIGNIFICANT:
         if entry.significant_always_valid:

@@ -16,7 +16,7 @@ from voting.stats.sample_size import (
     verdict_of,
 )
 from voting.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
-from voting.stats.wording import count_of, p_text, power_level
+from voting.stats.wording import adjusted_for, count_of, p_text, power_level
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +114,7 @@ def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
             f"{result}. Not enough data for a verdict yet: the scores differ in {entry.n_nonzero} of these rounds and "
             f"{MIN_DECISIVE_PER_PAIR} are needed (about {count_of(entry.more_rounds, 'more round')})."
         )
-    adjusted = f", adjusted for {pairs_in_family} pairs" if pairs_in_family > 1 else ""
+    adjusted = adjusted_for(pairs_in_family)
     if entry.significant:
         return f"{result}; a significant difference (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."
     verdict = f"{result}; not yet significant (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."

@@ -18,7 +18,7 @@ from voting.stats.sample_size import (
     verdict_of,
 )
 from voting.stats.winrate import wilson_interval
-from voting.stats.wording import count_of, p_text, percent, points, power_level
+from voting.stats.wording import adjusted_for, count_of, p_text, percent, points, power_level
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,7 @@ def success_sentence(entry: SuccessPairReport, pairs_in_family: int) -> str:
             f"{rates}. Not enough data for a verdict yet: {count_of(entry.more_runs, 'more run')} of the variant "
             f"with fewer runs needed, to reach {MIN_DECISIVE_PER_PAIR} each."
         )
-    adjusted = f", adjusted for {pairs_in_family} pairs" if pairs_in_family > 1 else ""
+    adjusted = adjusted_for(pairs_in_family)
     tested = f"{entry.test}, {p_text(entry.p_holm)}{adjusted}"
     if entry.significant:
         return f"{rates}; a significant difference ({tested})."

@@ -32,7 +32,11 @@ def count_of(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
+def adjusted_for(tests_in_family: int) -> str:
+    """ ", adjusted for 3 pairs" after a Holm-adjusted figure; nothing when the family is a single pair."""
+    return f", adjusted for {tests_in_family} pairs" if tests_in_family > 1 else ""
+
+
 def power_level(tests_in_family: int) -> str:
     """The significance level a power figure was computed at, as the guidance sentences state it."""
-    adjusted = f", adjusted for {tests_in_family} pairs" if tests_in_family > 1 else ""
-    return f"α = {ALPHA:g}{adjusted}"
+    return f"α = {ALPHA:g}{adjusted_for(tests_in_family)}"
