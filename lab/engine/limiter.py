@@ -95,6 +95,9 @@ class Limiter(ABC):
     async def in_flight(self, limit: Limit) -> int:
         """How many slots are held now (for the benchmark and tests)."""
 
+    async def aclose(self) -> None:  # noqa: B027 - most limiters hold no connection; the Redis one overrides it
+        """Close any connection the limiter holds."""
+
 
 # Returns 0 when the slot is taken, -1 when the pool is full, else milliseconds until the rpm window has room.
 # Time comes from the Redis server so workers on hosts with skewed clocks agree.
@@ -165,6 +168,9 @@ class RedisLimiter(Limiter):
     async def in_flight(self, limit: Limit) -> int:
         return int(await self._count(keys=self._keys(limit)[:1]))
 
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
 
 class LocalLimiter(Limiter):
     """The same rules in process memory, shared by the embedded worker's threads (each runs its own loop)."""
@@ -207,14 +213,20 @@ class LocalLimiter(Limiter):
             return sum(1 for expires in self._slots.get(limit.key, {}).values() if expires > now)
 
 
+def make_limiter() -> Limiter:
+    """The limiter of this deployment. Call it in the event loop that will use it: a Redis client binds its
+    connections to the loop that first uses them."""
+    if not settings.REDIS_URL:
+        return LocalLimiter()
+    # A connection that broke (a Redis restart, a network blip) is replaced when a command fails on it.
+    return RedisLimiter(aioredis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CONNECTION_RETRY))
+
+
 @asynccontextmanager
 async def open_limiter() -> AsyncIterator[Limiter]:
-    """The limiter of this deployment, bound to the running event loop."""
-    if not settings.REDIS_URL:
-        yield LocalLimiter()
-        return
-    client = aioredis.Redis.from_url(settings.REDIS_URL)
+    """A limiter for one piece of work, closed after it (the worker's rounds share the runtime's instead)."""
+    limiter = make_limiter()
     try:
-        yield RedisLimiter(client)
+        yield limiter
     finally:
-        await client.aclose()
+        await limiter.aclose()

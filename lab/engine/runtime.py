@@ -19,11 +19,9 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import httpx
-import redis.asyncio as aioredis
-from django.conf import settings
 
 from ..providers.http import tls_context
-from .limiter import Limiter, LocalLimiter, RedisLimiter
+from .limiter import Limiter, make_limiter
 
 T = TypeVar("T")
 
@@ -50,13 +48,7 @@ class Runtime:
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
         client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
-        if settings.REDIS_URL:
-            # A connection that broke (a Redis restart, a network blip) is replaced when a command fails on it.
-            redis = aioredis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CONNECTION_RETRY)
-            limiter = RedisLimiter(redis)
-        else:
-            limiter = LocalLimiter()
-        return client, limiter
+        return client, make_limiter()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run `coro` on the loop and wait for it. If the wait ends early (a timeout, the worker's soft time limit
@@ -81,8 +73,7 @@ class Runtime:
 
     async def _close(self) -> None:
         await self.client.aclose()
-        if isinstance(self.limiter, RedisLimiter):
-            await self.limiter.client.aclose()
+        await self.limiter.aclose()
 
     def in_loop(self) -> bool:
         return threading.current_thread() is self._thread
