@@ -16,7 +16,7 @@ from voting.stats.sequential import WHICH_P_TO_TRUST, always_valid_p
 from voting.stats.success_report import success_section
 from voting.stats.votes import RoundVote, encode_votes
 from voting.stats.winrate import WinRate, win_rates
-from voting.stats.wording import count_of, percent, percent_interval
+from voting.stats.wording import count_of, percent, percent_interval, with_sentences
 
 
 def build_report(
@@ -71,7 +71,7 @@ def build_report(
         "votes": len(votes),
         "decisive_votes": int(encoded.decisive.sum()),
         "variants": [{**asdict(rate), "label": labels.get(rate.variant, rate.variant)} for rate in rates],
-        "pairs": [{**asdict(pair), "sentence": pair_sentence(pair, len(pairs))} for pair in pairs],
+        "pairs": with_sentences(pairs, pair_sentence),
         "overall": asdict(overall),
         "scores": None
         if scores is None

@@ -16,7 +16,7 @@ from voting.stats.sample_size import (
     verdict_of,
 )
 from voting.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
-from voting.stats.wording import adjusted_for, count_of, p_text, power_level
+from voting.stats.wording import adjusted_for, count_of, p_text, power_level, with_sentences
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,11 +57,11 @@ def score_section(
     pairs = list(combinations(variants, 2))
     tests = [paired_score_test(a, b, scores.get(a, {}), scores.get(b, {})) for a, b in pairs]
     adjusted = holm([test.p_value for test in tests])
-    entries = []
-    for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True):
-        entry = _pair_entry(test, p_holm, scores.get(a, {}), scores.get(b, {}), labels, len(pairs))
-        entries.append({**asdict(entry), "sentence": score_sentence(entry, len(pairs))})
-    return {"variants": summaries, "pairs": entries}
+    entries = [
+        _pair_entry(test, p_holm, scores.get(a, {}), scores.get(b, {}), labels, len(pairs))
+        for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True)
+    ]
+    return {"variants": summaries, "pairs": with_sentences(entries, score_sentence)}
 
 
 def _pair_entry(

@@ -4,7 +4,7 @@ A run passes when its judge score is at or above the threshold the caller gives.
 """
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from itertools import combinations
 
 from voting.stats.ab import ABTest, ab_test
@@ -18,7 +18,7 @@ from voting.stats.sample_size import (
     verdict_of,
 )
 from voting.stats.winrate import wilson_interval
-from voting.stats.wording import adjusted_for, count_of, p_text, percent, points, power_level
+from voting.stats.wording import adjusted_for, count_of, p_text, percent, points, power_level, with_sentences
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +73,11 @@ def success_section(
     pairs = list(combinations(variants, 2))
     tests = [_test(*counts[a], *counts[b]) for a, b in pairs]
     adjusted = holm([test.p_value if test else None for test in tests])
-    entries = []
-    for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True):
-        entry = _pair_entry(a, b, counts, test, p_holm, labels, len(pairs))
-        entries.append({**asdict(entry), "sentence": success_sentence(entry, len(pairs))})
-    return {"threshold": threshold, "variants": summaries, "pairs": entries}
+    entries = [
+        _pair_entry(a, b, counts, test, p_holm, labels, len(pairs))
+        for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True)
+    ]
+    return {"threshold": threshold, "variants": summaries, "pairs": with_sentences(entries, success_sentence)}
 
 
 def _passes(values: Iterable[float], threshold: float) -> tuple[int, int]:

@@ -1,5 +1,9 @@
 """Numbers in words for the reports: percentages, intervals and p-values as a non-statistician reads them."""
 
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
 from voting.stats.sample_size import ALPHA
 
 
@@ -40,3 +44,8 @@ def adjusted_for(tests_in_family: int) -> str:
 def power_level(tests_in_family: int) -> str:
     """The significance level a power figure was computed at, as the guidance sentences state it."""
     return f"α = {ALPHA:g}{adjusted_for(tests_in_family)}"
+
+
+def with_sentences(entries: Sequence, sentence: Callable[[Any, int], str]) -> list[dict]:
+    """A report section's pair entries as dicts, each with its sentence; the entries are the whole family of pairs."""
+    return [{**asdict(entry), "sentence": sentence(entry, len(entries))} for entry in entries]
