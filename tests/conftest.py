@@ -1,5 +1,5 @@
-"""Shared test fixtures: users, workspaces, members with each role and API clients; per-area fixtures live in
-tests/fixtures/."""
+"""Shared test fixtures: users, workspaces, members with each role, the fake server's connections and API clients;
+per-area fixtures live in tests/fixtures/."""
 
 import os
 
@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from lab.models import Role
 from tests.fixtures.factories import add_member, make_user, make_workspace
+from tests.fixtures.judging_factories import fake_connections
 
 # Fixture modules shared across apps.
 pytest_plugins = [
@@ -47,6 +48,12 @@ def editor(workspace):
 @pytest.fixture
 def viewer(workspace):
     return add_member(workspace, "viewer", Role.VIEWER)
+
+
+@pytest.fixture
+def connections(workspace, fake_llm):
+    """The candidates' and the judge's connections on the fake LLM server, in the owner's workspace."""
+    return fake_connections(workspace, fake_llm)
 
 
 @pytest.fixture

@@ -5,14 +5,8 @@ import pytest
 
 from compare.models import CompareGroup, RoundStatus
 from tests.fixtures.experiments import sample
-from tests.fixtures.judging_factories import fake_connections
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def connections(workspace, fake_llm):
-    return fake_connections(workspace, fake_llm)
 
 
 def body(workspace, name: str = "minimal.yaml", **fields) -> dict:

@@ -9,16 +9,11 @@ import pytest
 from compare.models import CompareGroup, OutputStatus, RoundStatus
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command, sample
-from tests.fixtures.judging_factories import KEY, fake_connections
+from tests.fixtures.judging_factories import KEY
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NUMBER = r"[\d.,]+"
-
-
-@pytest.fixture
-def connections(workspace, fake_llm):
-    return fake_connections(workspace, fake_llm)
 
 
 def lines_matching(text: str, *patterns: str) -> None:

@@ -10,14 +10,8 @@ from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
 from lab.templating import render
 from tests.fixtures.experiments import run_command, sample
-from tests.fixtures.judging_factories import fake_connections
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def connections(workspace, fake_llm):
-    return fake_connections(workspace, fake_llm)
 
 
 def read(name: str):

@@ -13,12 +13,6 @@ from compare.models import CompareGroup, Dataset, RoundStatus
 from lab.models import Role
 from tests.fixtures.experiments import sample
 from tests.fixtures.factories import add_member
-from tests.fixtures.judging_factories import fake_connections
-
-
-@pytest.fixture
-def connections(workspace, fake_llm):
-    return fake_connections(workspace, fake_llm)
 
 
 @pytest.fixture

@@ -14,15 +14,9 @@ from compare.experiments.services import experiment_create, experiment_plan, exp
 from compare.models import Output, OutputStatus
 from tests.compare.events import GroupEvents, in_thread
 from tests.fixtures.experiments import sample
-from tests.fixtures.judging_factories import fake_connections
 from tests.judging.scripts import pointwise
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def connections(workspace, fake_llm):
-    return fake_connections(workspace, fake_llm)
 
 
 def config_of(path):
