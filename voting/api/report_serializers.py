@@ -59,11 +59,16 @@ class WinRateOut(serializers.Serializer):
     ci_high = serializers.FloatField(**Interval)
 
 
-class PairOut(serializers.Serializer):
+# The two variants a pair entry compares, keys and labels; each kind of pair adds its own figures. A comment, not a
+# docstring: drf-spectacular would give the subclasses' schema components its text as their description.
+class PairNamesOut(serializers.Serializer):
     a = serializers.CharField()
     b = serializers.CharField()
     a_label = serializers.CharField()
     b_label = serializers.CharField()
+
+
+class PairOut(PairNamesOut):
     together = serializers.IntegerField()
     a_wins = serializers.IntegerField()
     b_wins = serializers.IntegerField()
@@ -105,11 +110,7 @@ class ScoreSummaryOut(serializers.Serializer):
     ci_high = serializers.FloatField(**Interval)
 
 
-class ScorePairOut(serializers.Serializer):
-    a = serializers.CharField()
-    b = serializers.CharField()
-    a_label = serializers.CharField()
-    b_label = serializers.CharField()
+class ScorePairOut(PairNamesOut):
     n_pairs = serializers.IntegerField()
     n_nonzero = serializers.IntegerField()
     mean_difference = serializers.FloatField(**Interval)
@@ -136,11 +137,7 @@ class SuccessRateOut(serializers.Serializer):
     ci_high = serializers.FloatField(**Interval)
 
 
-class SuccessPairOut(serializers.Serializer):
-    a = serializers.CharField()
-    b = serializers.CharField()
-    a_label = serializers.CharField()
-    b_label = serializers.CharField()
+class SuccessPairOut(PairNamesOut):
     successes_a = serializers.IntegerField()
     trials_a = serializers.IntegerField()
     successes_b = serializers.IntegerField()
