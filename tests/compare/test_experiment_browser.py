@@ -7,8 +7,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from compare.experiments.models import Experiment
-from tests.compare.test_pages_browser import off_loop, screenshots, shoot, until  # noqa: F401 (screenshots: fixture)
-from tests.fixtures.browser import log_in
+from tests.fixtures.browser import log_in, off_loop, shoot, until
 from tests.fixtures.experiments import sample
 from tests.fixtures.judging_factories import fake_connections
 
@@ -42,7 +41,7 @@ def test_an_upload_runs_with_live_progress_and_the_grid_filters(
     owner,
     workspace,
     fake_llm,
-    screenshots,  # noqa: F811
+    screenshots,
 ):
     off_loop(fake_connections, workspace, fake_llm)
     page = page_factory()

@@ -1,20 +1,16 @@
 """The comparison pages in a real Chromium, against the web process and a real worker: create, preview, run and
 stream; vote with live tallies; blind mode; a failing variant. Screenshots of each state are saved as artefacts."""
 
-import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
-from django.db import connections
 
 from compare.models import Mode, OutputStatus, Round, RoundStatus
 from compare.selectors import outputs_as_seen_by, round_with_outputs
 from lab.models import ConnectionKind, Role
 from lab.services import connection_create
-from tests.fixtures.browser import log_in
+from tests.fixtures.browser import log_in, off_loop, shoot, until
 from tests.fixtures.compare_factories import INSTANT, make_group, make_round, start_round
 from tests.fixtures.factories import add_member
 from voting.services import vote_cast
@@ -30,48 +26,6 @@ def close_engine_connections():
     """Overrides the compare suite's: its asyncio.run cannot run beside Playwright's loop, and in these tests
     the engine runs in the worker process, so this process holds no engine connection to close."""
     yield
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    """Where screenshots go: $ARTEFACTS_DIR/screenshots when set (CI keeps it), else a temporary folder."""
-    given = os.environ.get("ARTEFACTS_DIR")
-    folder = (Path(given) if given else tmp_path_factory.mktemp("artefacts")) / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def shoot(page, folder: Path, name: str, full_page: bool = False) -> None:
-    """A screenshot; a full page one grows the window to the page first, so sticky bars sit where they rest."""
-    size = page.viewport_size
-    if full_page:
-        page.set_viewport_size({"width": size["width"], "height": page.evaluate("() => document.body.scrollHeight")})
-    page.screenshot(path=str(folder / f"{name}.png"))
-    page.set_viewport_size(size)
-
-
-def off_loop(function, *args, **kwargs):
-    """Run set-up code in a thread of its own: Playwright's event loop holds this one, and services that call
-    async_to_sync (the model catalog, broadcasts after a vote) refuse to run beside a running loop."""
-
-    def run():
-        try:
-            return function(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
-def until(page, expression: str, timeout: float = 10) -> None:
-    """Wait until a JS expression is true. Polled with page.evaluate: the pages' Content-Security-Policy forbids
-    the eval that Playwright's wait_for_function needs."""
-    deadline = time.monotonic() + timeout
-    while not page.evaluate(f"() => Boolean({expression})"):
-        if time.monotonic() > deadline:
-            pytest.fail(f"still false after {timeout} s: {expression}")
-        time.sleep(0.05)
 
 
 def wait_for_round(round_: Round, timeout: float = 15) -> None:

@@ -3,15 +3,13 @@ is still highlighted. Every URL in the payloads points at a closed port on 127.0
 are recorded to prove none went there."""
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connections
 
 from compare.models import Mode, Round
 from lab.models import ConnectionKind
 from lab.services import connection_create
-from tests.fixtures.browser import log_in
+from tests.fixtures.browser import log_in, off_loop
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.processes import free_port
 
@@ -67,19 +65,6 @@ def hostile_payloads(base: str) -> list[str]:
         f'<img src="{base}/i6.png" onload="alert(29)">',
         '<a href="  javascript:alert(30)">spaced js link</a>',
     ]
-
-
-def off_loop(function, *args, **kwargs):
-    """Set-up in a thread of its own: services using async_to_sync refuse to run beside Playwright's loop."""
-
-    def run():
-        try:
-            return function(*args, **kwargs)
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
 
 
 @pytest.fixture(autouse=True)

@@ -1,9 +1,7 @@
 """The judge editor in a real Chromium: adding and removing metric rows, the custom prompt's error shown beside the
 field, saving, and the judge's page loading voting's agreement partial; the verdict panel's "Judge this round"."""
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -16,16 +14,8 @@ from tests.fixtures.judging_factories import JUDGE, answered_round, judged_group
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 
-@pytest.fixture
-def shots(tmp_path_factory) -> Path:
-    given = os.environ.get("ARTEFACTS_DIR")
-    folder = (Path(given) if given else tmp_path_factory.mktemp("artefacts")) / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def test_a_judge_is_built_in_the_editor_with_errors_beside_the_field(
-    transactional_db, owner, workspace, fake_llm, connections, web_server, page_factory, shots
+    transactional_db, owner, workspace, fake_llm, connections, web_server, page_factory, screenshots
 ):
     page = page_factory(1280, 1000)
     log_in(page, web_server.url, owner.username)
@@ -49,7 +39,7 @@ def test_a_judge_is_built_in_the_editor_with_errors_beside_the_field(
     assert "must contain {{scoring_scale}}" in error.inner_text()
     assert page.locator("textarea[name=prompt]").input_value() == "Judge {{response}} to {{prompt}} on {{metrics}}."
     assert "removed" in page.locator("[data-role=metric]").nth(4).get_attribute("class")  # still ticked, still grey
-    page.screenshot(path=str(shots / "judge-editor-error.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "judge-editor-error.png"), full_page=True)
 
     page.fill("textarea[name=prompt]", "Judge {{response}} to {{prompt}} on {{metrics}}, scored {{scoring_scale}}.")
     page.click("form.judge-editor button[type=submit]")

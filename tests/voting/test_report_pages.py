@@ -1,22 +1,16 @@
 """The report and leaderboard pages: in a real headless Chromium their charts draw from the vendored Chart.js and no
 request leaves 127.0.0.1; the pages show the report's words, the head-to-head matrix and honest empty states."""
 
-import os
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import TypeVar
 from urllib.parse import urlsplit
 
 import pytest
-from django.db import connections
 from django.urls import reverse
 from django.utils import timezone
 
 from compare.models import OutputStatus, Round, RoundStatus
 from lab.models import Role
-from tests.fixtures.browser import log_in
+from tests.fixtures.browser import log_in, off_loop
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -26,7 +20,6 @@ from voting.reports import DEFAULT_PASS_THRESHOLD
 from voting.services import vote_cast
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"
-T = TypeVar("T")
 
 # Pixels a chart painted on its canvas (non-transparent), or -1 while no chart is attached to it.
 PAINTED = """(id) => {
@@ -37,15 +30,6 @@ PAINTED = """(id) => {
   for (let i = 3; i < pixels.length; i += 4) if (pixels[i]) painted++;
   return painted;
 }"""
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory) -> Path:
-    """Where full-page screenshots go: $ARTEFACTS_DIR/screenshots when set (CI keeps it), else a temporary folder."""
-    given = os.environ.get("ARTEFACTS_DIR")
-    folder = (Path(given) if given else tmp_path_factory.mktemp("artefacts")) / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def done_round(group) -> Round:
@@ -68,20 +52,6 @@ def vote_rounds(group, voters, choices):
                 vote_cast(round=round_, user=user, verdict="tie")
             else:
                 vote_cast(round=round_, user=user, output_id=round_.outputs.get(variant__position=choice).pk)
-
-
-def off_the_loop(build: Callable[[], T]) -> T:
-    """Run `build` in a thread of its own: Playwright's event loop holds this one, and the services that build
-    comparisons and votes call async code (catalog, channel layer) synchronously."""
-
-    def run() -> T:
-        try:
-            return build()
-        finally:
-            connections.close_all()  # a thread's connection would outlive it and block dropping the test database
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
 
 
 def painted(page, canvas_id: str, timeout: float = 10) -> int:
@@ -130,7 +100,7 @@ def test_the_report_page_draws_its_win_rate_chart_with_nothing_fetched_from_outs
         vote_rounds(group, [owner, teammate], [2, 2, 1, 2, "tie", 3, 2, 2, 1, 2])
         return group, cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)["report"]
 
-    group, report = off_the_loop(build)
+    group, report = off_loop(build)
 
     page = page_factory()
     requested, errors = watch(page)
@@ -163,7 +133,7 @@ def test_the_leaderboard_page_draws_ratings_with_intervals_and_switches_to_promp
         vote_rounds(prompts, [owner], [1, 1, 2, 1])
         return cached_leaderboard(workspace, by="model", filters=LeaderboardFilters())
 
-    expected = off_the_loop(build)
+    expected = off_loop(build)
 
     page = page_factory()
     requested, errors = watch(page)
