@@ -8,6 +8,7 @@ touches only this file.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, Max
@@ -63,9 +64,7 @@ def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
     ).values_list("output__variant_id", "verdict__round_id", "score")
     # Rounds in order: the seeded bootstrap of the means resamples by position, so a fixed order keeps it repeatable.
     rows = rows.order_by("verdict__round_id", "output_id")
-    scores: dict[int, dict[int, float]] = {}
-    for variant_id, round_id, score in rows:
-        scores.setdefault(variant_id, {})[round_id] = score
+    scores = _by_variant(rows)
     if not scores:
         return None
     judge = JudgeConfig.objects.get(pk=judge_id)
@@ -84,14 +83,20 @@ def _evaluation_scores(group: CompareGroup) -> JudgeScores | None:
         .values_list("output__variant_id", "output__round_id", "score")
         .order_by("output__round_id", "output_id")
     )
-    scores: dict[int, dict[int, float]] = {}
-    for variant_id, round_id, score in rows:
-        scores.setdefault(variant_id, {})[round_id] = score
+    scores = _by_variant(rows)
     if not scores:
         return None
     spec = experiment.config.get("evaluation") or {}
     name = f"the experiment's evaluation ({spec['type']})" if spec.get("type") else "the experiment's evaluation"
     return JudgeScores(judge={"id": None, "name": name, "model": spec.get("model", "")}, scores=scores)
+
+
+def _by_variant(rows: Iterable[tuple[int, int, float]]) -> dict[int, dict[int, float]]:
+    """(variant id, round id, score) rows as variant id → {round id: score}, keeping the rows' round order."""
+    scores: dict[int, dict[int, float]] = {}
+    for variant_id, round_id, score in rows:
+        scores.setdefault(variant_id, {})[round_id] = score
+    return scores
 
 
 def judge_scores_stamp(group: CompareGroup) -> str:
