@@ -193,7 +193,7 @@ def round_finish(*, round_id: int) -> Round:
         )
         round_finished.send(sender=Round, round_id=round_id)
     round_ = Round.objects.get(pk=round_id)
-    transaction.on_commit(partial(_announce_finished, round_))
+    transaction.on_commit(partial(announce_finished, round_))
     return round_
 
 
@@ -207,12 +207,13 @@ def round_fail(*, round_id: int, error: str, output_error: str | None = None) ->
         status=OutputStatus.ERROR, error=output_error or error, finished_at=now
     )
     round_ = Round.objects.get(pk=round_id)
-    transaction.on_commit(partial(_announce_finished, round_))
+    transaction.on_commit(partial(announce_finished, round_))
     logger.warning("Round %s failed: %s", round_id, error)
     return True
 
 
-def _announce_finished(round_: Round) -> None:
+def announce_finished(round_: Round) -> None:
+    """`round.done` on the group's channel, then the run's progress when the round is one of several."""
     channel = group_channel(round_.group_id)
     broadcast(channel, "round.done", round=round_.pk, status=round_.status, error=round_.error)
     counts = Round.objects.filter(run_id=round_.run_id).aggregate(

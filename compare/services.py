@@ -22,7 +22,6 @@ from django.utils import timezone
 from lab.models import Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
-from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, render_variants, variant_name
 
 from .catalog import resolve_model
@@ -39,6 +38,7 @@ from .models import (
     RoundStatus,
     Variant,
 )
+from .rounds import announce_finished
 from .selectors import group_settings
 
 MAX_REPEAT = 100
@@ -345,16 +345,7 @@ def round_cancel(*, round_: Round, user) -> Round:
         )
     round_.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
     round_.refresh_from_db()
-    transaction.on_commit(
-        partial(
-            broadcast,
-            group_channel(round_.group_id),
-            "round.done",
-            round=round_.pk,
-            status=round_.status,
-            error=round_.error,
-        )
-    )
+    transaction.on_commit(partial(announce_finished, round_))
     return round_
 
 
