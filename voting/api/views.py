@@ -7,29 +7,30 @@ from rest_framework.views import APIView
 from compare.access import round_for_user
 
 from .. import services
+from ..models import Vote
 from ..selectors import round_tally, vote_of
 from . import serializers as s
 
 
-def votes_payload(round, user) -> dict:
-    return s.RoundVotesOut({"vote": vote_of(round, user), "tally": round_tally(round)}).data
+def votes_payload(round, vote: Vote | None) -> dict:
+    return s.RoundVotesOut({"vote": vote, "tally": round_tally(round)}).data
 
 
 class RoundVote(APIView):
     @extend_schema(responses=s.RoundVotesOut, operation_id="round_votes_retrieve")
     def get(self, request, pk):
         round = round_for_user(request.user, pk)
-        return Response(votes_payload(round, request.user))
+        return Response(votes_payload(round, vote_of(round, request.user)))
 
     @extend_schema(request=s.VoteIn, responses=s.RoundVotesOut)
     def post(self, request, pk):
         round = round_for_user(request.user, pk)  # viewers vote too
         data = s.VoteIn(data=request.data)
         data.is_valid(raise_exception=True)
-        services.vote_cast(
+        vote = services.vote_cast(
             round=round,
             user=request.user,
             output_id=data.validated_data.get("output"),
             verdict=data.validated_data.get("verdict"),
         )
-        return Response(votes_payload(round, request.user))
+        return Response(votes_payload(round, vote))  # the vote just cast: no second read of it
