@@ -8,7 +8,6 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -16,7 +15,7 @@ from django.views.decorators.http import require_POST
 from lab.access import membership_for_user
 from lab.models import Role
 
-from . import datasets
+from . import datasets, selectors
 from .access import dataset_for_user
 from .experiment_forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
 from .models import Dataset, DatasetRow
@@ -26,11 +25,10 @@ from .models import Dataset, DatasetRow
 def dataset_list(request, pk, upload: DatasetUploadForm | None = None, errors=(), status=200):
     membership = membership_for_user(request.user, pk)
     workspace = membership.workspace
-    rows = Dataset.objects.filter(workspace=workspace).annotate(row_count=Count("rows")).order_by("-created_at", "-id")
     context = {
         "workspace": workspace,
         "can_edit": membership.allows(Role.EDITOR),
-        "datasets": rows,
+        "datasets": selectors.datasets_for_user(request.user, workspace=workspace.pk),
         "upload": upload or DatasetUploadForm(),
         "errors": list(errors),
     }

@@ -1,4 +1,4 @@
-"""Reads for comparisons: the groups list with its filters, a round with its outputs, blind-mode reveal."""
+"""Reads for comparisons: the groups list with its filters, a round with its outputs, blind-mode reveal, datasets."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 from lab.access import workspaces_of
 from lab.templating import RenderedGroup, VariantTemplate, render_variants
 
-from .models import CompareGroup, Output, Round, RoundStatus
+from .models import CompareGroup, Dataset, Output, Round, RoundStatus
 
 # Apps further up (voting) register "has this user voted in this round?" here; compare cannot import them.
 RevealCheck = Callable[[Round, object], bool]
@@ -42,6 +42,18 @@ def groups_for_user(user, *, workspace: int | None = None, q: str = "", model: s
     # Meta.ordering does not apply to a GROUP BY query, so the order is spelled out.
     groups = groups.annotate(round_count=Count("rounds", distinct=True)).order_by("-created_at", "-id")
     return groups.prefetch_related("variants")
+
+
+def datasets_for_user(user, *, workspace: int | None = None) -> QuerySet[Dataset]:
+    """The caller's datasets with their row counts, newest first, optionally in one workspace."""
+    datasets = Dataset.objects.filter(workspace__in=workspaces_of(user))
+    if workspace is not None:
+        datasets = datasets.filter(workspace_id=workspace)
+    return datasets.annotate(row_count=Count("rows")).order_by("-created_at", "-id")
+
+
+def dataset_with_rows(dataset: Dataset) -> Dataset:
+    return Dataset.objects.annotate(row_count=Count("rows")).prefetch_related("rows").get(pk=dataset.pk)
 
 
 def group_rendering(group: CompareGroup) -> RenderedGroup:

@@ -1,12 +1,10 @@
 """Compare API views: thin. Each reaches its object through the access helpers and calls a service."""
 
-from django.db.models import Count
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lab.access import workspaces_of
 from lab.templating import render_variants
 
 from .. import selectors, services
@@ -124,15 +122,9 @@ class DatasetList(generics.GenericAPIView):
         operation_id="datasets_list", parameters=[OpenApiParameter("workspace", int, description="only this workspace")]
     )
     def get(self, request):
-        datasets = (
-            Dataset.objects.filter(workspace__in=workspaces_of(request.user))
-            .annotate(row_count=Count("rows"))
-            .order_by("-created_at", "-id")
-        )
         workspace = request.query_params.get("workspace")
-        if workspace and workspace.isdigit():
-            datasets = datasets.filter(workspace_id=int(workspace))
-        page = self.paginate_queryset(datasets)
+        workspace_id = int(workspace) if workspace and workspace.isdigit() else None
+        page = self.paginate_queryset(selectors.datasets_for_user(request.user, workspace=workspace_id))
         return self.get_paginated_response(s.DatasetOut(page, many=True).data)
 
     @extend_schema(request=s.DatasetIn, responses={201: s.DatasetDetailOut})
@@ -152,5 +144,4 @@ class DatasetDetail(APIView):
 
 
 def _dataset_detail(dataset: Dataset) -> dict:
-    dataset = Dataset.objects.annotate(row_count=Count("rows")).prefetch_related("rows").get(pk=dataset.pk)
-    return s.DatasetDetailOut(dataset).data
+    return s.DatasetDetailOut(selectors.dataset_with_rows(dataset)).data
