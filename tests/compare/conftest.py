@@ -10,10 +10,13 @@ from tests.fixtures.compare_factories import make_group
 
 
 @pytest.fixture(autouse=True)
-def close_engine_connections():
-    """The engine writes through asgiref's one sync thread; close its connection so the test database can go."""
+def close_engine_connections(request):
+    """The engine writes through asgiref's one sync thread; close its connection so the test database can go.
+    Browser tests skip this: asyncio.run cannot run beside Playwright's loop, and there the engine runs in the worker
+    process, so this process holds no engine connection to close."""
     yield
-    asyncio.run(database_sync_to_async(connections.close_all)())
+    if request.node.get_closest_marker("browser") is None:
+        asyncio.run(database_sync_to_async(connections.close_all)())
 
 
 @pytest.fixture

@@ -14,12 +14,6 @@ from tests.fixtures.judging_factories import fake_connections
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 
-@pytest.fixture(autouse=True)
-def close_engine_connections():
-    """The engine runs in the worker process here; there is no engine connection in this one to close."""
-    yield
-
-
 def across_reloads(page, expression: str, timeout: float = 30) -> None:
     """Wait until a JS expression is true on the page, which may reload itself meanwhile."""
     deadline = time.monotonic() + timeout

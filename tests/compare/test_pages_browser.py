@@ -21,13 +21,6 @@ SLOW = "simulated::writer?ttft_ms=100&token_ms=30&tokens=60"
 COLUMNS_JS = "[...document.querySelectorAll('.col')]"
 
 
-@pytest.fixture(autouse=True)
-def close_engine_connections():
-    """Overrides the compare suite's: its asyncio.run cannot run beside Playwright's loop, and in these tests
-    the engine runs in the worker process, so this process holds no engine connection to close."""
-    yield
-
-
 def wait_for_round(round_: Round, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -67,13 +67,6 @@ def hostile_payloads(base: str) -> list[str]:
     ]
 
 
-@pytest.fixture(autouse=True)
-def close_engine_connections():
-    """Overrides the compare suite's: its asyncio.run cannot run beside Playwright's loop (the engine runs in
-    the worker process here)."""
-    yield
-
-
 def dangerous_nodes(page, scope: str) -> list[str]:
     """Every element or attribute in `scope` that could run code or fetch something."""
     return page.evaluate(
