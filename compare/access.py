@@ -1,4 +1,5 @@
-"""The one way to reach a group, round or dataset: returns it or raises 404 (403 when the role is too low).
+"""The one way to reach a group, round, dataset (and its rows) or experiment: returns it or raises 404 (403 when
+the role is too low).
 
 Objects of workspaces the caller is not a member of are indistinguishable from missing ones. Ids named in a
 request body are a different case: they are input, so a foreign one is a 400 on that field.
@@ -11,7 +12,8 @@ from django.http import Http404
 from lab.access import membership_for_user, workspaces_of
 from lab.models import Role, Workspace
 
-from .models import CompareGroup, Dataset, Round
+from .experiments.models import Experiment
+from .models import CompareGroup, Dataset, DatasetRow, Round
 
 
 def _scoped(queryset: QuerySet, user, pk, workspace_path: str, write: bool) -> Model:
@@ -41,6 +43,22 @@ def round_for_user(user, pk, write: bool = False) -> Round:
 
 def dataset_for_user(user, pk, write: bool = False) -> Dataset:
     return _scoped(Dataset.objects.select_related("workspace"), user, pk, "workspace", write)
+
+
+def dataset_row(dataset: Dataset, position) -> DatasetRow:
+    """A row of a dataset already reached through `dataset_for_user`, by its position."""
+    row = dataset.rows.filter(position=position).first()
+    if row is None:
+        raise Http404("No such row.")
+    return row
+
+
+def experiment_for_user(user, pk) -> Experiment:
+    """The experiment of a comparison the caller may read; 404 when the comparison is not an experiment."""
+    experiment = Experiment.objects.filter(group=group_for_user(user, pk)).select_related("group__workspace").first()
+    if experiment is None:
+        raise Http404("This comparison is not an experiment.")
+    return experiment
 
 
 def workspace_from_body(user, workspace_id, role: str = Role.EDITOR) -> Workspace:

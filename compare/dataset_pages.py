@@ -8,7 +8,6 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -16,9 +15,9 @@ from lab.access import membership_for_user
 from lab.models import Role
 
 from . import datasets, selectors
-from .access import dataset_for_user
+from .access import dataset_for_user, dataset_row
 from .experiment_forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
-from .models import Dataset, DatasetRow
+from .models import Dataset
 
 
 @login_required
@@ -99,13 +98,6 @@ def dataset_detail(request, pk):
     )
 
 
-def _row(dataset: Dataset, position: int) -> DatasetRow:
-    row = dataset.rows.filter(position=position).first()
-    if row is None:
-        raise Http404("No such row.")
-    return row
-
-
 def _done(request, dataset: Dataset, action, success: str):
     """Run a dataset service; its error, or the success, is shown on the dataset's page."""
     try:
@@ -130,7 +122,7 @@ def dataset_rename(request, pk):
 @require_POST
 def dataset_row_save(request, pk, position):
     dataset = dataset_for_user(request.user, pk, write=True)
-    row, form = _row(dataset, position), DatasetRowForm(request.POST)
+    row, form = dataset_row(dataset, position), DatasetRowForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Row {position}: " + " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("compare:dataset", dataset.pk)
@@ -155,7 +147,7 @@ def dataset_row_add(request, pk):
 @require_POST
 def dataset_row_delete(request, pk, position):
     dataset = dataset_for_user(request.user, pk, write=True)
-    row = _row(dataset, position)
+    row = dataset_row(dataset, position)
     return _done(request, dataset, lambda: datasets.dataset_row_delete(row=row), f"Row {position} deleted.")
 
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -20,13 +20,12 @@ from lab.access import membership_for_user
 from lab.catalog import workspace_models
 from lab.models import Role
 
-from .access import group_for_user
+from .access import experiment_for_user, group_for_user
 from .datasets import decode
 from .experiment_forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
 from .experiments.config import config_from_data, config_read
 from .experiments.export import export_yaml, group_export
 from .experiments.files import UploadedFiles
-from .experiments.models import Experiment
 from .experiments.results import GROUPINGS, experiment_results
 from .experiments.selectors import experiment_progress, experiments_for_user
 from .experiments.services import experiment_create, experiment_plan, experiment_start
@@ -149,17 +148,9 @@ def _confirmed(text: str, source: str) -> ExperimentConfig:
     return config_from_data(data, source=source, files=UploadedFiles({}))
 
 
-def _experiment(request, pk) -> Experiment:
-    group = group_for_user(request.user, pk)
-    experiment = Experiment.objects.filter(group=group).select_related("group__workspace").first()
-    if experiment is None:
-        raise Http404("This comparison is not an experiment.")
-    return experiment
-
-
 @login_required
 def experiment_detail(request, pk):
-    experiment = _experiment(request, pk)
+    experiment = experiment_for_user(request.user, pk)
     results = experiment_results(experiment)
     averages = [(title, results.averages[key]) for key, title in GROUPINGS]
     averages.append(("Combination", results.averages["combination"]))
@@ -184,7 +175,7 @@ def experiment_detail(request, pk):
 
 @login_required
 def experiment_status(request, pk):
-    return JsonResponse(experiment_progress(_experiment(request, pk)))
+    return JsonResponse(experiment_progress(experiment_for_user(request.user, pk)))
 
 
 @login_required

@@ -3,7 +3,6 @@ add, change or delete rows. Thin: the rules are in compare.datasets; another wor
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -11,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import datasets
-from ..access import dataset_for_user, workspace_from_body
+from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..services import MAX_DATASET_ROWS
 from . import serializers as s
 from .views import DatasetDetail, _dataset_detail
@@ -120,16 +119,9 @@ class DatasetRows(APIView):
 
 
 class DatasetRow(APIView):
-    def _row(self, request, pk, position, write: bool = False):
-        dataset = dataset_for_user(request.user, pk, write=write)
-        row = dataset.rows.filter(position=position).first()
-        if row is None:
-            raise Http404("No such row.")
-        return row
-
     @extend_schema(request=RowChangeIn, responses=s.DatasetRowOut)
     def patch(self, request, pk, position):
-        row = self._row(request, pk, position, write=True)
+        row = dataset_row(dataset_for_user(request.user, pk, write=True), position)
         data = RowChangeIn(data=request.data)
         data.is_valid(raise_exception=True)
         row = datasets.dataset_row_update(row=row, **data.validated_data)
@@ -137,5 +129,5 @@ class DatasetRow(APIView):
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, pk, position):
-        datasets.dataset_row_delete(row=self._row(request, pk, position, write=True))
+        datasets.dataset_row_delete(row=dataset_row(dataset_for_user(request.user, pk, write=True), position))
         return Response(status=status.HTTP_204_NO_CONTENT)

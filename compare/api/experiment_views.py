@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from decimal import Decimal
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..access import group_for_user, workspace_from_body
+from ..access import experiment_for_user, workspace_from_body
 from ..experiments.config import config_read
 from ..experiments.files import UploadedFiles
 from ..experiments.models import Experiment
@@ -74,10 +73,7 @@ class ExperimentList(APIView):
 class ExperimentDetail(APIView):
     @extend_schema(responses=ExperimentOut)
     def get(self, request, pk):
-        experiment = Experiment.objects.filter(group=group_for_user(request.user, pk)).first()
-        if experiment is None:
-            raise Http404("This comparison is not an experiment.")
-        return Response(_detail(experiment))
+        return Response(_detail(experiment_for_user(request.user, pk)))
 
 
 def _detail(experiment: Experiment) -> dict:
