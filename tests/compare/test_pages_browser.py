@@ -2,7 +2,6 @@
 stream; vote with live tallies; blind mode; a failing variant. Screenshots of each state are saved as artefacts."""
 
 import re
-import time
 
 import pytest
 
@@ -10,6 +9,7 @@ from compare.models import Mode, OutputStatus, Round, RoundStatus
 from compare.selectors import outputs_as_seen_by, round_with_outputs
 from lab.models import ConnectionKind, Role
 from lab.services import connection_create
+from tests.compare.queued import wait_for_round
 from tests.fixtures.browser import log_in, off_loop, shoot, until
 from tests.fixtures.compare_factories import INSTANT, make_group, make_round, start_round
 from tests.fixtures.factories import add_member
@@ -19,16 +19,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 SLOW = "simulated::writer?ttft_ms=100&token_ms=30&tokens=60"
 COLUMNS_JS = "[...document.querySelectorAll('.col')]"
-
-
-def wait_for_round(round_: Round, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        round_.refresh_from_db()
-        if round_.is_finished:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"round {round_.pk} is still {round_.status}")
 
 
 def column_outputs(page) -> list[int]:

@@ -12,6 +12,7 @@ import pytest
 from compare.models import OutputStatus, Round, RoundStatus
 from compare.tasks import run_round
 from promptlab.celery import app
+from tests.compare.queued import wait_for_round
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.processes import free_port, start_worker
 
@@ -36,12 +37,7 @@ def start_redis(port: int) -> subprocess.Popen:
 def run_through(broker_url: str, round_: Round, timeout: float = 30) -> str:
     with app.connection_for_write(broker_url) as connection:
         run_round.apply_async((round_.pk,), queue="restart", connection=connection)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        round_.refresh_from_db()
-        if round_.is_finished:
-            break
-        time.sleep(0.1)
+    wait_for_round(round_, timeout)
     return round_.status
 
 
