@@ -20,7 +20,10 @@ def create(workspace, owner, **fields):
     return services.group_create(workspace=workspace, user=owner, **fields)
 
 
-def errors_of(excinfo) -> dict:
+def errors_creating(workspace, owner, **fields) -> dict:
+    """The errors, by field, of a comparison that the service refuses to create."""
+    with pytest.raises(ValidationError) as excinfo:
+        create(workspace, owner, **fields)
     return excinfo.value.message_dict
 
 
@@ -42,16 +45,14 @@ def test_labels_default_to_letters(workspace, owner):
 
 @pytest.mark.django_db
 def test_it_rejects_a_sixth_variant(workspace, owner):
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=variants(6))
-    assert errors_of(excinfo)["variants"] == ["A comparison has 2 to 5 variants; this has 6."]
+    errors = errors_creating(workspace, owner, variants=variants(6))
+    assert errors["variants"] == ["A comparison has 2 to 5 variants; this has 6."]
 
 
 @pytest.mark.django_db
 def test_it_rejects_a_comparison_of_one(workspace, owner):
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=variants(1))
-    assert "2 to 5 variants" in errors_of(excinfo)["variants"][0]
+    errors = errors_creating(workspace, owner, variants=variants(1))
+    assert "2 to 5 variants" in errors["variants"][0]
 
 
 @pytest.mark.django_db
@@ -64,9 +65,8 @@ def test_an_experiment_in_custom_mode_may_have_more_than_five_variants(workspace
 def test_a_prompts_comparison_runs_every_variant_on_one_model(workspace, owner):
     mixed = variants(3)
     mixed[2]["model"] = "simulated::writer"
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=mixed)
-    [message] = errors_of(excinfo)["variants"]
+    errors = errors_creating(workspace, owner, variants=mixed)
+    [message] = errors["variants"]
     assert message.startswith("Variant 3 (V3): model: a prompts comparison runs every variant on one model")
 
 
@@ -76,18 +76,16 @@ def test_a_models_comparison_sends_every_model_the_same_prompt(workspace, owner)
         {"label": "A", "model": INSTANT, "prompt": "Same"},
         {"label": "B", "model": "simulated::writer", "prompt": "Other"},
     ]
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, mode=Mode.MODELS, variants=models)
-    assert errors_of(excinfo)["variants"][0].startswith("Variant 2 (B): prompt: a models comparison")
+    errors = errors_creating(workspace, owner, mode=Mode.MODELS, variants=models)
+    assert errors["variants"][0].startswith("Variant 2 (B): prompt: a models comparison")
 
 
 @pytest.mark.django_db
 def test_a_model_of_a_connection_this_workspace_lacks_is_rejected_naming_the_variant(workspace, owner):
     bad = variants(2)
     bad[1]["model"] = "openai::gpt-4.1-mini"
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, mode=Mode.CUSTOM, variants=bad)
-    [message] = errors_of(excinfo)["variants"]
+    errors = errors_creating(workspace, owner, mode=Mode.CUSTOM, variants=bad)
+    [message] = errors["variants"]
     assert message.startswith("Variant 2 (V2): model: This workspace has no connection named “openai”")
 
 
@@ -96,9 +94,8 @@ def test_a_malformed_model_id_and_an_unknown_simulated_model_are_rejected(worksp
     bad = variants(3)
     bad[0]["model"] = "gpt-4"
     bad[1]["model"] = "simulated::nonesuch"
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, mode=Mode.CUSTOM, variants=bad)
-    first, second = errors_of(excinfo)["variants"]
+    errors = errors_creating(workspace, owner, mode=Mode.CUSTOM, variants=bad)
+    first, second = errors["variants"]
     assert first.startswith("Variant 1 (V1): model: “gpt-4” is not a model id")
     assert second.startswith("Variant 2 (V2): model:") and "nonesuch" in second
 
@@ -107,9 +104,8 @@ def test_a_malformed_model_id_and_an_unknown_simulated_model_are_rejected(worksp
 def test_a_missing_variable_is_rejected_naming_the_variant_and_the_variable(workspace, owner):
     two = variants(2)
     two[1]["prompt"] = "Hello {{topic}} and {{reader}}"
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=two)
-    [message] = errors_of(excinfo)["variants"]
+    errors = errors_creating(workspace, owner, variants=two)
+    [message] = errors["variants"]
     assert message.startswith("Variant 2 (V2) uses {{reader}}, which has no value")
 
 
@@ -127,9 +123,8 @@ def test_a_variable_that_every_dataset_row_provides_is_not_missing(workspace, ow
 def test_per_variant_parameters_are_only_for_custom_mode(workspace, owner):
     two = variants(2)
     two[0]["params"] = {"temperature": 0.2}
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=two)
-    assert errors_of(excinfo)["variants"][0].startswith("Variant 1 (V1): params: per-variant parameters")
+    errors = errors_creating(workspace, owner, variants=two)
+    assert errors["variants"][0].startswith("Variant 1 (V1): params: per-variant parameters")
     group = create(workspace, owner, mode=Mode.CUSTOM, variants=two)
     assert group.variants.get(position=1).params == {"temperature": 0.2}
 
@@ -141,9 +136,8 @@ def test_a_parameter_a_chosen_model_refuses_is_rejected_naming_the_model(workspa
         {"label": "Reasoner", "model": "local::o3-mini", "prompt": "Hi"},
         {"label": "Sim", "model": INSTANT, "prompt": "Hi"},
     ]
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, mode=Mode.MODELS, variants=models, params={"temperature": 0.5})
-    [message] = errors_of(excinfo)["params"]
+    errors = errors_creating(workspace, owner, mode=Mode.MODELS, variants=models, params={"temperature": 0.5})
+    [message] = errors["params"]
     assert "Variant 1 (Reasoner)" in message and "local::o3-mini does not support temperature" in message
 
 
@@ -155,18 +149,16 @@ def test_unset_parameters_are_not_stored(workspace, owner):
 
 @pytest.mark.django_db
 def test_timeouts_that_could_outlast_the_workers_time_limit_are_rejected(workspace, owner):
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=variants(5), timeout_ms=250_000, timeout_step_ms=10_000)
-    assert "a round must end within" in errors_of(excinfo)["timeout_ms"][0]
+    errors = errors_creating(workspace, owner, variants=variants(5), timeout_ms=250_000, timeout_step_ms=10_000)
+    assert "a round must end within" in errors["timeout_ms"][0]
 
 
 @pytest.mark.django_db
 def test_duplicate_labels_are_rejected(workspace, owner):
     two = variants(2)
     two[1]["label"] = "V1"
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=two)
-    assert errors_of(excinfo)["variants"] == ["Variant 2 (V1): label: variant 1 already uses this label."]
+    errors = errors_creating(workspace, owner, variants=two)
+    assert errors["variants"] == ["Variant 2 (V1): label: variant 1 already uses this label."]
 
 
 @pytest.mark.django_db
@@ -210,6 +202,5 @@ def test_clone_copies_settings_and_variants_and_can_copy_a_variant_for_its_next_
 
 @pytest.mark.django_db
 def test_an_unknown_parameter_is_rejected_not_dropped(workspace, owner):
-    with pytest.raises(ValidationError) as excinfo:
-        create(workspace, owner, variants=variants(2), params={"temprature": 0.2})
-    assert errors_of(excinfo)["params"][0].startswith("unknown parameters temprature; known: temperature")
+    errors = errors_creating(workspace, owner, variants=variants(2), params={"temprature": 0.2})
+    assert errors["params"][0].startswith("unknown parameters temprature; known: temperature")
