@@ -6,43 +6,27 @@ request body are a different case: they are input, so a foreign one is a 400 on 
 """
 
 from django.core.exceptions import ValidationError
-from django.db.models import Model, QuerySet
 from django.http import Http404
 
-from lab.access import membership_for_user, workspaces_of
+from lab.access import membership_for_user, scoped_for_user
 from lab.models import Role, Workspace
 
 from .experiments.models import Experiment
 from .models import CompareGroup, Dataset, DatasetRow, Round
 
 
-def _scoped(queryset: QuerySet, user, pk, workspace_path: str, write: bool) -> Model:
-    try:
-        obj = queryset.filter(**{f"{workspace_path}__in": workspaces_of(user)}).get(pk=int(pk))
-    except (queryset.model.DoesNotExist, TypeError, ValueError) as exc:
-        raise Http404(f"No such {queryset.model._meta.verbose_name}.") from exc
-    if write:
-        membership_for_user(user, _workspace_id(obj, workspace_path), Role.EDITOR)
-    return obj
-
-
-def _workspace_id(obj: Model, workspace_path: str) -> int:
-    for step in workspace_path.split("__")[:-1]:
-        obj = getattr(obj, step)
-    return obj.workspace_id
-
-
 def group_for_user(user, pk, write: bool = False) -> CompareGroup:
     """A group of one of the caller's workspaces; `write` needs the editor role."""
-    return _scoped(CompareGroup.objects.select_related("workspace"), user, pk, "workspace", write)
+    return scoped_for_user(CompareGroup.objects.select_related("workspace"), user, pk, write=write)
 
 
 def round_for_user(user, pk, write: bool = False) -> Round:
-    return _scoped(Round.objects.select_related("group__workspace"), user, pk, "group__workspace", write)
+    rounds = Round.objects.select_related("group__workspace")
+    return scoped_for_user(rounds, user, pk, workspace_path="group__workspace", write=write)
 
 
 def dataset_for_user(user, pk, write: bool = False) -> Dataset:
-    return _scoped(Dataset.objects.select_related("workspace"), user, pk, "workspace", write)
+    return scoped_for_user(Dataset.objects.select_related("workspace"), user, pk, write=write)
 
 
 def dataset_row(dataset: Dataset, position) -> DatasetRow:

@@ -7,21 +7,15 @@ request body is input, so a foreign or unknown one is a 400 on that field instea
 from django.core.exceptions import ValidationError
 from django.http import Http404
 
-from lab.access import membership_for_user, workspaces_of
-from lab.models import Role, Workspace
+from lab.access import membership_for_user, scoped_for_user
+from lab.models import Workspace
 
 from .models import JudgeConfig
 
 
 def judge_for_user(user, pk, write: bool = False) -> JudgeConfig:
     """A judge of one of the caller's workspaces; `write` needs the editor role."""
-    try:
-        judge = JudgeConfig.objects.select_related("workspace").get(pk=int(pk), workspace__in=workspaces_of(user))
-    except (JudgeConfig.DoesNotExist, TypeError, ValueError) as exc:
-        raise Http404("No such judge.") from exc
-    if write:
-        membership_for_user(user, judge.workspace_id, Role.EDITOR)
-    return judge
+    return scoped_for_user(JudgeConfig.objects.select_related("workspace"), user, pk, write=write, name="judge")
 
 
 def judge_in_workspace(user, workspace_id, pk, write: bool = False) -> JudgeConfig:

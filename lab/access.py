@@ -4,7 +4,7 @@ Another workspace's objects are indistinguishable from missing ones, so ids leak
 """
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from .models import Connection, Membership, Role, Workspace
@@ -31,6 +31,28 @@ def workspaces_of(user) -> QuerySet[Workspace]:
     if not getattr(user, "is_authenticated", False):
         return Workspace.objects.none()
     return Workspace.objects.filter(memberships__user=user)
+
+
+def scoped_for_user(
+    queryset: QuerySet, user, pk, *, workspace_path: str = "workspace", write: bool = False, name: str = ""
+) -> Model:
+    """An object of one of the caller's workspaces, which `workspace_path` leads to; `write` needs the editor role.
+
+    `name` is what the 404 calls the object (its model's verbose name by default).
+    """
+    try:
+        obj = queryset.filter(**{f"{workspace_path}__in": workspaces_of(user)}).get(pk=int(pk))
+    except (queryset.model.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404(f"No such {name or queryset.model._meta.verbose_name}.") from exc
+    if write:
+        membership_for_user(user, _workspace_id(obj, workspace_path), Role.EDITOR)
+    return obj
+
+
+def _workspace_id(obj: Model, workspace_path: str) -> int:
+    for step in workspace_path.split("__")[:-1]:
+        obj = getattr(obj, step)
+    return obj.workspace_id
 
 
 def connection_for_user(user, workspace_id, connection_id, role: str = Role.VIEWER) -> Connection:
