@@ -20,13 +20,8 @@ def read(name: str):
 
 
 def problems(name: str, workspace) -> list[str]:
-    return plan_problems(read(name), workspace)
-
-
-def plan_problems(config, workspace) -> list[str]:
-    """The messages of a config that the plan refuses."""
     with pytest.raises(ConfigError) as caught:
-        experiment_plan(config=config, workspace=workspace)
+        experiment_plan(config=read(name), workspace=workspace)
     return caught.value.messages
 
 
@@ -145,7 +140,9 @@ def test_a_parameter_the_model_refuses_is_refused_by_the_parameter_check(workspa
         "prompts: {ask: Say hi.}\n"
     )
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
-    assert plan_problems(config, workspace) == [
+    with pytest.raises(ConfigError) as caught:
+        experiment_plan(config=config, workspace=workspace)
+    assert caught.value.messages == [
         "refused.yaml: model-parameters[1] (warm): judge::fake-reasoning does not support temperature; "
         "drop it from this set or use another model"
     ]
