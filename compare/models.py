@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from lab.models import Workspace
+from lab.templating import VariantTemplate
 
 MAX_VARIANTS = 5  # for a comparison; an experiment (custom mode) may have more
 MAX_EXPERIMENT_VARIANTS = 50
@@ -130,6 +131,10 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.position}. {self.label} ({self.model})"
+
+    def template(self) -> VariantTemplate:
+        """The variant as the templating module renders it (the editor preview, run checks and the worker)."""
+        return VariantTemplate(self.position, self.label, self.prompt, self.variables)
 
 
 class RoundStatus(models.TextChoices):

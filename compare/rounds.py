@@ -26,7 +26,7 @@ from lab.markdown import render_markdown
 from lab.providers.base import ChatRequest, ConnectionConfig
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel
-from lab.templating import VariantTemplate, render_variants
+from lab.templating import render_variants
 
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
@@ -62,9 +62,7 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     outputs = list(
         round_.outputs.exclude(status=OutputStatus.OK).select_related("variant").order_by("variant__position")
     )
-    templates = [
-        VariantTemplate(o.variant.position, o.variant.label, o.variant.prompt, o.variant.variables) for o in outputs
-    ]
+    templates = [output.variant.template() for output in outputs]
     rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from lab.access import workspaces_of
-from lab.templating import RenderedGroup, VariantTemplate, render_variants
+from lab.templating import RenderedGroup, render_variants
 
 from .models import CompareGroup, Dataset, Output, Round, RoundStatus
 
@@ -58,7 +58,7 @@ def dataset_with_rows(dataset: Dataset) -> Dataset:
 
 def group_rendering(group: CompareGroup) -> RenderedGroup:
     """The group's prompts rendered with its shared variables: the warnings shown with the group."""
-    templates = [VariantTemplate(v.position, v.label, v.prompt, v.variables) for v in group.variants.all()]
+    templates = [variant.template() for variant in group.variants.all()]
     return render_variants(system_prompt=group.system_prompt, variables=group.shared_variables, variants=templates)
 
 

@@ -321,7 +321,7 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:
     errors = _Errors()
-    templates = [VariantTemplate(v.position, v.label, v.prompt, v.variables) for v in variants]
+    templates = [variant.template() for variant in variants]
     for row, snapshot in zip(rows, snapshots, strict=True):
         rendered = render_variants(system_prompt=group.system_prompt, variables=snapshot, variants=templates)
         for message in rendered.errors:
