@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 from functools import partial
 
 from django.conf import settings
@@ -23,6 +22,7 @@ from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import CANCELLED, Call, Result
 from lab.markdown import render_markdown
+from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel
@@ -152,7 +152,7 @@ def output_record(*, result: Result) -> dict | None:
         input_tokens=answer.input_tokens,
         output_tokens=answer.output_tokens,
         tokens_estimated=answer.tokens_estimated,
-        cost=Decimal(f"{answer.cost:.8f}") if answer.cost is not None else None,
+        cost=stored_cost(answer.cost),
         started_at=result.started_at,
         finished_at=timezone.now(),
     )

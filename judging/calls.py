@@ -22,7 +22,7 @@ from lab.catalog import model_info_for
 from lab.engine.fanout import limit_for
 from lab.engine.limiter import Limiter
 from lab.models import ConnectionKind, Workspace
-from lab.providers.answer import cost_of, estimate_tokens
+from lab.providers.answer import cost_of, estimate_tokens, stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo, ProviderError
 from lab.providers.params import unsupported_params
 from lab.providers.registry import get_adapter
@@ -83,8 +83,7 @@ class Ledger:
 
     @property
     def cost(self) -> Decimal | None:
-        cost = cost_of(self.info, self.input_tokens, self.output_tokens)
-        return Decimal(f"{cost:.8f}") if cost is not None else None
+        return stored_cost(cost_of(self.info, self.input_tokens, self.output_tokens))
 
 
 @dataclass(frozen=True)

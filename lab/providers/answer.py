@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .base import Adapter, ChatRequest, Finish, ModelInfo, ProviderError, StreamError, TextDelta, Usage
 
@@ -40,6 +41,11 @@ def cost_of(model_info: ModelInfo | None, input_tokens: int | None, output_token
     if model_info.input_price_per_mtok is None or model_info.output_price_per_mtok is None:
         return None
     return (input_tokens * model_info.input_price_per_mtok + output_tokens * model_info.output_price_per_mtok) / 1e6
+
+
+def stored_cost(cost: float | None) -> Decimal | None:
+    """A cost as the cost columns keep it: USD to 8 decimal places; None (unknown) stays None."""
+    return Decimal(f"{cost:.8f}") if cost is not None else None
 
 
 async def stream_answer(
