@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
+from functools import cache, partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -22,8 +22,9 @@ from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import CANCELLED, Call, Result
 from lab.markdown import render_markdown
+from lab.models import Workspace
 from lab.providers.answer import stored_cost
-from lab.providers.base import ChatRequest, ConnectionConfig
+from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel
 from lab.templating import render_variants
@@ -64,13 +65,15 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     )
     templates = [output.variant.template() for output in outputs]
     rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
+    # Variants often share a model (every one of them, in a comparison of prompts): each is looked up once.
+    resolve = cache(partial(_resolved, group.workspace))
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
-            calls.append(_call(group, output, output.variant))
+            calls.append(_call(group, output, output.variant, *resolve(output.variant.model)))
             output.status = OutputStatus.RUNNING
         except ValidationError as exc:
             output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
@@ -94,15 +97,22 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls)
 
 
-def _call(group: CompareGroup, output: Output, variant: Variant) -> Call:
-    """What the engine needs for one answer; raises ValidationError when its model is gone, SecretDecryptionError
-    when its connection's key cannot be read."""
-    connection, info = resolve_model(group.workspace, variant.model)
+def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:
+    """The connection settings and catalog entry behind a model id; raises ValidationError when the model is gone,
+    SecretDecryptionError when its connection's key cannot be read."""
+    connection, info = resolve_model(workspace, model_id)
+    return ConnectionConfig.from_connection(connection), info
+
+
+def _call(
+    group: CompareGroup, output: Output, variant: Variant, config: ConnectionConfig, info: ModelInfo | None
+) -> Call:
+    """What the engine needs for one answer."""
     messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
     messages.append({"role": "user", "content": output.rendered_prompt})
     return Call(
         key=output.pk,
-        config=ConnectionConfig.from_connection(connection),
+        config=config,
         request=ChatRequest(
             model=split_model_id(variant.model)[1],
             messages=messages,
