@@ -152,10 +152,15 @@ def tally_event_after_vote(round_, **vote) -> dict:
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(group_channel(round_.group_id), channel)
     vote_cast(round=round_, **vote)
+
+    @async_to_sync
+    async def receive() -> dict:
+        return await asyncio.wait_for(layer.receive(channel), 10)  # fail, never hang
+
     # A worker may still be announcing the round itself on this channel; the tally is the event we wait for.
-    message = async_to_sync(layer.receive)(channel)
+    message = receive()
     while message["event"]["type"] != "vote.tally":
-        message = async_to_sync(layer.receive)(channel)
+        message = receive()
     return message["event"]
 
 
