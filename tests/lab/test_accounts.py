@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_registering_creates_an_owned_workspace_that_works_offline(client):
-    response = client.post("/register/", {"username": "newcomer", "password": "correct horse battery staple"})
+    response = client.post("/register/", {"username": "newcomer", "password1": "correct horse battery staple"})
     assert response.status_code == 302
     membership = Membership.objects.get(user__username="newcomer")
     assert membership.role == Role.OWNER
@@ -20,17 +20,18 @@ def test_registering_creates_an_owned_workspace_that_works_offline(client):
 
 
 def test_registration_names_the_field_that_is_wrong(client, owner):
-    response = client.post("/register/", {"username": "owner", "password": "123"})
+    response = client.post("/register/", {"username": "owner", "password1": "123"})
     assert response.status_code == 200
     form = response.context["form"]
     assert "username" in form.errors
-    assert "password" in form.errors
+    assert "password1" in form.errors
     assert get_user_model().objects.filter(username="owner").count() == 1
 
 
 @override_settings(REGISTRATION_OPEN=False)
 def test_registration_can_be_turned_off(client):
-    assert client.post("/register/", {"username": "x", "password": "correct horse battery staple"}).status_code == 404
+    response = client.post("/register/", {"username": "x", "password1": "correct horse battery staple"})
+    assert "Sign-up is closed" in response.content.decode()
     assert not get_user_model().objects.filter(username="x").exists()
 
 
@@ -42,7 +43,7 @@ def test_provider_keys_in_the_environment_seed_new_workspaces(client, settings):
         "gemini": "gm-seeded-gemini-key-9876",
         "openai_compatible": "http://127.0.0.1:11434/v1",
     }
-    client.post("/register/", {"username": "seeded", "password": "correct horse battery staple"})
+    client.post("/register/", {"username": "seeded", "password1": "correct horse battery staple"})
     connections = {c.name: c for c in Connection.objects.filter(workspace__memberships__user__username="seeded")}
     assert sorted(connections) == ["gemini", "local", "openai", "simulated"]
     assert connections["openai"].api_key() == "sk-seeded-openai-key-1234"
