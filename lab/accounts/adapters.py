@@ -11,7 +11,8 @@ from .. import services
 from ..invitations.models import InvitationState
 from ..invitations.services import SESSION_KEY, invitation_for_key
 
-OIDC_PROVIDER = "openid_connect"
+# The provider_id the settings give the OpenID Connect app; accounts it signs in are stored under this name.
+OIDC_PROVIDER = "oidc"
 
 
 def holds_usable_invitation(request) -> bool:

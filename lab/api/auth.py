@@ -15,7 +15,7 @@ from ..tokens.models import Scope
 from ..tokens.services import api_token_create
 
 
-class TokenIn(AuthTokenSerializer):
+class LoginTokenIn(AuthTokenSerializer):
     name = serializers.CharField(max_length=80, required=False)
     scope = serializers.ChoiceField(choices=Scope.choices, default=Scope.WRITE)
 
@@ -25,11 +25,11 @@ class ObtainToken(APIView):
     authentication_classes: list = []
 
     @extend_schema(
-        request=TokenIn,
+        request=LoginTokenIn,
         responses=inline_serializer("TokenOut", {"token": serializers.CharField(), "scope": serializers.CharField()}),
     )
     def post(self, request):
-        data = TokenIn(data=request.data, context={"request": request})
+        data = LoginTokenIn(data=request.data, context={"request": request})
         data.is_valid(raise_exception=True)
         name = data.validated_data.get("name") or f"Signed in through the API on {timezone.now():%Y-%m-%d %H:%M}"
         token, key = api_token_create(user=data.validated_data["user"], name=name, scope=data.validated_data["scope"])
