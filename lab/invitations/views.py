@@ -1,6 +1,7 @@
 """Invitation pages: an owner makes or revokes one on the settings page; anyone with a link opens it here."""
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
@@ -24,7 +25,9 @@ from .services import (
 class InvitationForm(forms.Form):
     email = forms.EmailField(required=False, help_text="Leave empty to make a link you pass on yourself.")
     role = forms.ChoiceField(choices=Role.choices, initial=Role.EDITOR)
-    days = forms.IntegerField(min_value=1, max_value=90, initial=7, label="Expires after (days)")
+    days = forms.IntegerField(
+        min_value=1, max_value=90, initial=lambda: settings.INVITATION_DEFAULT_DAYS, label="Expires after (days)"
+    )
 
 
 @login_required
