@@ -8,17 +8,10 @@ from django.conf import settings
 from django.shortcuts import render
 
 from .. import services
-from ..invitations.models import InvitationState
-from ..invitations.services import SESSION_KEY, invitation_for_key
+from ..invitations.services import invitation_opened_in
 
 # The provider_id the settings give the OpenID Connect app; accounts it signs in are stored under this name.
 OIDC_PROVIDER = "oidc"
-
-
-def holds_usable_invitation(request) -> bool:
-    key = request.session.get(SESSION_KEY)
-    invitation = invitation_for_key(key) if key else None
-    return invitation is not None and invitation.state == InvitationState.PENDING
 
 
 def email_domain_allowed(email: str) -> bool:
@@ -32,7 +25,7 @@ def email_domain_allowed(email: str) -> bool:
 
 class AccountAdapter(DefaultAccountAdapter):
     def is_open_for_signup(self, request) -> bool:
-        return settings.REGISTRATION_OPEN or holds_usable_invitation(request)
+        return settings.REGISTRATION_OPEN or invitation_opened_in(request.session) is not None
 
     def save_user(self, request, user, form, commit=True):
         user = super().save_user(request, user, form, commit=commit)
@@ -44,7 +37,7 @@ class AccountAdapter(DefaultAccountAdapter):
 class SocialAccountAdapter(DefaultSocialAccountAdapter):
     def is_open_for_signup(self, request, sociallogin) -> bool:
         if sociallogin.account.provider == OIDC_PROVIDER:
-            return settings.OIDC_ALLOW_SIGNUP or holds_usable_invitation(request)
+            return settings.OIDC_ALLOW_SIGNUP or invitation_opened_in(request.session) is not None
         return super().is_open_for_signup(request, sociallogin)
 
     def pre_social_login(self, request, sociallogin) -> None:

@@ -18,8 +18,9 @@ from ..tokens.models import key_hash
 from .models import Invitation, InvitationState
 
 MAX_DAYS = 90
-# The session remembers an invitation link someone opened, so signing up to accept it works while sign-up is closed.
-SESSION_KEY = "invitation_key"
+# The session remembers which invitation someone opened (its id, not its key), so signing up to accept it works
+# while sign-up is closed.
+SESSION_KEY = "invitation_id"
 
 # What someone holding a link that cannot be used is told, per state.
 REFUSALS = {
@@ -84,6 +85,12 @@ def _mail(*, invitation: Invitation, actor, link: str) -> None:
 
 def invitation_for_key(key: str) -> Invitation | None:
     return Invitation.objects.select_related("workspace", "created_by").filter(key_hash=key_hash(key or "")).first()
+
+
+def invitation_opened_in(session) -> Invitation | None:
+    """The invitation this session opened, if it can still be accepted."""
+    invitation = Invitation.objects.filter(pk=session.get(SESSION_KEY) or 0).first()
+    return invitation if invitation is not None and invitation.state == InvitationState.PENDING else None
 
 
 @transaction.atomic

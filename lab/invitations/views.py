@@ -90,5 +90,5 @@ def invitation_open(request, key):
             request, f"Welcome to {membership.workspace.name}, as {membership.get_role_display().lower()}."
         )
         return redirect("workspace_home", pk=membership.workspace_id)
-    request.session[SESSION_KEY] = key
+    request.session[SESSION_KEY] = invitation.pk
     return render(request, "lab/invitation.html", {"invitation": invitation, "role": Role(invitation.role).label})

@@ -1,10 +1,16 @@
-"""Accounts: registration (which can be closed), a first workspace for a new user, login and API tokens."""
+"""Accounts: registration (which can be closed), a first workspace for a new user, login, API tokens, e-mail
+verification and password reset (allauth's flows, mail through Django's locmem backend)."""
+
+import re
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.test import override_settings
 
 from lab.models import Connection, Membership, Role
+from tests.fixtures.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +73,29 @@ def test_login_page_and_logout(client, owner):
     assert client.get("/", follow=True).status_code == 200
     client.post("/logout/")
     assert client.get("/", follow=False).status_code == 302
+
+
+def test_signing_up_with_an_address_mails_a_verification_link_that_verifies_it(client):
+    client.post(
+        "/register/", {"username": "vera", "email": "vera@example.com", "password1": "correct horse battery staple"}
+    )
+    (message,) = mail.outbox
+    assert message.to == ["vera@example.com"]
+    link = re.search(r"http://testserver(/accounts/confirm-email/\S+/)", message.body).group(1)
+    assert not EmailAddress.objects.get(email="vera@example.com").verified
+    client.post(link)
+    assert EmailAddress.objects.get(email="vera@example.com").verified
+
+
+def test_a_forgotten_password_is_reset_through_the_mailed_link(client):
+    user = make_user("rita")
+    user.email = "rita@example.com"
+    user.save()
+    client.post("/accounts/password/reset/", {"email": "rita@example.com"})
+    (message,) = mail.outbox
+    link = re.search(r"http://testserver(/accounts/password/reset/key/\S+/)", message.body).group(1)
+    form_page = client.get(link, follow=True)
+    new_password = "a brand new long password 2026"
+    client.post(form_page.redirect_chain[-1][0], {"password1": new_password, "password2": new_password})
+    assert client.post("/login/", {"username": "rita", "password": new_password}).status_code == 302
+    assert client.get("/", follow=True).context["user"].username == "rita"
