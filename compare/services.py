@@ -389,5 +389,5 @@ def group_delete(*, group: CompareGroup, user) -> None:
     if group.rounds.unfinished().exists():
         raise ValidationError({"rounds": "A round of this comparison is still running; cancel it first."})
     details = {"variants": group.variants.count(), "rounds": group.rounds.count()}
-    audit_record(workspace=group.workspace, actor=user, action=Action.COMPARISON_DELETED, target=group, details=details)
+    audit_record(actor=user, action=Action.COMPARISON_DELETED, target=group, details=details)
     group.delete()

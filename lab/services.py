@@ -87,18 +87,14 @@ def membership_add(*, workspace: Workspace, username: str, role: str, actor=None
         user=user, workspace=workspace, defaults={"role": role}
     )
     if created:
-        audit_record(
-            workspace=workspace, actor=actor, action=Action.MEMBER_ADDED, target=membership, details={"role": role}
-        )
+        audit_record(actor=actor, action=Action.MEMBER_ADDED, target=membership, details={"role": role})
     elif membership.role != role:
         if membership.role == Role.OWNER and _last_owner(workspace, membership):
             raise ValidationError({"role": "A workspace needs at least one owner."})
         details = {"from": membership.role, "to": role}
         membership.role = role
         membership.save(update_fields=["role"])
-        audit_record(
-            workspace=workspace, actor=actor, action=Action.MEMBER_ROLE_CHANGED, target=membership, details=details
-        )
+        audit_record(actor=actor, action=Action.MEMBER_ROLE_CHANGED, target=membership, details=details)
     return membership
 
 
@@ -108,13 +104,7 @@ def membership_remove(*, membership: Membership, actor=None) -> None:
     membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
     if membership.role == Role.OWNER and _last_owner(membership.workspace, membership):
         raise ValidationError({"role": "A workspace needs at least one owner."})
-    audit_record(
-        workspace=membership.workspace,
-        actor=actor,
-        action=Action.MEMBER_REMOVED,
-        target=membership,
-        details={"role": membership.role},
-    )
+    audit_record(actor=actor, action=Action.MEMBER_REMOVED, target=membership, details={"role": membership.role})
     membership.delete()
 
 
@@ -167,7 +157,7 @@ def connection_create(
     connection.save()
     logger.info("Connection %s (%s) created in workspace %s", connection.name, connection.kind, workspace.pk)
     details = {"kind": connection.kind, "base_url": connection.base_url}
-    audit_record(workspace=workspace, actor=actor, action=Action.CONNECTION_CREATED, target=connection, details=details)
+    audit_record(actor=actor, action=Action.CONNECTION_CREATED, target=connection, details=details)
     return connection
 
 
@@ -190,16 +180,9 @@ def connection_update(*, connection: Connection, actor=None, **changes) -> Conne
     connection.save()
     # The log says which fields changed and to what; a new key is its own entry and only its masked hint shows.
     if changed:
-        audit_record(
-            workspace=connection.workspace,
-            actor=actor,
-            action=Action.CONNECTION_CHANGED,
-            target=connection,
-            details={"changed": changed},
-        )
+        audit_record(actor=actor, action=Action.CONNECTION_CHANGED, target=connection, details={"changed": changed})
     if api_key:
         audit_record(
-            workspace=connection.workspace,
             actor=actor,
             action=Action.CONNECTION_KEY_ROTATED,
             target=connection,
@@ -210,13 +193,7 @@ def connection_update(*, connection: Connection, actor=None, **changes) -> Conne
 
 @transaction.atomic
 def connection_delete(*, connection: Connection, actor=None) -> None:
-    audit_record(
-        workspace=connection.workspace,
-        actor=actor,
-        action=Action.CONNECTION_DELETED,
-        target=connection,
-        details={"kind": connection.kind},
-    )
+    audit_record(actor=actor, action=Action.CONNECTION_DELETED, target=connection, details={"kind": connection.kind})
     connection.delete()
 
 

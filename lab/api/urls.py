@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import auth, tokens, views
+from . import auth, invitations, tokens, views
 
 urlpatterns = [
     path("auth/token/", auth.ObtainToken.as_view(), name="api-token"),
@@ -13,6 +13,12 @@ urlpatterns = [
     path("workspaces/<int:pk>/members/", views.MemberList.as_view(), name="api-members"),
     path("workspaces/<int:pk>/members/<int:user_id>/", views.MemberDetail.as_view(), name="api-member"),
     path("workspaces/<int:pk>/audit/", tokens.AuditList.as_view(), name="api-audit"),
+    path("workspaces/<int:pk>/invitations/", invitations.InvitationList.as_view(), name="api-invitations"),
+    path(
+        "workspaces/<int:pk>/invitations/<int:invitation_id>/",
+        invitations.InvitationDetail.as_view(),
+        name="api-invitation",
+    ),
     path("workspaces/<int:pk>/connections/", views.ConnectionList.as_view(), name="api-connections"),
     path(
         "workspaces/<int:pk>/connections/<int:connection_id>/",

@@ -14,9 +14,12 @@ from .models import Action, AuditEntry
 SECRET_WORDS = ("key", "secret", "password", "token")
 
 
-def audit_record(*, workspace, actor, action: Action, target: Model, details: dict | None = None) -> AuditEntry:
+def audit_record(
+    *, actor, action: Action, target: Model, details: dict | None = None, workspace: Workspace | None = None
+) -> AuditEntry:
+    """One entry, in the target's workspace unless another is given; `actor` None is the system (a command)."""
     return AuditEntry.objects.create(
-        workspace=workspace,
+        workspace=workspace or target.workspace,
         actor=actor if getattr(actor, "pk", None) else None,
         actor_name=getattr(actor, "username", "") or "",
         action=action,

@@ -63,7 +63,7 @@ def invitation_create(
     invitation.save()
     link = invitation_link(base_url=base_url, key=key)
     details = {"role": role, "expires_at": invitation.expires_at.isoformat(), "by": "email" if email else "link"}
-    audit_record(workspace=workspace, actor=actor, action=Action.INVITATION_SENT, target=invitation, details=details)
+    audit_record(actor=actor, action=Action.INVITATION_SENT, target=invitation, details=details)
     if email:
         transaction.on_commit(partial(_mail, invitation=invitation, actor=actor, link=link))
     return invitation, link
@@ -102,13 +102,12 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     invitation.accepted_at, invitation.accepted_by = timezone.now(), user
     invitation.save(update_fields=["accepted_at", "accepted_by"])
     workspace = invitation.workspace
-    audit_record(workspace=workspace, actor=user, action=Action.INVITATION_ACCEPTED, target=invitation, details={})
+    audit_record(actor=user, action=Action.INVITATION_ACCEPTED, target=invitation, details={})
     membership, created = Membership.objects.get_or_create(
         user=user, workspace=workspace, defaults={"role": invitation.role}
     )
     if created:
         audit_record(
-            workspace=workspace,
             actor=user,
             action=Action.MEMBER_ADDED,
             target=membership,
@@ -118,9 +117,7 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
         details = {"from": membership.role, "to": invitation.role, "via": "invitation"}
         membership.role = invitation.role
         membership.save(update_fields=["role"])
-        audit_record(
-            workspace=workspace, actor=user, action=Action.MEMBER_ROLE_CHANGED, target=membership, details=details
-        )
+        audit_record(actor=user, action=Action.MEMBER_ROLE_CHANGED, target=membership, details=details)
     return membership
 
 
@@ -132,11 +129,5 @@ def invitation_revoke(*, invitation: Invitation, actor) -> Invitation:
     if invitation.revoked_at is None:
         invitation.revoked_at = timezone.now()
         invitation.save(update_fields=["revoked_at"])
-        audit_record(
-            workspace=invitation.workspace,
-            actor=actor,
-            action=Action.INVITATION_REVOKED,
-            target=invitation,
-            details={},
-        )
+        audit_record(actor=actor, action=Action.INVITATION_REVOKED, target=invitation, details={})
     return invitation

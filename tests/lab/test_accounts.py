@@ -99,3 +99,13 @@ def test_a_forgotten_password_is_reset_through_the_mailed_link(client):
     client.post(form_page.redirect_chain[-1][0], {"password1": new_password, "password2": new_password})
     assert client.post("/login/", {"username": "rita", "password": new_password}).status_code == 302
     assert client.get("/", follow=True).context["user"].username == "rita"
+
+
+@pytest.mark.parametrize(
+    "path", ["/accounts/password/change/", "/accounts/email/", "/accounts/3rdparty/", "/accounts/password/reset/"]
+)
+def test_the_account_pages_render_in_the_lab_layout(client, owner, path):
+    client.force_login(owner)
+    response = client.get(path)
+    assert response.status_code == 200
+    assert 'class="brand"' in response.content.decode()  # the lab's top bar, not allauth's bare layout

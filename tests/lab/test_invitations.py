@@ -138,3 +138,21 @@ def test_a_bad_role_or_expiry_is_refused_naming_the_field(invite, owner_client, 
     texts = [str(m) for m in owner_client.get(f"/w/{workspace.pk}/settings/").context["messages"]]
     assert any(t.startswith("Role:") for t in texts) and any(t.startswith("Expires after") for t in texts)
     assert not Invitation.objects.exists()
+
+
+def test_the_api_makes_lists_and_revokes_invitations_for_owners_only(api, api_for, editor, workspace, client):
+    base = f"/api/v1/workspaces/{workspace.pk}/invitations/"
+    made = api.post(base, {"role": "viewer", "days": 3}, format="json")
+    assert made.status_code == 201 and made.json()["state"] == "pending"
+    path = urlparse(made.json()["link"]).path
+    listed = api.get(base).json()["results"]
+    assert [i["id"] for i in listed] == [made.json()["id"]] and "link" not in listed[0]
+    assert api_for(editor).get(base).status_code == 403
+    revoked = api.delete(f"{base}{made.json()['id']}/")
+    assert revoked.status_code == 200 and revoked.json()["state"] == "revoked"
+    assert client.get(path).status_code == 410
+
+
+def test_the_api_names_the_field_that_is_wrong(api, workspace):
+    response = api.post(f"/api/v1/workspaces/{workspace.pk}/invitations/", {"role": "boss", "days": 0}, format="json")
+    assert response.status_code == 400 and {"role", "days"} <= set(response.json())
