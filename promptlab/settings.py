@@ -154,7 +154,7 @@ ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if DEBUG else "https"
 SOCIALACCOUNT_AUTO_SIGNUP = True
 SOCIALACCOUNT_LOGIN_ON_GET = False  # a provider's button posts, so a link cannot sign anyone in
 SOCIALACCOUNT_STORE_TOKENS = False  # we only need who someone is, not their tokens at the provider
-# Identity providers' e-mail claims are trusted only as far as the provider marks them verified.
+# A provider's sign-in never takes over an existing local account that has the same address.
 SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
 OIDC_ISSUER_URL = os.environ.get("OIDC_ISSUER_URL", "")
 OIDC_ALLOWED_EMAIL_DOMAINS = [domain.lower().lstrip("@") for domain in env_list("OIDC_ALLOWED_EMAIL_DOMAINS")]

@@ -1,4 +1,4 @@
-"""API for a person's own tokens (list, make, revoke) and for a workspace's audit log (owners). Thin."""
+"""API for a person's own tokens: list them, make one (its key in that response only), revoke one. Thin."""
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
@@ -6,10 +6,6 @@ from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..access import workspace_for_user
-from ..audit.models import AuditEntry
-from ..audit.selectors import audit_entries
-from ..models import Role
 from ..tokens.models import ApiToken, Scope
 from ..tokens.services import api_token_create, api_token_revoke
 
@@ -30,12 +26,6 @@ class ApiTokenCreatedOut(ApiTokenOut):
 
     class Meta(ApiTokenOut.Meta):
         fields = [*ApiTokenOut.Meta.fields, "key"]
-
-
-class AuditEntryOut(serializers.ModelSerializer):
-    class Meta:
-        model = AuditEntry
-        fields = ["id", "created_at", "actor_name", "action", "target_type", "target_id", "target_name", "details"]
 
 
 class TokenList(generics.GenericAPIView):
@@ -62,12 +52,3 @@ class TokenDetail(APIView):
             raise Http404("No such token.")
         api_token_revoke(token=token, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-
-class AuditList(generics.GenericAPIView):
-    serializer_class = AuditEntryOut
-
-    def get(self, request, pk):
-        workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
-        page = self.paginate_queryset(audit_entries(workspace=workspace, action=request.query_params.get("action", "")))
-        return self.get_paginated_response(AuditEntryOut(page, many=True).data)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import auth, invitations, tokens, views
+from . import audit, auth, invitations, tokens, views
 
 urlpatterns = [
     path("auth/token/", auth.ObtainToken.as_view(), name="api-token"),
@@ -12,7 +12,7 @@ urlpatterns = [
     path("tokens/<int:token_id>/", tokens.TokenDetail.as_view(), name="api-token-detail"),
     path("workspaces/<int:pk>/members/", views.MemberList.as_view(), name="api-members"),
     path("workspaces/<int:pk>/members/<int:user_id>/", views.MemberDetail.as_view(), name="api-member"),
-    path("workspaces/<int:pk>/audit/", tokens.AuditList.as_view(), name="api-audit"),
+    path("workspaces/<int:pk>/audit/", audit.AuditList.as_view(), name="api-audit"),
     path("workspaces/<int:pk>/invitations/", invitations.InvitationList.as_view(), name="api-invitations"),
     path(
         "workspaces/<int:pk>/invitations/<int:invitation_id>/",

@@ -137,3 +137,14 @@ def test_entries_older_than_the_retention_period_are_pruned(settings, owner, wor
     settings.AUDIT_RETENTION_DAYS = 0
     AuditEntry.objects.update(created_at=timezone.now() - timedelta(days=3650))
     assert audit_prune() == 0 and AuditEntry.objects.count() == 1
+
+
+def test_the_api_lists_the_log_for_owners_only(api, api_for, owner, editor, stranger, workspace):
+    api_token_create(user=owner, name="CI")
+    make_group(workspace, owner, title="Gone")
+    api.delete(f"/api/v1/groups/{workspace.groups.get().pk}/")
+    url = f"/api/v1/workspaces/{workspace.pk}/audit/"
+    assert [e["action"] for e in api.get(url).json()["results"]] == ["comparison.deleted", "token.created"]
+    assert [e["target_name"] for e in api.get(url, {"action": "token.created"}).json()["results"]] == ["CI (owner)"]
+    assert api_for(editor).get(url).status_code == 403
+    assert api_for(stranger).get(url).status_code == 404

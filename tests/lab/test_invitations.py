@@ -156,3 +156,12 @@ def test_the_api_makes_lists_and_revokes_invitations_for_owners_only(api, api_fo
 def test_the_api_names_the_field_that_is_wrong(api, workspace):
     response = api.post(f"/api/v1/workspaces/{workspace.pk}/invitations/", {"role": "boss", "days": 0}, format="json")
     assert response.status_code == 400 and {"role", "days"} <= set(response.json())
+
+
+def test_another_workspace_sees_no_invitations(api, api_for, stranger, workspace):
+    api.post(f"/api/v1/workspaces/{workspace.pk}/invitations/", {"role": "viewer"}, format="json")
+    assert api_for(stranger).get(f"/api/v1/workspaces/{workspace.pk}/invitations/").status_code == 404
+    invitation = workspace.invitations.get()
+    assert (
+        api_for(stranger).delete(f"/api/v1/workspaces/{workspace.pk}/invitations/{invitation.pk}/").status_code == 404
+    )
