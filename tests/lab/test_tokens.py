@@ -113,3 +113,17 @@ def test_the_api_makes_lists_and_revokes_tokens(api, owner):
 def test_a_token_needs_a_name(api):
     response = api.post("/api/v1/tokens/", {"name": "", "scope": "write"}, format="json")
     assert response.status_code == 400 and "name" in response.json()
+
+
+def test_removing_a_member_on_the_settings_page_cuts_off_their_session_and_tokens(client, owner, editor, workspace):
+    _, key = api_token_create(user=editor, name="editor's script")
+    member_session = APIClient()
+    member_session.force_login(editor)
+    settings_page = f"/w/{workspace.pk}/settings/"
+    assert member_session.get(settings_page).status_code == 200
+    client.force_login(owner)
+    client.post(f"{settings_page}members/{editor.pk}/", {"role": "viewer"})
+    assert Membership.objects.get(user=editor, workspace=workspace).role == Role.VIEWER
+    client.post(f"{settings_page}members/{editor.pk}/", {"remove": "1"})
+    assert member_session.get(settings_page).status_code == 404
+    assert token_client(key).get(f"/api/v1/workspaces/{workspace.pk}/").status_code == 404
