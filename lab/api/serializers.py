@@ -25,12 +25,16 @@ class MemberIn(serializers.Serializer):
     role = serializers.ChoiceField(choices=Role.choices)
 
 
+class MemberRoleIn(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
 class MemberOut(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username")
 
     class Meta:
         model = Membership
-        fields = ["id", "username", "role", "created_at"]
+        fields = ["id", "user_id", "username", "role", "created_at"]
 
 
 class ConnectionOut(serializers.ModelSerializer):
