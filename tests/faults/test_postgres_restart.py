@@ -47,6 +47,7 @@ def test_a_postgres_restart_mid_round_ends_the_round_readably_and_the_next_round
     transactional_db, workspace, owner, tmp_path, private_postgres, private_redis
 ):
     group = make_group(workspace, owner, models=[slow_model(tokens=300, token_ms=10)] * 2)
+    quick = make_group(workspace, owner)  # for the round after the restart
     env = {
         "DATABASE_URL": private_postgres.copy_database(processes.test_database_url(), "lab"),
         "REDIS_URL": private_redis.url,
@@ -57,12 +58,12 @@ def test_a_postgres_restart_mid_round_ends_the_round_readably_and_the_next_round
         client = login(web.url, owner.username)
         headers = {"X-CSRFToken": client.cookies["csrftoken"], "Referer": web.url}
 
-        def start_run() -> int:
-            response = client.post(f"/api/v1/groups/{group.pk}/runs/", json={}, headers=headers)
+        def start_run(group_id: int) -> int:
+            response = client.post(f"/api/v1/groups/{group_id}/runs/", json={}, headers=headers)
             assert response.status_code == 202, response.text
             return response.json()["rounds"][0]["id"]
 
-        first = start_run()
+        first = start_run(group.pk)
         wait_status(client, first, ("running",))
         time.sleep(0.5)  # mid-stream, with partial text being saved
         private_postgres.restart()
@@ -71,7 +72,7 @@ def test_a_postgres_restart_mid_round_ends_the_round_readably_and_the_next_round
         assert [client.get(f"/api/v1/rounds/{first}/").status_code for _ in range(3)] == [200] * 3
 
         ended = wait_status(client, first, FINISHED)
-        second = wait_status(client, start_run(), FINISHED)
+        second = wait_status(client, start_run(quick.pk), FINISHED)
         assert worker.proc.poll() is None, worker.output()[-3000:]
     finally:
         web.stop()
