@@ -25,10 +25,12 @@ from .engine import runtime
 
 logger = logging.getLogger(__name__)
 
-BROADCAST_TIMEOUT_S = 30.0
-# A request that broadcasts (a vote's tally) waits at most this long: the channel layer retries a lost Redis
-# connection for about 3 s (settings.REDIS_CONNECTION_RETRY), which a person waiting on their vote should not pay.
+# How long a push may take before it is given up. The channel layer retries a lost Redis connection for about 3 s
+# (settings.REDIS_CONNECTION_RETRY); a connection broken by a Redis restart is replaced within its first few
+# retries (0.1 + 0.2 + 0.4 s), so these keep that recovery and give up only on a Redis that is away. A request that
+# pushes (a vote's tally) keeps a person waiting, so it gives up sooner than the worker.
 REQUEST_BROADCAST_TIMEOUT_S = 1.0
+WORKER_BROADCAST_TIMEOUT_S = 2.0
 # What a channel layer raises when Redis is away: redis-py's errors, or the socket's own.
 LAYER_DOWN = (RedisError, OSError)
 
@@ -89,7 +91,7 @@ def broadcast(channel_group: str, event_type: str, **payload) -> bool:
         if engine is not None and settings.REDIS_URL and not engine.in_loop():
             # In a worker, on the engine's loop, whose Redis connection is open: async_to_sync would make a new
             # loop, and the channel layer a new connection, for every event.
-            engine.run(get_channel_layer().group_send(channel_group, message), timeout=BROADCAST_TIMEOUT_S)
+            engine.run(_send_within(channel_group, message, WORKER_BROADCAST_TIMEOUT_S))
         else:
             async_to_sync(_send_within)(channel_group, message, REQUEST_BROADCAST_TIMEOUT_S)
     except LAYER_DOWN as error:
@@ -106,7 +108,7 @@ async def _send_within(channel_group: str, message: dict, timeout: float) -> Non
 async def abroadcast(channel_group: str, event_type: str, **payload) -> bool:
     """The same, from async code (the run engine's event loop)."""
     try:
-        await get_channel_layer().group_send(channel_group, _message(event_type, payload))
+        await _send_within(channel_group, _message(event_type, payload), WORKER_BROADCAST_TIMEOUT_S)
     except LAYER_DOWN as error:
         _undelivered(channel_group, event_type, error)
         return False
