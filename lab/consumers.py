@@ -8,7 +8,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
-from .realtime import LAYER_DOWN, group_rejoin
+from .outages import REDIS_DOWN
+from .realtime import group_rejoin
 
 # How often an open socket renews its group membership. A Redis restart drops every membership while sockets
 # stay open; the next renewal restores it and sends the page a `resync` (reload over HTTP what was missed), so
@@ -48,7 +49,7 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
             await asyncio.sleep(REJOIN_S)
             try:
                 lost = await group_rejoin(self.channel_layer, self.channel_group, self.channel_name)
-            except LAYER_DOWN:
+            except REDIS_DOWN:
                 continue  # Redis is away: the next renewal finds out whether it lost our membership
             if lost:
                 await self.send_json({"type": RESYNC})
@@ -57,7 +58,7 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
         if self.membership is not None:
             self.membership.cancel()
         if self.channel_group:
-            with contextlib.suppress(*LAYER_DOWN):  # a socket closing while Redis is away has nothing to leave
+            with contextlib.suppress(*REDIS_DOWN):  # a socket closing while Redis is away has nothing to leave
                 await self.channel_layer.group_discard(self.channel_group, self.channel_name)
 
     async def receive_json(self, content, **kwargs) -> None:

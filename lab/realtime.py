@@ -19,9 +19,9 @@ from asgiref.sync import async_to_sync
 from channels.layers import BaseChannelLayer, get_channel_layer
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings
-from redis.exceptions import RedisError
 
 from .engine import runtime
+from .outages import REDIS_DOWN
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +31,6 @@ logger = logging.getLogger(__name__)
 # pushes (a vote's tally) keeps a person waiting, so it gives up sooner than the worker.
 REQUEST_BROADCAST_TIMEOUT_S = 1.0
 WORKER_BROADCAST_TIMEOUT_S = 2.0
-# What a channel layer raises when Redis is away: redis-py's errors, or the socket's own.
-LAYER_DOWN = (RedisError, OSError)
 
 
 def workspace_channel(workspace_id: int) -> str:
@@ -94,14 +92,14 @@ def broadcast(channel_group: str, event_type: str, **payload) -> bool:
             engine.run(_send_within(channel_group, message, WORKER_BROADCAST_TIMEOUT_S))
         else:
             async_to_sync(_send_within)(channel_group, message, REQUEST_BROADCAST_TIMEOUT_S)
-    except LAYER_DOWN as error:
+    except REDIS_DOWN as error:
         _undelivered(channel_group, event_type, error)
         return False
     return True
 
 
 async def _send_within(channel_group: str, message: dict, timeout: float) -> None:
-    async with asyncio.timeout(timeout):  # TimeoutError is an OSError: one of LAYER_DOWN
+    async with asyncio.timeout(timeout):  # TimeoutError is an OSError: one of REDIS_DOWN
         await get_channel_layer().group_send(channel_group, message)
 
 
@@ -109,7 +107,7 @@ async def abroadcast(channel_group: str, event_type: str, **payload) -> bool:
     """The same, from async code (the run engine's event loop)."""
     try:
         await _send_within(channel_group, _message(event_type, payload), WORKER_BROADCAST_TIMEOUT_S)
-    except LAYER_DOWN as error:
+    except REDIS_DOWN as error:
         _undelivered(channel_group, event_type, error)
         return False
     return True
