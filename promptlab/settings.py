@@ -109,6 +109,10 @@ if DATABASE_URL:
     DATABASES["default"]["OPTIONS"] = {
         "pool": {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")), "timeout": 30}
     }
+    # With a pool, Django turns this into psycopg_pool's `check`: a pooled connection is tested before it is handed
+    # out, so after a Postgres restart the pool replaces its dead connections instead of giving each of them to a
+    # request (or a round's write) that then fails.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {
         "default": {
@@ -338,6 +342,10 @@ CELERY = {
     "task_time_limit": CELERY_TASK_TIME_LIMIT,
     "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT},
     "broker_connection_retry_on_startup": True,
+    # A round in flight when the broker connection drops keeps streaming (the threads pool cannot stop it anyway);
+    # its message goes back to the queue and the redelivery finds the round claimed (compare.rounds.round_claim).
+    # Celery 5.7.0 dies on that path (see requirements.txt), so it is pinned to 5.6.3.
+    "worker_cancel_long_running_tasks_on_connection_loss": False,
     "worker_hijack_root_logger": False,
     "timezone": "UTC",
     "beat_schedule": {
