@@ -52,6 +52,13 @@ def votes_changed(round_: Round) -> None:
     )
 
 
+def voters_changed(workspace_id: int) -> None:
+    """Called once an owner excludes or readmits a voter: every report and leaderboard of the workspace recomputes."""
+    groups = CompareGroup.objects.filter(workspace_id=workspace_id).values_list("pk", flat=True)
+    tokens = {_version_key("group", pk): uuid.uuid4().hex for pk in groups}
+    cache.set_many({**tokens, _version_key("workspace", workspace_id): uuid.uuid4().hex}, timeout=None)
+
+
 def _cached(key: str, compute: Callable[[], dict]) -> dict:
     result = cache.get(key)
     if result is None:

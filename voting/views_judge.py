@@ -18,6 +18,7 @@ from .models import Choice, Vote
 from .stats.agreement import AgreementReport, JudgedRound, judge_agreement
 from .stats.votes import ALL_BAD, TIE
 from .stats.wording import percent, percent_interval
+from .voters.exclusions import counted
 
 MIN_ROUNDS = 10  # below this many rounds the figures are shown as counts with wide intervals, flagged as early
 
@@ -39,9 +40,8 @@ def judge_team_agreement(judge: JudgeConfig) -> AgreementReport:
     """The judge's winner against the team's votes, over the rounds both judged (rounds without votes left out)."""
     choices = judge_round_choices(judge)
     votes: dict[int, list[str]] = defaultdict(list)
-    rows = Vote.objects.filter(round_id__in=[c.round_id for c in choices]).values_list(
-        "round_id", "choice", "output_id"
-    )
+    votes = counted(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id)
+    rows = votes.values_list("round_id", "choice", "output_id")
     for round_id, choice, output_id in rows:
         votes[round_id].append(str(output_id) if choice == Choice.WINNER else TIE if choice == Choice.TIE else ALL_BAD)
     judged = [
