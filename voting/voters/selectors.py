@@ -3,6 +3,7 @@ per person and pooled for the workspace."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
@@ -100,16 +101,22 @@ def _judge_choices(round_ids: set[int]) -> dict[int, str]:
     return choices
 
 
+def _figures(value) -> dict:
+    """A result as a dict, with a figure that is undefined for these data (kappa's interval when one side only ever
+    made one choice: a zero variance) as None rather than NaN."""
+    return {key: None if isinstance(x, float) and not math.isfinite(x) else x for key, x in asdict(value).items()}
+
+
 def quality_of(records: VoterRecords) -> dict:
     majority = agreement_with_majority(records.majority)
     position = position_preference(records.blind_picks)
     pace = speed(records.timed)
     return {
         "votes": records.votes,
-        "agreement_with_majority": asdict(majority),
-        "agreement_with_judge": asdict(agreement_with_judge(records.judge)),
-        "position_preference": asdict(position),
-        "speed": asdict(pace),
+        "agreement_with_majority": _figures(majority),
+        "agreement_with_judge": _figures(agreement_with_judge(records.judge)),
+        "position_preference": _figures(position),
+        "speed": _figures(pace),
         "flags": [asdict(flag) for flag in flags(majority=majority, position=position, pace=pace)],
     }
 
