@@ -4,7 +4,7 @@ from django.urls import path
 
 from . import report_pages, views, views_judge
 from .inbox.views import inbox_page
-from .voters.views import voters_page, voter_exclude_page, voter_readmit_page
+from .voters.views import voter_exclude_page, voter_readmit_page, voters_page
 
 app_name = "voting"
 

@@ -60,5 +60,5 @@ def test_other_members_see_only_their_own_figures_and_cannot_exclude(client, wor
     vote_cast(round=round_, user=vera, verdict="tie")
     client.force_login(vera)
     page = client.get(f"/w/{workspace.pk}/voters/").content.decode()
-    assert 'id="voter-title-%d"' % vera.pk in page and 'id="voter-title-%d"' % owner.pk not in page
+    assert f'id="voter-title-{vera.pk}"' in page and f'id="voter-title-{owner.pk}"' not in page
     assert client.post(f"/w/{workspace.pk}/voters/{owner.pk}/exclude/", {"reason": "x"}).status_code == 403
