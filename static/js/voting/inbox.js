@@ -110,7 +110,7 @@ async function loadNext() {
 }
 
 // After a vote, say what it was for: the round's names, now revealed to this person.
-async function showLast(roundId, choice) {
+async function showLast(roundId, title, choice) {
   const response = await fetch(`/api/v1/rounds/${roundId}/`, { credentials: "same-origin" }).catch(() => null);
   if (!response?.ok) return;
   const round = await response.json();
@@ -118,16 +118,17 @@ async function showLast(roundId, choice) {
   const what = picked ? `${picked.label} (${picked.model})` : choice.verdict === "tie" ? "a tie" : "all bad";
   const last = part("last");
   last.hidden = false;
-  last.textContent = `Your vote on round ${round.number}: ${what}. Press U to undo.`;
+  last.textContent = `Your vote on ${title}, round ${round.number}: ${what}. Press U to undo.`;
 }
 
 async function vote(body) {
   const roundId = current.round.id;
+  const title = current.group.title;
   const result = await postJSON(`/api/v1/rounds/${roundId}/vote/`, body);
   if (!result.ok) return showError(`Your vote was not saved: ${errorText(result.data)}`);
   history.push({ round: roundId, kind: "vote" });
   await loadNext();
-  await showLast(roundId, body);
+  await showLast(roundId, title, body);
 }
 
 async function skip() {
@@ -174,6 +175,7 @@ document.addEventListener("keydown", async (event) => {
     await run();
   } finally {
     busy = false;
+    root.dataset.actions = String(Number(root.dataset.actions || 0) + 1); // finished actions, for page tests
   }
 });
 
