@@ -40,8 +40,8 @@ def judge_team_agreement(judge: JudgeConfig) -> AgreementReport:
     """The judge's winner against the team's votes, over the rounds both judged (rounds without votes left out)."""
     choices = judge_round_choices(judge)
     votes: dict[int, list[str]] = defaultdict(list)
-    votes = counted(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id)
-    rows = votes.values_list("round_id", "choice", "output_id")
+    counted_votes = counted(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id)
+    rows = counted_votes.values_list("round_id", "choice", "output_id")
     for round_id, choice, output_id in rows:
         votes[round_id].append(str(output_id) if choice == Choice.WINNER else TIE if choice == Choice.TIE else ALL_BAD)
     judged = [
