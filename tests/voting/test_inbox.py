@@ -130,3 +130,19 @@ def test_serving_records_when_the_round_was_shown(api, workspace, owner):
     next_round(api, workspace, blind="false")
     serve = InboxServe.objects.get(round=round_, user=owner)
     assert serve.blind is False and serve.served_at is not None
+
+
+def test_the_inbox_and_voter_quality_endpoints_are_in_the_openapi_schema(api):
+    schema = api.get("/api/schema/?format=json").json()
+    for path in (
+        "/api/v1/workspaces/{id}/inbox/next/",
+        "/api/v1/workspaces/{id}/inbox/skip/",
+        "/api/v1/workspaces/{id}/inbox/undo/",
+        "/api/v1/workspaces/{id}/voters/",
+        "/api/v1/workspaces/{id}/voters/{user_id}/exclusion/",
+    ):
+        assert path in schema["paths"], path
+    parameters = {p["name"] for p in schema["paths"]["/api/v1/workspaces/{id}/inbox/next/"]["get"]["parameters"]}
+    assert {"group", "author", "model", "blind"} <= parameters
+    report = schema["components"]["schemas"]["GroupReportOut"]["properties"]
+    assert "left_out" in report
