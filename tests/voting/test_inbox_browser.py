@@ -4,10 +4,13 @@ all bad, a skip and an undo), each next round loading at once, blind until voted
 import pytest
 from django.urls import reverse
 
-from compare.models import OutputStatus
+from compare.models import OutputStatus, Round
+from lab.models import Role
 from tests.fixtures.browser import log_in, off_loop, shoot, until
+from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.models import InboxSkip, Vote
+from voting.services import vote_cast
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -41,12 +44,19 @@ def test_voting_through_ten_rounds_of_three_comparisons_by_keyboard_alone(
     owner, workspace, web_server, page_factory, screenshots
 ):
     rounds = off_loop(build, workspace, owner)
+    teammate = off_loop(add_member, workspace, "tess", Role.VIEWER)
     page = page_factory()
     log_in(page, web_server.url, owner.username)
     page.goto(f"{web_server.url}{reverse('voting:inbox', args=[workspace.pk])}")
     until(page, f"{SHOWN}")
     assert page.locator("#inbox .col-title").first.text_content().startswith("Answer ")  # blind by default
     assert page.locator("[data-role=remaining]").inner_text() == f"{ROUNDS * COMPARISONS} rounds left to vote on"
+
+    # Live tally: a teammate's vote on the round shown arrives over the websocket (the total only: blind).
+    until(page, "document.getElementById('inbox').dataset.live === '1'")
+    shown = int(page.evaluate(f"() => {SHOWN}"))
+    off_loop(lambda: vote_cast(round=Round.objects.get(pk=shown), user=teammate, verdict="tie"))
+    until(page, "document.querySelector('[data-role=tally]').textContent.startsWith('1 vote so far;')")
 
     skipped = int(page.evaluate(f"() => {SHOWN}"))
     press(page, "s")  # skip one…

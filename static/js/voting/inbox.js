@@ -74,6 +74,8 @@ function listen(groupId) {
   socket?.close();
   socket = new WebSocket(socketURL(`/ws/groups/${groupId}/`));
   socket.groupId = groupId;
+  root.dataset.live = "0";
+  socket.addEventListener("open", () => (root.dataset.live = "1"));
   socket.addEventListener("message", (message) => {
     const event = JSON.parse(message.data);
     if (event.type !== "vote.tally" || event.round !== current?.round?.id) return;
