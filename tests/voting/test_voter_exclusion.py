@@ -1,6 +1,7 @@
 """Owners exclude a voter from the statistics: the report and the leaderboard leave the votes out and say so."""
 
 import pytest
+from scipy.stats import combine_pvalues
 
 from lab.models import Role
 from tests.fixtures.factories import add_member
@@ -68,7 +69,17 @@ def test_the_voter_list_shows_who_is_excluded_and_why(api, workspace, voted):
     assert entry["excluded"] is True and entry["exclusion_reason"] == "always disagrees"
     # bob disagreed with the majority of others on all 12 rounds.
     assert entry["agreement_with_majority"]["agreed"] == 0
-    assert any(flag["kind"] == "disagrees" for flag in entry["flags"])
+    assert {"disagrees", "outlier"} <= {flag["kind"] for flag in entry["flags"]}
+    # Chatbot Arena's rule: each of bob's votes chose what none of the others' 24 votes on the comparison chose
+    # (2 variants + tie + all bad = 4 choices), Fisher-combined, against 0.01 / 3 voters.
+    reference = combine_pvalues([(0 + 1) / (24 + 4)] * 12, method="fisher")
+    assert entry["outlier"]["p_value"] == pytest.approx(reference.pvalue)
+    assert entry["outlier"]["statistic"] == pytest.approx(reference.statistic)
+    assert entry["outlier"]["threshold"] == pytest.approx(0.01 / 3)
+    vera = next(
+        v for v in api.get(f"/api/v1/workspaces/{workspace.pk}/voters/").json()["voters"] if v["username"] == "vera"
+    )
+    assert vera["outlier"]["p_value"] > vera["outlier"]["threshold"] and vera["flags"] == []
 
 
 def test_only_owners_exclude_and_a_reason_is_required(api, api_for, workspace, editor, stranger, voted):

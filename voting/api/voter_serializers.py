@@ -31,8 +31,15 @@ class SpeedOut(serializers.Serializer):
     median_wps = serializers.FloatField(**Figure)
 
 
+class OutlierOut(serializers.Serializer):
+    votes = serializers.IntegerField(help_text="votes on comparisons others voted on too")
+    statistic = serializers.FloatField(**Figure, help_text="Fisher's chi-square statistic")
+    p_value = serializers.FloatField(**Figure, help_text="Fisher's combined p of how rare each choice was")
+    threshold = serializers.FloatField(help_text="0.01 divided by the voters tested (Bonferroni)")
+
+
 class FlagOut(serializers.Serializer):
-    kind = serializers.CharField(help_text="too_fast, position or disagrees")
+    kind = serializers.CharField(help_text="outlier, too_fast, position or disagrees")
     evidence = serializers.CharField()
 
 
@@ -42,6 +49,7 @@ class QualityOut(serializers.Serializer):
     agreement_with_judge = AgreementOut()
     position_preference = PositionOut()
     speed = SpeedOut()
+    outlier = OutlierOut(help_text="Chatbot Arena's anomalous-voter test")
     flags = FlagOut(many=True)
 
 

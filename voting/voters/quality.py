@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
+from scipy.stats import binomtest, combine_pvalues
 
 from voting.stats.agreement import Agreement, JudgedRound, judge_agreement
 
@@ -23,6 +23,8 @@ MIN_POSITION_PICKS = 10  # first- or last-column picks before a position prefere
 POSITION_P = 0.01  # binomial test level for a position preference flag
 MIN_AGREEMENT_ROUNDS = 10  # rounds with a majority of others before disagreement can be flagged
 KAPPA_FLOOR = 0.2  # a kappa interval wholly below this is "slight agreement" or worse (Landis & Koch 1977)
+OUTLIER_P = 0.01  # Chatbot Arena's outlier rule: Fisher's combined p below this, Bonferroni-divided by the voters
+MIN_OUTLIER_VOTES = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +86,47 @@ def agreement_with_judge(rounds: Sequence[tuple[tuple[str, ...], str, str]]) -> 
 
 
 @dataclass(frozen=True, slots=True)
+class Outlier:
+    """Chatbot Arena's anomalous-user test (Chiang et al. 2024, "Chatbot Arena", section 5): each vote's p-value is
+    how common its choice is among the others' votes on the same comparison, (same + 1) / (others + choices), the
+    +1 so that a choice nobody else made is rare rather than impossible; Fisher's method combines them. `p_value`
+    is None without such votes; `threshold` is OUTLIER_P divided by the number of voters tested (Bonferroni)."""
+
+    votes: int
+    statistic: float | None
+    p_value: float | None
+    threshold: float
+
+
+def outlier_test(shares: Sequence[tuple[int, int, int]], voters: int) -> Outlier:
+    """`shares`: per vote (others who chose the same, others who voted on the comparison, possible choices)."""
+    p_values = [(same + 1) / (others + choices) for same, others, choices in shares if others]
+    threshold = OUTLIER_P / max(voters, 1)
+    if not p_values:
+        return Outlier(votes=0, statistic=None, p_value=None, threshold=threshold)
+    result = combine_pvalues(p_values, method="fisher")
+    return Outlier(
+        votes=len(p_values), statistic=float(result.statistic), p_value=float(result.pvalue), threshold=threshold
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Flag:
     kind: str
     evidence: str
 
 
-def flags(*, majority: Agreement, position: PositionPreference, pace: Speed) -> list[Flag]:
+def flags(*, majority: Agreement, position: PositionPreference, pace: Speed, outlier: Outlier) -> list[Flag]:
     """What an owner should look at, each with the figures behind it."""
     found = []
+    if outlier.votes >= MIN_OUTLIER_VOTES and outlier.p_value < outlier.threshold:
+        found.append(
+            Flag(
+                "outlier",
+                f"Their {outlier.votes} votes are unlike the others' on the same comparisons: Fisher's combined "
+                f"p = {outlier.p_value:.2g}, below {outlier.threshold:.2g} (Chatbot Arena's outlier rule).",
+            )
+        )
     if pace.timed >= MIN_TIMED and pace.fast / pace.timed >= FAST_SHARE:
         found.append(
             Flag(

@@ -4,7 +4,7 @@ per person and pooled for the workspace."""
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
 from django.contrib.auth import get_user_model
@@ -17,7 +17,7 @@ from lab.models import Workspace
 from voting.models import Choice, InboxServe, Vote, VoterExclusion
 from voting.stats.votes import ALL_BAD, TIE
 
-from .quality import agreement_with_judge, agreement_with_majority, flags, position_preference, speed
+from .quality import agreement_with_judge, agreement_with_majority, flags, outlier_test, position_preference, speed
 
 
 @dataclass
@@ -29,10 +29,11 @@ class VoterRecords:
     judge: list = field(default_factory=list)  # (shown, mine, judge)
     blind_picks: list = field(default_factory=list)  # (column, columns)
     timed: list = field(default_factory=list)  # (words, seconds)
+    shares: list = field(default_factory=list)  # (others with the same choice, others, choices) per vote
 
     def extend(self, other: VoterRecords) -> None:
         self.votes += other.votes
-        for name in ("majority", "judge", "blind_picks", "timed"):
+        for name in ("majority", "judge", "blind_picks", "timed", "shares"):
             getattr(self, name).extend(getattr(other, name))
 
 
@@ -45,7 +46,9 @@ def workspace_records(workspace: Workspace) -> dict[int, VoterRecords]:
     rows = list(
         Vote.objects.filter(group__workspace=workspace)
         .order_by("id")
-        .values_list("user_id", "round_id", "choice", "output_id", "created_at", "group__blind")
+        .values_list(
+            "user_id", "round_id", "choice", "output_id", "created_at", "group__blind", "group_id", "variant_id"
+        )
     )
     round_ids = {row[1] for row in rows}
     outputs: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
@@ -56,8 +59,13 @@ def workspace_records(workspace: Workspace) -> dict[int, VoterRecords]:
     ):
         outputs[round_id].append((pk, status, text))
     by_round: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for user_id, round_id, choice, output_id, _, _ in rows:
+    # Per comparison, how often each choice (a variant, tie, all bad) was made, in all and by each person.
+    in_group: dict[int, Counter] = defaultdict(Counter)
+    by_person: dict[tuple[int, int], Counter] = defaultdict(Counter)
+    for user_id, round_id, choice, output_id, _, _, group_id, variant_id in rows:
         by_round[round_id].append((user_id, _choice(choice, output_id)))
+        in_group[group_id][variant_id or choice] += 1
+        by_person[(user_id, group_id)][variant_id or choice] += 1
     judge_choice = _judge_choices(round_ids)
     serves = {
         (user_id, round_id): (served_at, blind)
@@ -66,12 +74,16 @@ def workspace_records(workspace: Workspace) -> dict[int, VoterRecords]:
         )
     }
     records: dict[int, VoterRecords] = defaultdict(VoterRecords)
-    for user_id, round_id, choice, output_id, created_at, group_blind in rows:
+    for user_id, round_id, choice, output_id, created_at, group_blind, group_id, variant_id in rows:
         record = records[user_id]
         record.votes += 1
         shown = tuple(str(pk) for pk, _, _ in outputs[round_id])
         if len(shown) < 2:
             continue
+        own, every = by_person[(user_id, group_id)], in_group[group_id]
+        others = sum(every.values()) - sum(own.values())
+        mine_kind = variant_id or choice
+        record.shares.append((every[mine_kind] - own[mine_kind], others, len(shown) + 2))
         mine = _choice(choice, output_id)
         others = tuple(other_choice for other, other_choice in by_round[round_id] if other != user_id)
         record.majority.append((shown, mine, others))
@@ -107,17 +119,19 @@ def _figures(value) -> dict:
     return {key: None if isinstance(x, float) and not math.isfinite(x) else x for key, x in asdict(value).items()}
 
 
-def quality_of(records: VoterRecords) -> dict:
+def quality_of(records: VoterRecords, voters: int) -> dict:
     majority = agreement_with_majority(records.majority)
     position = position_preference(records.blind_picks)
     pace = speed(records.timed)
+    outlier = outlier_test(records.shares, voters)
     return {
         "votes": records.votes,
         "agreement_with_majority": _figures(majority),
         "agreement_with_judge": _figures(agreement_with_judge(records.judge)),
         "position_preference": _figures(position),
         "speed": _figures(pace),
-        "flags": [asdict(flag) for flag in flags(majority=majority, position=position, pace=pace)],
+        "outlier": _figures(outlier),
+        "flags": [asdict(flag) for flag in flags(majority=majority, position=position, pace=pace, outlier=outlier)],
     }
 
 
@@ -137,7 +151,7 @@ def voter_quality(workspace: Workspace) -> dict:
                 "username": users[user_id].username,
                 "excluded": excluded is not None,
                 "exclusion_reason": excluded.reason if excluded else None,
-                **quality_of(record),
+                **quality_of(record, len(records)),
             }
         )
-    return {"workspace": workspace.pk, "voters": voters, "overall": quality_of(pooled)}
+    return {"workspace": workspace.pk, "voters": voters, "overall": quality_of(pooled, len(records))}
