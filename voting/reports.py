@@ -104,6 +104,11 @@ def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = N
     return [records[kind] if kind in records else record(kind) for kind in rows]
 
 
+def group_left_out(group: CompareGroup) -> dict:
+    """The comparison's votes that its figures leave out (voters excluded from the workspace), and why."""
+    return left_out(Vote.objects.filter(group=group), group.workspace_id)
+
+
 def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_THRESHOLD) -> dict:
     """The comparison's report: the statistics module's figures on its votes (and judge scores, when a judge has
     scored its answers), with the variants' labels and models and the judge the scores come from."""
@@ -127,6 +132,6 @@ def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_TH
         },
         "judge": judged.describe() if judged else None,
         "pass_threshold": pass_threshold,
-        "left_out": left_out(Vote.objects.filter(group=group), group.workspace_id),
+        "left_out": group_left_out(group),
         "report": report,
     }

@@ -52,6 +52,8 @@ def test_excluding_a_voter_changes_the_report_and_the_report_says_so(
     page = client.get(f"/compare/{group.pk}/report/")
     assert "bob&#x27;s 12 votes (excluded by an owner: votes faster than reading)" in page.content.decode()
 
+    tab = client.get(f"/votes/groups/{group.pk}/report/").content.decode()
+    assert "24 votes on" in tab and "12 votes left out of these figures" in tab
     board = api.get(f"/api/v1/workspaces/{workspace.pk}/leaderboard/?by=prompt").json()
     assert board["votes"] == 24 and board["left_out"]["votes"] == 12
 
