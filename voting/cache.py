@@ -40,6 +40,11 @@ def _version(scope: str, pk: int) -> str:
     return version
 
 
+def group_votes_version(group_id: int) -> str:
+    """The token of a comparison's current votes (and exclusions): a cache key part for figures computed from them."""
+    return _version("group", group_id)
+
+
 def votes_changed(round_: Round) -> None:
     """Called once a vote on `round_` commits: its comparison's report and its workspace's leaderboards recompute."""
     group = round_.group

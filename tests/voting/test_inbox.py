@@ -146,3 +146,15 @@ def test_the_inbox_and_voter_quality_endpoints_are_in_the_openapi_schema(api):
     assert {"group", "author", "model", "blind"} <= parameters
     report = schema["components"]["schemas"]["GroupReportOut"]["properties"]
     assert "left_out" in report
+
+
+def test_a_committed_vote_refreshes_the_cached_need(api, workspace, owner, django_capture_on_commit_callbacks):
+    fresh, filling = voting_group(workspace, owner, n=2), voting_group(workspace, owner, n=2)
+    finished_round(fresh, owner)
+    rounds = [finished_round(filling, owner) for _ in range(10)]
+    assert next_round(api, workspace)["group"]["id"] == fresh.pk  # level needs: the older round first
+    with django_capture_on_commit_callbacks(execute=True):  # the votes' commit hooks, as after a real commit
+        for index, round_ in enumerate(rounds[:9]):
+            voter = add_member(workspace, f"voter{index}", Role.VIEWER)
+            vote_cast(round=round_, user=voter, output_id=round_.outputs.order_by("variant__position")[0].pk)
+    assert next_round(api, workspace)["round"]["id"] == rounds[9].pk  # one decisive vote short of a verdict

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
 from compare.models import CompareGroup, Round, RoundStatus
 from compare.selectors import outputs_as_seen_by, round_with_outputs
 from lab.models import Workspace
+from voting.cache import group_votes_version
 from voting.models import InboxServe, InboxSkip, Vote
 from voting.reports import group_round_votes, group_variants
 from voting.selectors import round_tally
@@ -18,6 +20,7 @@ from .rule import RULE_SENTENCE, Candidate, Need, comparison_need
 
 # How long a served round stays "open" for its person; after that the inbox may serve it to others first again.
 HOLD = timedelta(minutes=10)
+NEED_TIMEOUT_S = 24 * 3600  # versions make entries correct; the timeout only bounds what the cache keeps
 MAX_CHOICES = 5  # keys 1–5 pick an answer: comparisons with more variants are voted on their own page
 
 
@@ -74,8 +77,15 @@ def held_by_others(workspace: Workspace, user, now: datetime) -> set[int]:
 
 
 def group_need(group: CompareGroup) -> Need:
-    variants = group_variants(group)
-    return comparison_need([row.key for row in variants], group_round_votes(group, variants))
+    """The comparison's need from its report, cached under its votes' version (a vote or an exclusion replaces it):
+    the inbox reads it for every comparison with an open round, on every serve."""
+    key = f"voting:inbox-need:{group.pk}:{group_votes_version(group.pk)}"
+    need = cache.get(key)
+    if need is None:
+        variants = group_variants(group)
+        need = comparison_need([row.key for row in variants], group_round_votes(group, variants))
+        cache.set(key, need, timeout=NEED_TIMEOUT_S)
+    return need
 
 
 def inbox_candidates(workspace: Workspace, user, filters: InboxFilters, now: datetime) -> list[Candidate]:
