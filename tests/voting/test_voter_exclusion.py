@@ -1,12 +1,16 @@
 """Owners exclude a voter from the statistics: the report and the leaderboard leave the votes out and say so."""
 
 import pytest
+from django.utils import timezone
 from scipy.stats import combine_pvalues
 
+from judging.models import JudgeConfig, Verdict, VerdictStatus
+from judging.selectors import judge_round_choices
 from lab.models import Role
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.services import vote_cast
+from voting.views_judge import judge_team_agreement
 
 pytestmark = pytest.mark.django_db
 
@@ -92,3 +96,25 @@ def test_only_owners_exclude_and_a_reason_is_required(api, api_for, workspace, e
     assert response.status_code == 400 and "reason" in response.json()
     response = api.put(exclusion_url(workspace, stranger), {"reason": "not ours"}, format="json")
     assert response.status_code == 400 and "user" in response.json()
+
+
+def test_the_judges_agreement_with_the_team_leaves_excluded_votes_out_and_says_so(api, client, owner, workspace, voted):
+    group, bob = voted
+    judge = JudgeConfig.objects.create(workspace=workspace, name="strict", model="simulated::thinker")
+    for round_ in group.rounds.all():
+        Verdict.objects.create(
+            round=round_, judge=judge, judge_name=judge.name, judge_model=judge.model, scale=judge.scale,
+            mode=judge.mode, status=VerdictStatus.DONE, finished_at=timezone.now(),
+            winner=round_.outputs.get(variant__position=2),
+        )  # fmt: skip
+    client.force_login(owner)
+    url = f"/votes/judges/{judge.pk}/agreement/"
+    assert "left out" not in client.get(url).content.decode()
+    api.put(exclusion_url(workspace, bob), {"reason": "clicks without reading"}, format="json")
+    partial = client.get(url).content.decode()
+    assert (
+        "12 votes left out of these figures: bob&#x27;s 12 votes (excluded by an owner: clicks without reading)."
+        in partial
+    )
+    rows = judge_team_agreement(judge, judge_round_choices(judge))
+    assert rows.with_ties.rounds == 12 and rows.with_ties.agreed == 0  # the team's majority is now owner and vera's
