@@ -47,6 +47,17 @@ def _version(scope: str, pk: int) -> str | None:
     return version
 
 
+def group_votes_version(group_id: int) -> str:
+    """The token of a comparison's current votes (and exclusions): a cache key part for figures computed from them."""
+    return _version("group", group_id)
+
+
+def cached_by_group_votes(group_id: int, name: str, compute: Callable[[], object]):
+    """`compute()` cached under the comparison's votes version (a vote or an exclusion replaces it)."""
+    version = _version("group", group_id)
+    return _cached(version, f"voting:{name}:{group_id}:{version}", compute)
+
+
 def votes_changed(round_: Round) -> None:
     """Called once a vote on `round_` commits: its comparison's report and its workspace's leaderboards recompute."""
     group = round_.group
@@ -57,6 +68,13 @@ def votes_changed(round_: Round) -> None:
         },
         timeout=None,
     )
+
+
+def voters_changed(workspace_id: int) -> None:
+    """Called once an owner excludes or readmits a voter: every report and leaderboard of the workspace recomputes."""
+    groups = CompareGroup.objects.filter(workspace_id=workspace_id).values_list("pk", flat=True)
+    tokens = {_version_key("group", pk): uuid.uuid4().hex for pk in groups}
+    cache.set_many({**tokens, _version_key("workspace", workspace_id): uuid.uuid4().hex}, timeout=None)
 
 
 def _cached(version: str | None, key: str, compute: Callable[[], dict]) -> dict:

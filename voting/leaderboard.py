@@ -21,6 +21,7 @@ from voting.stats.wording import count_of
 
 from .models import Vote
 from .reports import shown_by_group, variant_key, vote_records
+from .voters.exclusions import counted, left_out
 
 PROMPT_EXCERPT_CHARS = 160
 
@@ -120,7 +121,8 @@ def leaderboard(
 ) -> dict:
     """Ratings with seeded bootstrap intervals and shared ranks, highest first, with a plain-words summary."""
     filters = filters or LeaderboardFilters()
-    votes = vote_records(workspace_votes(workspace, filters), shown_by_group(workspace_variants(workspace, filters)))
+    every_vote = workspace_votes(workspace, filters)
+    votes = vote_records(counted(every_vote, workspace.pk), shown_by_group(workspace_variants(workspace, filters)))
     key_of, described = entities(workspace, filters, by)
     ratings = bradley_terry(votes, key_of=key_of, n_resamples=n_resamples, seed=seed)
     return {
@@ -133,6 +135,7 @@ def leaderboard(
         "confidence": CONFIDENCE,
         "minimum_matches": MIN_DECISIVE_PER_PAIR,
         "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        "left_out": left_out(every_vote, workspace.pk),
         "summary": summary(ratings, described, by=by, votes=len(votes)),
     }
 

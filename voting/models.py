@@ -49,3 +49,57 @@ class Vote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.round}: {self.output_id or self.choice}"
+
+
+class InboxServe(models.Model):
+    """When the "To vote" inbox last showed a round to a person: the start of their reading time (voter quality's
+    words per second) and, while it is their latest and they have not voted, a hold that keeps the inbox from
+    serving the same round to someone else (voting.inbox)."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    served_at = models.DateTimeField()
+    blind = models.BooleanField(default=True)  # shown shuffled and unnamed (voter quality's position preference)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "user"], name="inbox_serve_one_per_user")]
+        indexes = [
+            # "What is open in the inbox right now": recent serves (voting.inbox.selectors.held_by_others).
+            models.Index(fields=["served_at"], name="inbox_serve_recent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} shown to {self.user} at {self.served_at:%Y-%m-%d %H:%M:%S}"
+
+
+class InboxSkip(models.Model):
+    """A round a person skipped in the inbox: never served to them again, until they undo it."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="inbox_skips")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["round", "user"], name="inbox_skip_one_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} skipped {self.round}"
+
+
+class VoterExclusion(models.Model):
+    """An owner's decision that a person's votes in a workspace are left out of its reports and leaderboards."""
+
+    workspace = models.ForeignKey("lab.Workspace", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    reason = models.CharField(max_length=300)
+    excluded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="voter_exclusion_one_per_workspace"),
+            models.CheckConstraint(condition=~Q(reason=""), name="voter_exclusion_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} excluded: {self.reason}"

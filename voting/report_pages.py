@@ -30,6 +30,7 @@ def report_page(request, pk):
         "group": group,
         "judge": data["judge"],
         "report": report,
+        "left_out": data["left_out"],
         "rates": [{**rate, "model": model_of[rate["variant"]]} for rate in report["variants"]],
         "scores": [
             {**row, "passed": passed_of.get(row["variant"])} for row in (report["scores"] or {}).get("variants", [])

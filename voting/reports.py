@@ -17,6 +17,7 @@ from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote
+from .voters.exclusions import counted, left_out
 
 OUTCOME_OF_CHOICE = {Choice.TIE: TIE, Choice.ALL_BAD: ALL_BAD}
 # "Pass" for the success-rate A/B when the caller names no threshold: a weighted judge score of at least 0.75, i.e.
@@ -98,8 +99,14 @@ def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = N
         records[kind] = RoundVote(keys, _outcome(*kind))
         return records[kind]
 
-    rows = Vote.objects.filter(group=group).order_by("id").values_list("choice", "variant_id")
+    votes = counted(Vote.objects.filter(group=group), group.workspace_id)  # excluded voters' votes left out
+    rows = votes.order_by("id").values_list("choice", "variant_id")
     return [records[kind] if kind in records else record(kind) for kind in rows]
+
+
+def group_left_out(group: CompareGroup) -> dict:
+    """The comparison's votes that its figures leave out (voters excluded from the workspace), and why."""
+    return left_out(Vote.objects.filter(group=group), group.workspace_id)
 
 
 def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_THRESHOLD) -> dict:
@@ -125,5 +132,6 @@ def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_TH
         },
         "judge": judged.describe() if judged else None,
         "pass_threshold": pass_threshold,
+        "left_out": group_left_out(group),
         "report": report,
     }

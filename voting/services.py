@@ -1,4 +1,4 @@
-"""Writes for votes: cast (or replace) one vote per person per round, then tell everyone the new tally."""
+"""Writes for votes: cast (or replace, or withdraw) one vote per person per round, then tell everyone the new tally."""
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -57,6 +57,16 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
     transaction.on_commit(lambda: votes_changed(round), robust=True)
     transaction.on_commit(lambda: broadcast_tally(round))
     return vote
+
+
+@transaction.atomic
+def vote_withdraw(*, round: Round, user) -> bool:
+    """Remove the user's vote on a round (the inbox's undo); False when there was none."""
+    deleted, _ = Vote.objects.filter(round=round, user=user).delete()
+    if deleted:
+        transaction.on_commit(lambda: broadcast_tally(round))
+        transaction.on_commit(lambda: votes_changed(round))
+    return bool(deleted)
 
 
 def broadcast_tally(round: Round) -> None:

@@ -3,6 +3,8 @@
 from django.urls import path
 
 from . import report_pages, views, views_judge
+from .inbox.views import inbox_page
+from .voters.views import voter_exclude_page, voter_readmit_page, voters_page
 
 app_name = "voting"
 
@@ -12,4 +14,8 @@ urlpatterns = [
     path("votes/judges/<int:pk>/agreement/", views_judge.judge_agreement_partial, name="judge_agreement"),
     path("compare/<int:pk>/report/", report_pages.report_page, name="report_page"),
     path("w/<int:pk>/leaderboard/", report_pages.leaderboard_page, name="leaderboard"),
+    path("w/<int:pk>/inbox/", inbox_page, name="inbox"),
+    path("w/<int:pk>/voters/", voters_page, name="voters"),
+    path("w/<int:pk>/voters/<int:user_id>/exclude/", voter_exclude_page, name="voter_exclude"),
+    path("w/<int:pk>/voters/<int:user_id>/readmit/", voter_readmit_page, name="voter_readmit"),
 ]

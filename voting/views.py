@@ -9,6 +9,7 @@ from django.shortcuts import render
 from compare.access import group_for_user, round_for_user
 
 from . import page_selectors
+from .reports import group_left_out
 
 
 @login_required
@@ -20,4 +21,6 @@ def vote_panel(request, pk):
 @login_required
 def report_tab(request, pk):
     group = group_for_user(request.user, pk)
-    return render(request, "voting/_report.html", {"group": group, **page_selectors.group_win_rates(group)})
+    left_out = group_left_out(group)
+    context = {"group": group, "left_out": left_out, **page_selectors.group_win_rates(group)}
+    return render(request, "voting/_report.html", context)

@@ -12,12 +12,13 @@ from django.shortcuts import render
 
 from judging.access import judge_for_user
 from judging.models import JudgeConfig
-from judging.selectors import judge_round_choices
+from judging.selectors import JudgedRoundChoice, judge_round_choices
 
 from .models import Choice, Vote
 from .stats.agreement import AgreementReport, JudgedRound, judge_agreement
 from .stats.votes import ALL_BAD, TIE
 from .stats.wording import percent, percent_interval
+from .voters.exclusions import counted, left_out
 
 MIN_ROUNDS = 10  # below this many rounds the figures are shown as counts with wide intervals, flagged as early
 
@@ -35,13 +36,12 @@ class AgreementFigure:
     kappa_interval: str
 
 
-def judge_team_agreement(judge: JudgeConfig) -> AgreementReport:
-    """The judge's winner against the team's votes, over the rounds both judged (rounds without votes left out)."""
-    choices = judge_round_choices(judge)
+def judge_team_agreement(judge: JudgeConfig, choices: list[JudgedRoundChoice]) -> AgreementReport:
+    """The judge's winner (`choices`, from judge_round_choices) against the team's votes, over the rounds both
+    judged (rounds without votes left out, and votes of voters excluded from the workspace)."""
     votes: dict[int, list[str]] = defaultdict(list)
-    rows = Vote.objects.filter(round_id__in=[c.round_id for c in choices]).values_list(
-        "round_id", "choice", "output_id"
-    )
+    counted_votes = counted(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id)
+    rows = counted_votes.values_list("round_id", "choice", "output_id")
     for round_id, choice, output_id in rows:
         votes[round_id].append(str(output_id) if choice == Choice.WINNER else TIE if choice == Choice.TIE else ALL_BAD)
     judged = [
@@ -79,10 +79,12 @@ def _figure(title: str, agreement) -> AgreementFigure:
 @login_required
 def judge_agreement_partial(request, pk):
     judge = judge_for_user(request.user, pk)
-    report = judge_team_agreement(judge)
+    choices = judge_round_choices(judge)
+    report = judge_team_agreement(judge, choices)
     context = {
         "judge": judge,
         "report": report,
+        "left_out": left_out(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id),
         "figures": [
             _figure("Every round with a team majority", report.with_ties),
             _figure("Rounds where both named a winner", report.without_ties),

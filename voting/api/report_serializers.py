@@ -198,10 +198,23 @@ class ReportJudgeOut(serializers.Serializer):
     rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
 
 
+class LeftOutVoterOut(serializers.Serializer):
+    voter = serializers.CharField(help_text="username")
+    votes = serializers.IntegerField()
+    reason = serializers.CharField(help_text="the owner's reason for excluding this voter")
+
+
+class LeftOutOut(serializers.Serializer):
+    votes = serializers.IntegerField(help_text="votes of excluded voters that the figures leave out")
+    voters = LeftOutVoterOut(many=True)
+    sentence = serializers.CharField()
+
+
 class GroupReportOut(serializers.Serializer):
     group = ReportGroupOut()
     judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
     pass_threshold = serializers.FloatField()
+    left_out = LeftOutOut(help_text="votes left out of the figures: voters an owner excluded")
     report = StatsReportOut()
 
 
@@ -240,4 +253,5 @@ class LeaderboardOut(serializers.Serializer):
     confidence = serializers.FloatField()
     minimum_matches = serializers.IntegerField()
     ratings = RatingOut(many=True)
+    left_out = LeftOutOut(help_text="votes left out of the ratings: voters an owner excluded")
     summary = serializers.CharField()

@@ -1,0 +1,57 @@
+"""The inbox's blind mode is the comparison page's: the same per-person column order, names revealed on voting."""
+
+import pytest
+
+from compare.models import Round
+from compare.selectors import blind_order
+from tests.fixtures.voting_factories import finished_round, voting_group
+
+pytestmark = pytest.mark.django_db
+
+
+def inbox(client, workspace, **query):
+    params = "&".join(f"{key}={value}" for key, value in query.items())
+    return client.get(f"/api/v1/workspaces/{workspace.pk}/inbox/next/?{params}").json()
+
+
+def columns(body):
+    return [(output["id"], output["label"], output["model"]) for output in body["outputs"]]
+
+
+def test_a_blind_comparison_looks_the_same_in_the_inbox_and_on_its_page(api, workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner, n=4, blind=True), owner)
+    page = api.get(f"/api/v1/rounds/{round_.pk}/").json()
+    served = inbox(api, workspace)
+    assert served["labels_visible"] is False and page["labels_visible"] is False
+    assert columns(served) == columns(page)  # same shuffle, same "Answer A…" names, no models
+    assert [o["id"] for o in served["outputs"]] != sorted(o["id"] for o in served["outputs"])  # really shuffled
+    assert served["tally"] == {"total": 0}  # no per-answer counts before voting
+
+    api.post(f"/api/v1/rounds/{round_.pk}/vote/", {"output": served["outputs"][0]["id"]})
+    page = api.get(f"/api/v1/rounds/{round_.pk}/").json()
+    undo = api.post(
+        f"/api/v1/workspaces/{workspace.pk}/inbox/undo/", {"round": round_.pk}, format="json"
+    ).json()  # shows the round again, now unvoted: hidden again
+    assert page["labels_visible"] is True
+    assert [o["label"] for o in page["outputs"]] == ["A", "B", "C", "D"]
+    assert undo["labels_visible"] is False and columns(undo) == columns(served)
+
+
+def test_the_inbox_is_blind_by_default_even_where_the_comparison_is_not(api, workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner, n=4), owner)
+    served = inbox(api, workspace)
+    outputs = list(Round.objects.get(pk=round_.pk).outputs.order_by("variant__position"))
+    assert served["labels_visible"] is False
+    assert [o["id"] for o in served["outputs"]] == [o.pk for o in blind_order(round_.pk, owner.pk, outputs)]
+    assert all(o["model"] is None and o["label"].startswith("Answer ") for o in served["outputs"])
+
+
+def test_blind_false_shows_names_but_never_lifts_a_blind_comparison(api, workspace, owner):
+    open_round = finished_round(voting_group(workspace, owner, title="open"), owner)
+    blind_group = voting_group(workspace, owner, blind=True, title="blind")
+    finished_round(blind_group, owner)
+    served = inbox(api, workspace, blind="false", group=open_round.group_id)
+    assert served["labels_visible"] is True and [o["label"] for o in served["outputs"]] == ["A", "B", "C"]
+    assert "outputs" in served["tally"]
+    served = inbox(api, workspace, blind="false", group=blind_group.pk)
+    assert served["labels_visible"] is False

@@ -1,0 +1,46 @@
+"""The voters page: each voter's quality figures, flags with their evidence for owners, and owners' exclusions."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from lab.access import membership_for_user
+from lab.models import Role
+
+from . import services
+from .quality import READING_WPS
+from .selectors import voter_quality
+
+
+@login_required
+def voters_page(request, pk):
+    membership = membership_for_user(request.user, pk)
+    quality = voter_quality(membership.workspace)
+    is_owner = membership.allows(Role.OWNER)
+    if not is_owner:  # flags are for owners; everyone sees their own figures
+        quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == request.user.pk]
+    context = {"workspace": membership.workspace, "quality": quality, "is_owner": is_owner, "reading_wps": READING_WPS}
+    return render(request, "voting/voters.html", context)
+
+
+@login_required
+@require_POST
+def voter_exclude_page(request, pk, user_id):
+    membership = membership_for_user(request.user, pk, Role.OWNER)
+    try:
+        services.voter_exclude(
+            workspace=membership.workspace, user_id=user_id, reason=request.POST.get("reason", ""), by=request.user
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("voting:voters", pk=pk)
+
+
+@login_required
+@require_POST
+def voter_readmit_page(request, pk, user_id):
+    membership = membership_for_user(request.user, pk, Role.OWNER)
+    services.voter_readmit(workspace=membership.workspace, user_id=user_id)
+    return redirect("voting:voters", pk=pk)
