@@ -111,7 +111,8 @@ def test_a_file_written_by_hand_round_trips_too(workspace, owner):
         ("prompt-library: 1\nprompts:\n- name: A\n  current: 4\n  versions:\n  - {number: 1, text: a}\n", "`current`"),
         ("prompt-library: 1\nprompts:\n- name: A\n  versions:\n  - {number: 1, text: a, colour: red}\n", "only number"),
         (
-            "prompt-library: 1\nprompts:\n- name: A\n  versions:\n  - {number: 1, text: a, parent: {prompt: B, number: 1}}\n",
+            "prompt-library: 1\nprompts:\n- name: A\n  versions:\n"
+            "  - {number: 1, text: a, parent: {prompt: B, number: 1}}\n",
             "not a version in this file",
         ),
     ],
