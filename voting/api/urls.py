@@ -2,9 +2,10 @@
 
 from django.urls import path
 
-from . import report_views, views
+from . import report_views, round_rows_views, views
 
 urlpatterns = [
+    path("datasets/from-rounds/", round_rows_views.DatasetFromRounds.as_view(), name="api-dataset-from-rounds"),
     path("rounds/<int:pk>/vote/", views.RoundVote.as_view(), name="api-round-vote"),
     path("groups/<int:pk>/report/", report_views.GroupReport.as_view(), name="api-group-report"),
     path("workspaces/<int:pk>/leaderboard/", report_views.WorkspaceLeaderboard.as_view(), name="api-leaderboard"),
