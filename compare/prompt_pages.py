@@ -16,7 +16,7 @@ from lab.access import membership_for_user
 from lab.models import Role
 
 from . import page_selectors
-from .access import group_for_user, prompt_for_user, prompt_version_for_user
+from .access import group_for_user, prompt_for_user, prompt_version_for_user, variant_for_user
 from .prompts import library, services
 from .prompts.diff import side_by_side
 from .prompts.selectors import prompt_versions, workspace_prompts
@@ -116,6 +116,29 @@ def version_promote(request, pk):
     services.prompt_promote(version=version)
     messages.success(request, f"Version {version.number} is now current.")
     return redirect("compare:prompt", version.prompt_id)
+
+
+@login_required
+@require_POST
+def variant_save_page(request, pk):
+    """The comparison page's "save to library": a variant's prompt as a new version of a prompt, or a new prompt."""
+    variant = variant_for_user(request.user, _number(request.POST.get("variant"), 0), write=True)
+    if variant.group_id != int(pk):
+        raise Http404("No such variant in this comparison.")
+    prompt_id = _number(request.POST.get("prompt"), 0)
+    prompt = prompt_for_user(request.user, prompt_id, write=True) if prompt_id else None
+    try:
+        version = services.variant_save_as_version(
+            variant=variant,
+            user=request.user,
+            prompt=prompt,
+            name=request.POST.get("name", ""),
+            message=request.POST.get("message", ""),
+        )
+        messages.success(request, f"Saved {variant.label}'s prompt as {version.name}.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("compare:detail", variant.group_id)
 
 
 @login_required

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from statistics import mean
 
 from compare.experiments.models import Experiment
-from compare.models import CompareGroup, Variant
+from compare.models import CompareGroup, Output, Variant
 from compare.prompts.models import Prompt, PromptVersion
 from compare.prompts.selectors import prompt_versions, version_variants
 from voting.stats.identity import prompt_identity
@@ -125,7 +125,7 @@ def _experiments(variants: list[Variant]) -> list[ExperimentRun]:
         scores = group_judge_scores(experiment.group)
         own = [v.pk for v in variants if v.group_id == experiment.group_id]
         values = [s for pk in own for s in (scores.scores.get(pk, {}).values() if scores else [])]
-        answers = experiment.group.rounds.filter(outputs__variant__in=own).count()
+        answers = Output.objects.filter(variant__in=own).count()
         score = mean(values) if values else None
         runs.append(ExperimentRun(experiment.group_id, experiment.group.title, answers, score))
     return runs

@@ -207,6 +207,21 @@ class PromptDiff(APIView):
         )
 
 
+class TextIn(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, **TEXT)
+
+
+class VersionDiff(APIView):
+    """What a text (e.g. a variant's prompt in the editor) changed from a version."""
+
+    @extend_schema(request=TextIn, responses=TextDiffOut)
+    def post(self, request, pk):
+        version = prompt_version_for_user(request.user, pk)
+        data = TextIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(text_diff(version.text, data.validated_data["text"]))
+
+
 class VariantSaveVersion(APIView):
     @extend_schema(request=SaveVersionIn, responses={201: VersionOut})
     def post(self, request, pk):

@@ -78,7 +78,7 @@ def _mark(piece: Piece) -> str:
 
 
 def _words(pieces: list[Piece], op: str) -> int:
-    return sum(len(re.findall(r"\w+|[^\w\s]", piece.text)) for piece in pieces if piece.op == op)
+    return sum(len(re.findall(r"\w+", piece.text)) for piece in pieces if piece.op == op)
 
 
 def inline_html(old: str, new: str) -> SafeString:

@@ -47,3 +47,23 @@ def runs_version(variant: Variant) -> bool:
     return (
         version is not None and variant.prompt == version.text and variant.group.system_prompt == version.system_prompt
     )
+
+
+EDITOR_VERSIONS = 500  # the newest versions offered in the editor's picker
+
+
+def editor_versions(workspace: Workspace) -> list[dict]:
+    """The versions the editor offers for a variant, current ones first, as the picker shows them."""
+    versions = (
+        PromptVersion.objects.filter(prompt__workspace=workspace)
+        .select_related("prompt")
+        .order_by("prompt__name", "-number")[:EDITOR_VERSIONS]
+    )
+    return [
+        {
+            "id": v.pk,
+            "name": f"{v.prompt.name} v{v.number}{' (current)' if v.prompt.current_id == v.pk else ''}",
+            "text": v.text,
+        }
+        for v in versions
+    ]
