@@ -24,7 +24,7 @@ class ChooseIn(serializers.Serializer):
     baseline = serializers.CharField(max_length=40, help_text="a comparison id, or 'latest'")
 
 
-class TestOut(serializers.Serializer):
+class BaselineTestOut(serializers.Serializer):
     method = serializers.CharField()
     n_pairs = serializers.IntegerField()
     n_nonzero = serializers.IntegerField()
@@ -35,7 +35,7 @@ class TestOut(serializers.Serializer):
     more_needed = serializers.IntegerField()
 
 
-class PairOut(serializers.Serializer):
+class BaselinePairOut(serializers.Serializer):
     row = serializers.CharField()
     combination = serializers.CharField()
     baseline_score = serializers.FloatField(allow_null=True)
@@ -59,8 +59,8 @@ class BaselineOut(serializers.Serializer):
     baseline_mean = serializers.FloatField(allow_null=True)
     current_mean = serializers.FloatField(allow_null=True)
     changed_answers = serializers.IntegerField(allow_null=True)
-    test = TestOut(allow_null=True)
-    pairs = PairOut(many=True)
+    test = BaselineTestOut(allow_null=True)
+    pairs = BaselinePairOut(many=True)
 
 
 def _pair(pair) -> dict:
@@ -99,7 +99,7 @@ def baseline_body(experiment, comparison: BaselineComparison | None) -> dict:
         "baseline_mean": comparison.baseline_mean,
         "current_mean": comparison.current_mean,
         "changed_answers": comparison.changed_answers,
-        "test": {name: getattr(test, name) for name in TestOut().fields},
+        "test": {name: getattr(test, name) for name in BaselineTestOut().fields},
     }
 
 

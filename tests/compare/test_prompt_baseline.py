@@ -37,7 +37,7 @@ def good_scores(fake_llm, judge: str, count: int) -> None:
 
 
 def test_an_unchanged_rerun_passes_and_a_seeded_regression_fails(
-    workspace, connections, fake_llm, tmp_path, client, owner
+    workspace, connections, fake_llm, tmp_path, client, owner, api
 ):
     judge = f"fake?id=gate-{uuid.uuid4().hex[:8]}"
     good_scores(fake_llm, judge, 2 * ROWS)
@@ -77,6 +77,20 @@ def test_an_unchanged_rerun_passes_and_a_seeded_regression_fails(
     page = client.get(f"/compare/{current.group_id}/experiment/baseline/").content.decode()
     assert sentence.replace("α", "&alpha;") in page or sentence in page
     assert '<del class="diff-del">careful answer</del>' in page and '<ins class="diff-ins">sloppy reply</ins>' in page
+
+    body = api.get(f"/api/v1/experiments/{current.group_id}/baseline/").json()
+    assert (body["baseline"], body["pinned"], body["verdict"], body["regression"]) == (
+        baseline.pk,
+        baseline.pk,
+        "significant regression",
+        True,
+    )
+    assert body["sentence"] == sentence and body["test"]["p_value"] == pytest.approx(expected.pvalue)
+    assert body["pairs"][0]["current_html"] == 'a <ins class="diff-ins">sloppy reply</ins>'
+    bad = api.post(f"/api/v1/experiments/{current.group_id}/baseline/", {"baseline": "nope"}, format="json")
+    assert bad.status_code == 400 and "baseline" in bad.json()
+    pinned = api.post(f"/api/v1/experiments/{current.group_id}/pin/")
+    assert pinned.status_code == 201 and pinned.json()["pinned"] == current.group_id
 
 
 def test_below_ten_differing_pairs_there_is_no_verdict_and_the_gate_passes(workspace, connections, fake_llm, tmp_path):

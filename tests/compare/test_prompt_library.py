@@ -204,5 +204,10 @@ def test_the_openapi_schema_lists_the_library_endpoints(owner):
         "/api/v1/prompts/{id}/diff/",
         "/api/v1/prompt-versions/{id}/promote/",
         "/api/v1/variants/{id}/save-version/",
+        "/api/v1/prompt-versions/{id}/diff/",
+        "/api/v1/prompts/{id}/standing/",
+        "/api/v1/experiments/{id}/baseline/",
+        "/api/v1/experiments/{id}/pin/",
+        "/api/v1/datasets/from-rounds/",
     ]:
         assert path in paths, path

@@ -14,7 +14,7 @@ from compare.access import prompt_for_user
 from ..prompt_versions import prompt_standing
 
 
-class WinRateOut(serializers.Serializer):
+class VersionWinRateOut(serializers.Serializer):
     appearances = serializers.IntegerField()
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
@@ -26,7 +26,7 @@ class WinRateOut(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
 
 
-class RatingOut(serializers.Serializer):
+class VersionRatingOut(serializers.Serializer):
     rating = serializers.FloatField()
     ci_low = serializers.FloatField()
     ci_high = serializers.FloatField()
@@ -51,8 +51,8 @@ class VersionStandingOut(serializers.Serializer):
     version = serializers.IntegerField(help_text="the version's id")
     number = serializers.IntegerField()
     comparisons = serializers.IntegerField()
-    win_rate = WinRateOut(allow_null=True)
-    rating = RatingOut(allow_null=True)
+    win_rate = VersionWinRateOut(allow_null=True)
+    rating = VersionRatingOut(allow_null=True)
     judge_scores = JudgeMeanOut(many=True)
     experiments = ExperimentRunOut(many=True)
 
