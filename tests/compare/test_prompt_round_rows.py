@@ -1,6 +1,9 @@
 """Rounds saved as dataset rows: the variables come back exactly as each round ran (nested values, Unicode,
 placeholders kept literal), a whole comparison or chosen rounds, into a new or an existing dataset, with the
-team's winning answer as `reference` when asked; bad input is a 400 naming the field, another workspace's a 400."""
+team's winning answer as `reference` when asked, which an experiment's judge is shown; bad input is a 400 naming
+the field, another workspace's a 400."""
+
+import uuid
 
 import pytest
 
@@ -8,6 +11,7 @@ from compare import services
 from compare.models import Dataset, Mode
 from compare.round_rows import rounds_save_as_rows
 from tests.fixtures.compare_factories import INSTANT
+from tests.fixtures.experiments import run_command
 from tests.fixtures.voting_factories import finished_round
 from voting.services import vote_cast
 
@@ -104,3 +108,41 @@ def test_bad_requests_are_400s_naming_the_field(api, api_for, stranger, workspac
     clash = finished_round(with_reference, owner)
     assert "reference" in error({"rounds": [clash.pk], "name": "x", "reference": True})
     assert not Dataset.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_experiment_over_saved_rows_shows_the_judge_each_rows_reference(
+    workspace, owner, editor, connections, fake_llm, tmp_path
+):
+    group = services.group_create(
+        workspace=workspace,
+        user=owner,
+        mode=Mode.PROMPTS,
+        title="Greetings",
+        shared_variables={"person": "Ada"},
+        variants=[
+            {"label": "A", "model": INSTANT, "prompt": "Greet {{person}}."},
+            {"label": "B", "model": INSTANT, "prompt": "Say hi to {{person}}."},
+        ],
+    )
+    voted = finished_round(group, owner)
+    vote_cast(round=voted, user=owner, output_id=voted.outputs.get(variant__label="B").pk)
+    dataset = rounds_save_as_rows(
+        workspace=workspace, user=owner, rounds=[voted], name="Gold greetings", references={voted.pk: "answer of B"}
+    )
+    judge = f"fake?id=ref-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "with_reference.yaml"
+    path.write_text(
+        f"evaluation: {{type: 1-5, model: 'judge:{judge}'}}\n"
+        "models: [{model: 'cands:fake?tokens=3'}]\n"
+        "prompts: {greet: 'Greet <<person>> as well as: <<reference>>'}\n"
+        f"dataset:\n  - dataset: {dataset.pk}\n"
+    )
+
+    ran = run_command("run", str(path))
+
+    assert ran.code == 0, ran.err
+    [request] = fake_llm.requests(judge)
+    shown = request["messages"][-1]["content"]
+    assert "<reference>\nanswer of B\n</reference>" in shown
+    assert "A reference answer the team judged good is given for comparison" in shown
