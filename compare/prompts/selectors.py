@@ -53,7 +53,7 @@ EDITOR_VERSIONS = 500  # the newest versions offered in the editor's picker
 
 
 def editor_versions(workspace: Workspace) -> list[dict]:
-    """The versions the editor offers for a variant, current ones first, as the picker shows them."""
+    """The versions the editor offers for a variant, by prompt name and newest first, named as the picker shows them."""
     versions = (
         PromptVersion.objects.filter(prompt__workspace=workspace)
         .select_related("prompt")

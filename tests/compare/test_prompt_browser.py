@@ -62,7 +62,7 @@ def library(workspace, owner, base):
             {"label": "Warm", "model": INSTANT, "prompt": "", "prompt_version": second.pk},
         ],
     )
-    round_ = finished_round(group, owner)
+    round_ = finished_round(group, owner, enqueue=False)
     polite, warm = round_.outputs.order_by("variant__position")
     Output.objects.filter(pk=polite.pk).update(text="We are sorry your parcel is late. It will arrive on Friday.")
     Output.objects.filter(pk=warm.pk).update(

@@ -125,7 +125,7 @@ def test_an_experiment_over_saved_rows_shows_the_judge_each_rows_reference(
             {"label": "B", "model": INSTANT, "prompt": "Say hi to {{person}}."},
         ],
     )
-    voted = finished_round(group, owner)
+    voted = finished_round(group, owner, enqueue=False)
     vote_cast(round=voted, user=owner, output_id=voted.outputs.get(variant__label="B").pk)
     dataset = rounds_save_as_rows(
         workspace=workspace, user=owner, rounds=[voted], name="Gold greetings", references={voted.pk: "answer of B"}
