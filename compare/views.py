@@ -137,6 +137,7 @@ def detail(request, pk, number=None):
             "can_edit": membership.allows(Role.EDITOR),
             "variants": list(group.variants.select_related("prompt_version__prompt")),
             "library": workspace_prompts(group.workspace),
+            "datasets": group.workspace.datasets.order_by("name"),
             "simulated": page_selectors.simulated_connections(group.workspace),
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
         },

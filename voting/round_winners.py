@@ -7,9 +7,10 @@ as many; a round without votes, or with a draw at the top, has no winner.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from compare.models import Output
+from compare.models import Dataset, Output, Round
+from compare.round_rows import rounds_save_as_rows
 
 from .models import Choice, Vote
 
@@ -28,3 +29,17 @@ def round_winners(round_ids: Iterable[int]) -> dict[int, Output]:
             winners[round_id] = top
     outputs = Output.objects.in_bulk(list(winners.values()))
     return {round_id: outputs[output_id] for round_id, output_id in winners.items()}
+
+
+def rounds_save_as_rows_voted(
+    *, workspace, user, rounds: Sequence[Round], dataset: Dataset | None = None, name: str = "", reference: bool
+) -> tuple[Dataset, int]:
+    """compare.round_rows.rounds_save_as_rows, with each round's winning answer as its `reference` when asked;
+    returns the dataset and how many rows got a reference."""
+    references = (
+        {round_id: o.text for round_id, o in round_winners(r.pk for r in rounds).items()} if reference else None
+    )
+    saved = rounds_save_as_rows(
+        workspace=workspace, user=user, rounds=rounds, dataset=dataset, name=name, references=references
+    )
+    return saved, len(references or {})

@@ -146,3 +146,25 @@ def test_an_experiment_over_saved_rows_shows_the_judge_each_rows_reference(
     shown = request["messages"][-1]["content"]
     assert "<reference>\nanswer of B\n</reference>" in shown
     assert "A reference answer the team judged good is given for comparison" in shown
+
+
+def test_the_comparison_page_saves_its_rounds_as_rows(client, owner, editor, viewer, workspace, rounds):
+    first = rounds[0]
+    vote_cast(round=first, user=owner, output_id=first.outputs.get(variant__label="B").pk)
+    client.force_login(viewer)
+    assert client.post(f"/votes/groups/{first.group_id}/rows/", {"name": "No"}).status_code == 403
+    client.force_login(owner)
+    page = client.get(f"/compare/{first.group_id}/").content.decode()
+    assert "Save rounds as dataset rows" in page
+
+    response = client.post(f"/votes/groups/{first.group_id}/rows/", {"name": "Page rows", "reference": "on"})
+
+    assert response.status_code == 302
+    dataset = Dataset.objects.get(name="Page rows")
+    assert [row.vars for row in dataset.rows.order_by("position")] == [
+        {**TRICKY, "reference": "answer of B"},
+        TRICKY,
+        TRICKY,
+    ]
+    client.post(f"/votes/groups/{first.group_id}/rows/", {"round": "2", "dataset": str(dataset.pk)})
+    assert dataset.rows.count() == 4 and dataset.rows.get(position=4).name == "Tea talk #2"

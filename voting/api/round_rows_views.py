@@ -15,11 +15,10 @@ from rest_framework.views import APIView
 from compare.access import dataset_from_body, workspace_from_body
 from compare.api.serializers import DatasetDetailOut
 from compare.models import Round
-from compare.round_rows import rounds_save_as_rows
 from compare.selectors import dataset_with_rows
 from compare.services import MAX_DATASET_ROWS
 
-from ..round_winners import round_winners
+from ..round_winners import rounds_save_as_rows_voted
 
 
 class FromRoundsIn(serializers.Serializer):
@@ -66,22 +65,19 @@ class DatasetFromRounds(APIView):
             if missing:
                 raise serializers.ValidationError({"rounds": f"No such rounds in this workspace: {missing}."})
             chosen = [found[pk] for pk in dict.fromkeys(fields["rounds"])]
-        references = None
-        if fields["reference"]:
-            references = {round_id: o.text for round_id, o in round_winners(r.pk for r in chosen).items()}
         before = dataset.rows.count() if dataset else 0
-        dataset = rounds_save_as_rows(
+        dataset, with_reference = rounds_save_as_rows_voted(
             workspace=workspace,
             user=request.user,
             rounds=chosen,
             dataset=dataset,
             name=fields["name"],
-            references=references,
+            reference=fields["reference"],
         )
         body = {
             "dataset": DatasetDetailOut(dataset_with_rows(dataset)).data,
             "rows_added": dataset.rows.count() - before,
-            "with_reference": len(references or {}),
-            "without_winner": len(chosen) - len(references) if references is not None else 0,
+            "with_reference": with_reference,
+            "without_winner": len(chosen) - with_reference if fields["reference"] else 0,
         }
         return Response(body, status=status.HTTP_201_CREATED)
