@@ -26,7 +26,7 @@ def vote(round_, user, label=None, verdict=None):
     vote_cast(round=round_, user=user, output_id=output, verdict=verdict)
 
 
-def test_a_versions_win_rate_counts_the_votes_of_every_comparison_it_was_in(workspace, owner, editor):
+def test_a_versions_win_rate_counts_the_votes_of_every_comparison_it_was_in(workspace, owner, editor, client):
     prompt = prompts.prompt_create(workspace=workspace, user=owner, name="Greeter", text="Say hello.")
     v1 = prompt.current
     v2 = prompts.prompt_version_create(prompt=prompt, user=owner, text="Say hello warmly.", parent=v1)
@@ -82,3 +82,9 @@ def test_a_versions_win_rate_counts_the_votes_of_every_comparison_it_was_in(work
     assert (rating.matches, rating.wins, rating.losses, rating.ties) == (10, 4, 3, 3)
     assert (two.win_rate.wins, two.win_rate.decisive, two.comparisons) == (1, 1, 1)
     assert two.rating.rating > 1000
+
+    client.force_login(owner)
+    partial = client.get(f"/votes/prompts/{prompt.pk}/standing/").content.decode()
+    low_pct, high_pct = round(low * 100), round(high * 100)
+    assert f"3 of 6 decisive votes = 50% ({low_pct}–{high_pct}%); 1 tie, 1 all bad" in partial
+    assert f"from {rating.matches} matches" in partial
