@@ -92,6 +92,14 @@ def test_an_unchanged_rerun_passes_and_a_seeded_regression_fails(
     pinned = api.post(f"/api/v1/experiments/{current.group_id}/pin/")
     assert pinned.status_code == 201 and pinned.json()["pinned"] == current.group_id
 
+    # The page's own forms: compare with another run, pin this one.
+    rerun = CompareGroup.objects.order_by("pk")[1]  # the unchanged re-run
+    client.post(f"/compare/{current.group_id}/experiment/baseline/choose/", {"baseline": str(rerun.pk)})
+    current.refresh_from_db()
+    assert current.baseline.group_id == rerun.pk
+    client.post(f"/compare/{baseline.pk}/experiment/baseline/pin/")
+    assert api.get(f"/api/v1/experiments/{current.group_id}/baseline/").json()["pinned"] == baseline.pk
+
 
 def test_below_ten_differing_pairs_there_is_no_verdict_and_the_gate_passes(workspace, connections, fake_llm, tmp_path):
     judge = f"fake?id=few-{uuid.uuid4().hex[:8]}"
