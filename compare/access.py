@@ -1,5 +1,5 @@
-"""The one way to reach a group, round, dataset (and its rows) or experiment: returns it or raises 404 (403 when
-the role is too low).
+"""The one way to reach a group, round, variant, dataset (and its rows), prompt (and its versions) or experiment:
+returns it or raises 404 (403 when the role is too low).
 
 Objects of workspaces the caller is not a member of are indistinguishable from missing ones. Ids named in a
 request body are a different case: they are input, so a foreign one is a 400 on that field.
@@ -12,7 +12,8 @@ from lab.access import membership_for_user, scoped_for_user
 from lab.models import Role, Workspace
 
 from .experiments.models import Experiment
-from .models import CompareGroup, Dataset, DatasetRow, Round
+from .models import CompareGroup, Dataset, DatasetRow, Round, Variant
+from .prompts.models import Prompt, PromptVersion
 
 
 def group_for_user(user, pk, write: bool = False) -> CompareGroup:
@@ -43,6 +44,20 @@ def experiment_for_user(user, pk) -> Experiment:
     if experiment is None:
         raise Http404("This comparison is not an experiment.")
     return experiment
+
+
+def prompt_for_user(user, pk, write: bool = False) -> Prompt:
+    return scoped_for_user(Prompt.objects.select_related("workspace", "current"), user, pk, write=write)
+
+
+def prompt_version_for_user(user, pk, write: bool = False) -> PromptVersion:
+    versions = PromptVersion.objects.select_related("prompt__workspace", "parent__prompt")
+    return scoped_for_user(versions, user, pk, workspace_path="prompt__workspace", write=write, name="prompt version")
+
+
+def variant_for_user(user, pk, write: bool = False) -> Variant:
+    variants = Variant.objects.select_related("group__workspace", "prompt_version")
+    return scoped_for_user(variants, user, pk, workspace_path="group__workspace", write=write)
 
 
 def workspace_from_body(user, workspace_id, role: str = Role.EDITOR) -> Workspace:

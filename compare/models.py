@@ -116,6 +116,11 @@ class Variant(models.Model):
     prompt = models.TextField()
     variables = models.JSONField(default=dict, blank=True)  # overrides of the group's shared variables
     params = models.JSONField(default=dict, blank=True)  # overrides of the group's params (custom mode only)
+    # The library version this variant was made from (picked, cloned or duplicated); it ran that version only
+    # while its prompt is the version's text (compare.prompts.selectors.version_variants).
+    prompt_version = models.ForeignKey(
+        "PromptVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="variants"
+    )
 
     class Meta:
         ordering = ["group", "position"]
@@ -271,4 +276,11 @@ class Output(models.Model):
 
 
 # Experiments keep their models beside their code; importing them here registers them with this app.
-from .experiments.models import EVALUATION_UNFINISHED, Evaluation, EvaluationStatus, Experiment  # noqa: E402, F401
+from .experiments.models import (  # noqa: E402, F401
+    EVALUATION_UNFINISHED,
+    BaselinePin,
+    Evaluation,
+    EvaluationStatus,
+    Experiment,
+)
+from .prompts.models import Prompt, PromptVersion  # noqa: E402, F401

@@ -120,7 +120,14 @@ def group_settings(group: CompareGroup) -> dict:
         "timeout_ms": group.timeout_ms,
         "timeout_step_ms": group.timeout_step_ms,
         "variants": [
-            {"label": v.label, "model": v.model, "prompt": v.prompt, "variables": v.variables, "params": v.params}
+            {
+                "label": v.label,
+                "model": v.model,
+                "prompt": v.prompt,
+                "variables": v.variables,
+                "params": v.params,
+                "prompt_version": v.prompt_version_id,  # a clone or duplicate keeps the lineage
+            }
             for v in group.variants.all()
         ],
     }

@@ -41,6 +41,7 @@ from .models import (
     RoundStatus,
     Variant,
 )
+from .prompts.picking import picked_versions
 from .rounds import announce_finished
 from .selectors import group_settings
 
@@ -110,6 +111,7 @@ def group_create(
     _check_timing(errors, stagger_ms, timeout_ms, timeout_step_ms, len(variants))
     if dataset is not None and dataset.workspace_id != workspace.pk:
         errors.add("dataset", "No such dataset in this workspace.")
+    variants = picked_versions(errors, workspace, variants)
     templates = variant_templates(variants)
     _check_variants(errors, workspace, mode, variants, templates, params)
     _check_templates(errors, system_prompt, shared_variables, templates, dataset)
@@ -142,6 +144,7 @@ def group_create(
                 prompt=template.prompt,
                 variables=dict(template.variables),
                 params=set_params(variant.get("params") or {}),
+                prompt_version=variant.get("prompt_version"),
             )
             for variant, template in zip(variants, templates, strict=True)
         )

@@ -4,6 +4,7 @@ from django.urls import path
 
 from . import views
 from .experiment_urls import urlpatterns as experiment_urlpatterns
+from .library_urls import urlpatterns as library_urlpatterns
 
 app_name = "compare"
 
@@ -17,4 +18,4 @@ urlpatterns = [
     path("compare/<int:pk>/rounds/<int:number>/partial/", views.round_partial, name="round_partial"),
 ]
 
-urlpatterns += experiment_urlpatterns
+urlpatterns += experiment_urlpatterns + library_urlpatterns

@@ -23,6 +23,7 @@ from .access import group_for_user
 from .api.serializers import ParamsIn
 from .forms import EditorSaveIn, HistoryFilterForm
 from .models import MAX_VARIANTS, CompareGroup, Mode
+from .prompts.selectors import editor_versions, workspace_prompts
 
 HISTORY_PAGE_SIZE = 25
 
@@ -74,6 +75,7 @@ def _editor(request, workspace, source: CompareGroup | None):
             "source": source,
             "initial": page_selectors.editor_initial(source),
             "limits": {"max_variants": MAX_VARIANTS, "max_repeat": services.MAX_REPEAT},
+            "versions": editor_versions(workspace),
         },
     )
 
@@ -133,7 +135,9 @@ def detail(request, pk, number=None):
             "group": group,
             "workspace": group.workspace,
             "can_edit": membership.allows(Role.EDITOR),
-            "variants": list(group.variants.all()),
+            "variants": list(group.variants.select_related("prompt_version__prompt")),
+            "library": workspace_prompts(group.workspace),
+            "datasets": group.workspace.datasets.order_by("name"),
             "simulated": page_selectors.simulated_connections(group.workspace),
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
         },

@@ -49,15 +49,28 @@ class PointwiseScorer:
         model = judge_model_resolve(workspace=workspace, model_id=model_id)
         return ExperimentJudge(model=model, rubric=Rubric(scale=type, metrics=(OVERALL,), prompt=prompt))
 
-    def input_tokens(self, judge: ExperimentJudge, *, request: str, response: str) -> int:
-        prompt = pointwise_prompt(judge.rubric, Shown("A", request, response))
+    def input_tokens(self, judge: ExperimentJudge, *, request: str, response: str, reference: str = "") -> int:
+        prompt = pointwise_prompt(judge.rubric, Shown("A", request, response, reference))
         return estimate_tokens("".join(message["content"] for message in prompt.messages))
 
     async def score(
-        self, judge: ExperimentJudge, *, request: str, response: str, http: httpx.AsyncClient, limiter: Limiter
+        self,
+        judge: ExperimentJudge,
+        *,
+        request: str,
+        response: str,
+        http: httpx.AsyncClient,
+        limiter: Limiter,
+        reference: str = "",
     ) -> Score:
         result = await answer_score_async(
-            judge=judge.model, rubric=judge.rubric, prompt=request, response=response, http=http, limiter=limiter
+            judge=judge.model,
+            rubric=judge.rubric,
+            prompt=request,
+            response=response,
+            reference=reference,
+            http=http,
+            limiter=limiter,
         )
         return Score(
             score=result.score,

@@ -46,11 +46,19 @@ class PointwiseScore:
 
 
 async def answer_score_async(
-    *, judge: JudgeModel, rubric: Rubric, prompt: str, response: str, http: httpx.AsyncClient, limiter: Limiter
+    *,
+    judge: JudgeModel,
+    rubric: Rubric,
+    prompt: str,
+    response: str,
+    http: httpx.AsyncClient,
+    limiter: Limiter,
+    reference: str = "",
 ) -> PointwiseScore:
-    """Score `response` to `prompt` on every metric of `rubric` (one call, one retry on a bad reply)."""
+    """Score `response` to `prompt` on every metric of `rubric` (one call, one retry on a bad reply); a
+    `reference` answer, when given, is shown to the judge for comparison."""
     client = JudgeClient(judge, client=http, limiter=limiter)
-    shown = Shown("A", prompt, response)
+    shown = Shown("A", prompt, response, reference)
     ask = Ask(
         kind="pointwise",
         subject="A",

@@ -25,7 +25,7 @@ SYSTEM = (
 TIE = "tie"
 REASON = {"type": "string", "description": "one or two sentences explaining the judgement"}
 # An answer quoting our tags must not be able to close its own block and speak as the instructions.
-_TAG = re.compile(r"<(/?)(answer|request|response)\b", re.IGNORECASE)
+_TAG = re.compile(r"<(/?)(answer|request|response|reference)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Shown:
     letter: str
     prompt: str
     text: str
+    reference: str = ""  # a reference answer the team chose (a dataset row's `reference`), for pointwise scoring
 
 
 @dataclass(frozen=True)
@@ -86,10 +87,13 @@ def metrics_text(metrics: Sequence[Metric]) -> str:
     return "\n".join(metric_line(metric) for metric in metrics)
 
 
-def _body(rubric: Rubric, default: str, *, request: str, response: str, scale: str, metrics: str) -> str:
+def _body(
+    rubric: Rubric, default: str, *, request: str, response: str, scale: str, metrics: str, reference: str = ""
+) -> str:
     if not rubric.prompt.strip():
         return default
     values = {"prompt": request, "response": response, "scoring_scale": scale, "metrics": metrics}
+    values["reference"] = reference
     return render(rubric.prompt, values).text
 
 
@@ -135,12 +139,27 @@ def pointwise_prompt(rubric: Rubric, answer: Shown) -> JudgePrompt:
     """One answer on its own, scored on every metric."""
     request = f"<request>\n{_defanged(answer.prompt)}\n</request>"
     response = f"<answer>\n{_defanged(answer.text)}\n</answer>"
+    reference = f"<reference>\n{_defanged(answer.reference)}\n</reference>" if answer.reference else ""
     metrics = metrics_text(rubric.metrics)
+    compared = (
+        f"A reference answer the team judged good is given for comparison; the answer need not match its "
+        f"wording.\n\n{request}\n\n{reference}"
+        if reference
+        else request
+    )
     default = (
-        f"Score the answer to the request on each metric.\n\n{request}\n\n{response}\n\n"
+        f"Score the answer to the request on each metric.\n\n{compared}\n\n{response}\n\n"
         f"Metrics:\n{metrics}\n\nScoring scale: {scale_text(rubric)}"
     )
-    body = _body(rubric, default, request=request, response=response, scale=scale_text(rubric), metrics=metrics)
+    body = _body(
+        rubric,
+        default,
+        request=request,
+        response=response,
+        scale=scale_text(rubric),
+        metrics=metrics,
+        reference=reference,
+    )
     names = [metric.name for metric in rubric.metrics]
     reply = (
         '\n\nReply with JSON only: {"metrics": {"<metric>": {"reason": "…", "score": <score>}}}, with each of the '

@@ -45,6 +45,8 @@ class VariantIn(serializers.Serializer):
     prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
     variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
+    # A library version to run: its text fills an empty prompt, and the variant records where it came from.
+    prompt_version = serializers.IntegerField(required=False, allow_null=True, default=None)
 
     class Meta:
         list_serializer_class = VariantListIn
@@ -104,7 +106,7 @@ class DatasetIn(serializers.Serializer):
 class VariantOut(serializers.ModelSerializer):
     class Meta:
         model = Variant
-        fields = ["id", "position", "label", "model", "prompt", "variables", "params"]
+        fields = ["id", "position", "label", "model", "prompt", "variables", "params", "prompt_version"]
 
 
 class RoundSummaryOut(serializers.ModelSerializer):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import dataset_views, experiment_views, views
+from . import baseline_views, dataset_views, experiment_views, prompt_views, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
@@ -20,4 +20,14 @@ urlpatterns = [
     path("datasets/<int:pk>/rows/<int:position>/", dataset_views.DatasetRow.as_view(), name="api-dataset-row"),
     path("experiments/", experiment_views.ExperimentList.as_view(), name="api-experiments"),
     path("experiments/<int:pk>/", experiment_views.ExperimentDetail.as_view(), name="api-experiment"),
+    path("experiments/<int:pk>/baseline/", baseline_views.ExperimentBaseline.as_view(), name="api-experiment-baseline"),
+    path("experiments/<int:pk>/pin/", baseline_views.ExperimentPin.as_view(), name="api-experiment-pin"),
+    path("workspaces/<int:pk>/prompts/", prompt_views.PromptList.as_view(), name="api-prompts"),
+    path("workspaces/<int:pk>/prompt-library/", prompt_views.Library.as_view(), name="api-prompt-library"),
+    path("prompts/<int:pk>/", prompt_views.PromptDetail.as_view(), name="api-prompt"),
+    path("prompts/<int:pk>/versions/", prompt_views.PromptVersions.as_view(), name="api-prompt-versions"),
+    path("prompts/<int:pk>/diff/", prompt_views.PromptDiff.as_view(), name="api-prompt-diff"),
+    path("prompt-versions/<int:pk>/diff/", prompt_views.VersionDiff.as_view(), name="api-version-diff"),
+    path("prompt-versions/<int:pk>/promote/", prompt_views.VersionPromote.as_view(), name="api-version-promote"),
+    path("variants/<int:pk>/save-version/", prompt_views.VariantSaveVersion.as_view(), name="api-variant-save"),
 ]

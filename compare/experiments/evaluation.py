@@ -21,6 +21,7 @@ from lab.engine.limiter import open_limiter
 from lab.providers.http import tls_context
 
 from ..models import Output, OutputStatus, Round
+from ..round_rows import REFERENCE
 from .models import Evaluation, EvaluationStatus
 from .scoring import Score, scorer
 from .services import experiment_announce, experiment_budget_enforce
@@ -51,6 +52,7 @@ class _Job:
     evaluation: Evaluation
     request: str  # the prompt the answer was written for
     response: str  # the answer as the judge sees it
+    reference: str = ""  # the dataset row's `reference` answer, shown to the judge for comparison (rounds_as_rows)
 
 
 def experiment_round_evaluate(*, round_id: int) -> int:
@@ -93,7 +95,7 @@ def _claim(round_id: int) -> list[Evaluation]:
     ]
     return list(
         Evaluation.objects.filter(pk__in=mine)
-        .select_related("experiment__group__workspace", "output")
+        .select_related("experiment__group__workspace", "output__round")
         .order_by("output__variant__position")
     )
 
@@ -116,7 +118,13 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
     request = output.rendered_prompt
     if output.rendered_system_prompt:
         request = f"{output.rendered_system_prompt}\n\n{request}"
-    return _Job(evaluation=evaluation, request=request, response=shown)
+    reference = output.round.variables.get(REFERENCE)
+    return _Job(
+        evaluation=evaluation,
+        request=request,
+        response=shown,
+        reference=reference if isinstance(reference, str) else "",
+    )
 
 
 def _judge(jobs: list[_Job], experiment) -> None:
@@ -138,7 +146,9 @@ def _judge(jobs: list[_Job], experiment) -> None:
     results = asyncio.run(_score_all(judging, judge, jobs))
     for job, (score, latency_ms) in zip(jobs, results, strict=True):
         evaluation = job.evaluation
-        evaluation.estimated_input_tokens = judging.input_tokens(judge, request=job.request, response=job.response)
+        evaluation.estimated_input_tokens = judging.input_tokens(
+            judge, request=job.request, response=job.response, reference=job.reference
+        )
         evaluation.latency_ms = latency_ms
         evaluation.score, evaluation.scale_score, evaluation.reason = score.score, score.scale_score, score.reason
         evaluation.judge_calls, evaluation.cost = score.calls, score.cost
@@ -153,7 +163,12 @@ async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]
             started = time.monotonic()
             try:
                 score = await judging.score(
-                    judge, request=job.request, response=job.response, http=http, limiter=limiter
+                    judge,
+                    request=job.request,
+                    response=job.response,
+                    reference=job.reference,
+                    http=http,
+                    limiter=limiter,
                 )
             except Exception as exc:
                 # One answer's judging failing must not lose the others' scores; the reason is shown on its row.

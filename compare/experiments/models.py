@@ -5,6 +5,7 @@ They live in compare's app (imported by compare.models) but in this package, bes
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -21,6 +22,8 @@ class Experiment(models.Model):
     estimate = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True)  # the rounds of its run (Round.run_id)
     stopped_reason = models.TextField(blank=True)  # set when the budget cap stopped it, readable
+    # The earlier run this one was checked against for regressions (`--baseline`, or the page's "compare").
+    baseline = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -33,6 +36,25 @@ class Experiment(models.Model):
 
     def __str__(self) -> str:
         return self.group.title
+
+
+class BaselinePin(models.Model):
+    """The run that experiments of one name are checked against (`--baseline latest`), pinned by a person."""
+
+    workspace = models.ForeignKey("lab.Workspace", on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=200)  # the experiment's name (its comparison's title)
+    experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="pins")
+    pinned_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    pinned_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # Also serves "the pinned baseline of experiments named N".
+            models.UniqueConstraint(fields=["workspace", "name"], name="baselinepin_one_per_experiment_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.experiment_id}"
 
 
 class EvaluationStatus(models.TextChoices):

@@ -39,13 +39,21 @@ class Scorer(Protocol):
     def prepare(self, *, workspace: Workspace, model_id: str, type: str, prompt: str) -> Any:
         """The judge, resolved once (ORM) so the async scoring never touches the database."""
 
-    def input_tokens(self, judge: Any, *, request: str, response: str) -> int:
+    def input_tokens(self, judge: Any, *, request: str, response: str, reference: str = "") -> int:
         """Our estimate of one scoring call's input tokens (4 characters a token)."""
 
     async def score(
-        self, judge: Any, *, request: str, response: str, http: httpx.AsyncClient, limiter: Limiter
+        self,
+        judge: Any,
+        *,
+        request: str,
+        response: str,
+        http: httpx.AsyncClient,
+        limiter: Limiter,
+        reference: str = "",
     ) -> Score:
-        """Score one answer to `request` on its own (one call, one retry when the reply cannot be read)."""
+        """Score one answer to `request` on its own (one call, one retry when the reply cannot be read); a
+        `reference` answer, when the dataset row has one, is shown to the judge for comparison."""
 
 
 _scorers: list[Scorer] = []

@@ -166,7 +166,7 @@ def tally_event_after_vote(round_, **vote) -> dict:
 
 @pytest.mark.django_db(transaction=True)
 def test_every_vote_pushes_the_new_tally_to_the_group_channel(workspace, owner):
-    round_ = finished_round(voting_group(workspace, owner), owner)
+    round_ = finished_round(voting_group(workspace, owner), owner, enqueue=False)
     assert tally_event_after_vote(round_, user=owner, verdict="tie") == {
         "type": "vote.tally",
         "round": round_.pk,
@@ -179,7 +179,7 @@ def test_every_vote_pushes_the_new_tally_to_the_group_channel(workspace, owner):
 
 @pytest.mark.django_db(transaction=True)
 def test_in_blind_mode_the_channel_carries_only_the_number_of_votes(workspace, owner):
-    round_ = finished_round(voting_group(workspace, owner, blind=True), owner)
+    round_ = finished_round(voting_group(workspace, owner, blind=True), owner, enqueue=False)
     winner = outputs_of(round_)[1]
     assert tally_event_after_vote(round_, user=owner, output_id=winner.pk) == {
         "type": "vote.tally",

@@ -2,9 +2,11 @@
 
 from django.urls import path
 
-from . import inbox_views, report_views, views, voter_views
+from . import inbox_views, prompt_standing_views, report_views, round_rows_views, views, voter_views
 
 urlpatterns = [
+    path("datasets/from-rounds/", round_rows_views.DatasetFromRounds.as_view(), name="api-dataset-from-rounds"),
+    path("prompts/<int:pk>/standing/", prompt_standing_views.PromptStanding.as_view(), name="api-prompt-standing"),
     path("rounds/<int:pk>/vote/", views.RoundVote.as_view(), name="api-round-vote"),
     path("groups/<int:pk>/report/", report_views.GroupReport.as_view(), name="api-group-report"),
     path("workspaces/<int:pk>/leaderboard/", report_views.WorkspaceLeaderboard.as_view(), name="api-leaderboard"),

@@ -1,12 +1,15 @@
 """Experiments from the command line.
 
-    manage.py experiment run FILE [--workspace W] [--concurrency N] [--budget USD] [--dry-run]
+    manage.py experiment run FILE [--workspace W] [--concurrency N] [--budget USD] [--dry-run] [--baseline RUN]
     manage.py experiment export GROUP > file.yaml
 
 `run` checks the file, prints the estimate (`--dry-run` stops there), saves the experiment as a custom comparison,
 runs its rounds in this process (no worker needed; a running worker may take some) and prints one block per
-answer and the tables of averages. Exit status: 0 all ran; 1 answers or evaluations failed; 2 the file or the
-options have errors (nothing ran); 3 the budget cap stopped it.
+answer and the tables of averages. With `--baseline` (a comparison id, or `latest`: the pinned baseline of
+experiments of this name, else the newest earlier run) it then compares each answer with the baseline's and gives
+a paired significance verdict. Exit status: 0 all ran (and no significant regression); 1 answers or evaluations
+failed; 2 the file or the options have errors (nothing ran); 3 the budget cap stopped it; 4 a significant
+regression against the baseline.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from compare.experiments import report
+from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
+from compare.experiments.baseline_text import baseline_text
 from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
@@ -30,7 +35,7 @@ from compare.experiments.services import experiment_create, experiment_plan, exp
 from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
 
-EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET = 1, 2, 3
+EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
 PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
 
 
@@ -45,6 +50,11 @@ class Command(BaseCommand):
         run.add_argument("--concurrency", type=int, default=4, help="dataset rows run at once (default 4)")
         run.add_argument("--budget", help="stop starting calls once this many dollars are spent")
         run.add_argument("--dry-run", action="store_true", help="stop after the estimate")
+        run.add_argument(
+            "--baseline",
+            metavar="RUN_OR_LATEST",
+            help="compare with this run (a comparison id, or 'latest'); exit 4 on a significant regression",
+        )
         export = actions.add_parser("export", help="write a comparison as an experiment file")
         export.add_argument("group", help="the comparison's id")
 
@@ -76,6 +86,7 @@ class Command(BaseCommand):
             _, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
             self._config_errors(exc)
+        baseline = self._baseline(workspace, config.name, options["baseline"])
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
         if options["dry_run"]:
@@ -99,7 +110,9 @@ class Command(BaseCommand):
         self.stdout.write(f"\nRunning {rows} (one per dataset row), {concurrency} at a time\n")
         experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=_ProgressPrinter(self.stderr))
         experiment.refresh_from_db()
-        self._finish(experiment)
+        if baseline is not None:
+            experiment_baseline_set(experiment=experiment, baseline=baseline)
+        self._finish(experiment, baseline)
 
     def _config_errors(self, exc: ConfigError):
         for message in exc.messages:
@@ -109,7 +122,15 @@ class Command(BaseCommand):
             f"The experiment has {count} problem(s) (listed above); nothing was run.", returncode=EXIT_CONFIG
         )
 
-    def _finish(self, experiment) -> None:
+    def _baseline(self, workspace, name: str, value: str | None):
+        if value is None:
+            return None
+        try:
+            return baseline_resolve(workspace=workspace, name=name, value=value)
+        except ValidationError as exc:
+            raise CommandError(f"--baseline: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
+
+    def _finish(self, experiment, baseline=None) -> None:
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
@@ -120,6 +141,10 @@ class Command(BaseCommand):
         spent = report.money(experiment_spent(experiment))
         summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
         summary += f", {len(unstarted)} not started; spent {spent}." if unstarted else f"; spent {spent}."
+        comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
+        if comparison is not None:
+            url = reverse("compare:experiment_baseline", args=[group.pk])
+            self.stdout.write("\n" + baseline_text(comparison, url=url) + "\n")
         if experiment.stopped_reason:
             raise CommandError(f"{experiment.stopped_reason} {summary}", returncode=EXIT_BUDGET)
         if failed:
@@ -127,6 +152,8 @@ class Command(BaseCommand):
                 why = cell.output.error or (cell.evaluation.reason if cell.evaluation else "")
                 self.stderr.write(f"Failed: {cell.combo.label} · {cell.row}: {why}")
             raise CommandError(f"Some calls failed: {summary}", returncode=EXIT_FAILED)
+        if comparison is not None and comparison.is_regression:
+            raise CommandError(f"Regression against the baseline: {comparison.sentence}", returncode=EXIT_REGRESSION)
         self.stdout.write(f"Done: {summary}\n")
 
 

@@ -3,6 +3,7 @@
 import { postJSON } from "../csrf.js";
 import { h } from "./dom.js";
 import { loadCatalog, showModelNote } from "./models.js";
+import { diffSlot, showVersionDiffs, versionPicker } from "./library.js";
 import { rowsFrom, valuesOf, variablesEditor } from "./vars.js";
 
 const form = document.getElementById("editor");
@@ -19,11 +20,11 @@ let lastPreview = null; // the latest preview, by variant key, so re-drawn colum
 
 const state = {
   sharedRows: [],
-  variants: [], // {key, label, model, prompt, rows}
+  variants: [], // {key, label, model, prompt, prompt_version, rows}
 };
 
 function newVariant(fields = {}) {
-  return { label: "", model: "", prompt: "", rows: [], ...fields, key: nextKey++ };
+  return { label: "", model: "", prompt: "", prompt_version: null, rows: [], ...fields, key: nextKey++ };
 }
 
 const mode = () => form.querySelector("input[name=mode]:checked").value;
@@ -62,6 +63,7 @@ function body() {
       prompt: mode() === "models" ? field("prompt").value : variant.prompt,
       // Models mode sends every model the same prompt, so per-variant variables do not apply there.
       variables: mode() === "prompts" ? overrides.values : {},
+      prompt_version: variant.prompt_version ?? null, // the library version it was made from (lineage)
     };
   });
   return {
@@ -127,10 +129,13 @@ function column(variant, index) {
             oninput: (event) => { variant.model = event.target.value; showModelNotes(); changed(); },
           })),
           h("p", { class: "field-note" }))
+      : versionPicker(variant, n, () => { renderVariants(); changed(); }),
+    mode() === "models" ? null
       : h("label", { class: "ecol-prompt" }, "Prompt", h("textarea", {
           rows: 7, value: variant.prompt, placeholder: "Write this version of the prompt. Use {{name}} for variables.",
           oninput: (event) => { variant.prompt = event.target.value; changed(); },
         })),
+    mode() === "prompts" ? diffSlot(variant) : null,
     mode() === "prompts"
       ? h("details", { class: "overrides", open: variant.rows.length > 0 },
           h("summary", {}, "Variables for this variant only"),
@@ -195,6 +200,7 @@ async function refresh() {
   ]);
   if (mine !== sequence) return; // a newer edit already asked again
   rememberPreview(preview, errors);
+  showVersionDiffs(form, state.variants, form.dataset.versionDiffUrl);
   messageList(part("problems"), (check.data.problems || []).map((text) => ["problem", text]));
 }
 
@@ -278,7 +284,9 @@ function fill(group) {
   field("blind").checked = Boolean(group.blind);
   for (const name of ["timeout_ms", "timeout_step_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);
-  state.variants = group.variants.map((v) => newVariant({ label: v.label, model: v.model, prompt: v.prompt, rows: rowsFrom(v.variables) }));
+  state.variants = group.variants.map((v) => newVariant({
+    label: v.label, model: v.model, prompt: v.prompt, prompt_version: v.prompt_version ?? null, rows: rowsFrom(v.variables),
+  }));
   field("model").value = group.variants[0]?.model || "";
   field("prompt").value = group.variants[0]?.prompt || "";
 }

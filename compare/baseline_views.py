@@ -1,0 +1,79 @@
+"""The baseline comparison page of an experiment run: the verdict, the score change and each paired answer's diff
+(the same figures the command line prints), with "pin as baseline" and "compare with" another run."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from lab.access import membership_for_user
+from lab.models import Role
+
+from .access import experiment_for_user, group_for_user
+from .experiments.baseline import (
+    baseline_compare,
+    baseline_pin,
+    baseline_resolve,
+    experiment_baseline_set,
+    pinned_baseline,
+)
+from .experiments.models import Experiment
+
+
+@login_required
+def baseline_page(request, pk):
+    experiment = experiment_for_user(request.user, pk)
+    workspace = experiment.group.workspace
+    baseline = experiment.baseline or pinned_baseline(experiment)
+    if baseline is not None and baseline.pk == experiment.pk:
+        baseline = None
+    runs = (
+        Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False)
+        .exclude(pk=experiment.pk)
+        .select_related("group")
+        .order_by("-created_at")[:100]
+    )
+    return render(
+        request,
+        "compare/experiments/baseline.html",
+        {
+            "workspace": workspace,
+            "can_edit": membership_for_user(request.user, workspace.pk).allows(Role.EDITOR),
+            "experiment": experiment,
+            "group": experiment.group,
+            "baseline": baseline,
+            "pinned": pinned_baseline(experiment),
+            "comparison": baseline_compare(baseline=baseline, current=experiment) if baseline else None,
+            "runs": runs,
+        },
+    )
+
+
+@login_required
+@require_POST
+def baseline_choose(request, pk):
+    """Compare this run with another one (by comparison id, or "latest")."""
+    group = group_for_user(request.user, pk, write=True)
+    experiment = experiment_for_user(request.user, group.pk)
+    try:
+        baseline = baseline_resolve(
+            workspace=group.workspace, name=group.title, value=request.POST.get("baseline", ""), exclude=experiment
+        )
+        experiment_baseline_set(experiment=experiment, baseline=baseline)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("compare:experiment_baseline", group.pk)
+
+
+@login_required
+@require_POST
+def baseline_pin_page(request, pk):
+    group = group_for_user(request.user, pk, write=True)
+    experiment = experiment_for_user(request.user, group.pk)
+    try:
+        baseline_pin(experiment=experiment, user=request.user)
+        messages.success(request, f'Pinned as the baseline of "{group.title}" (what --baseline latest compares with).')
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("compare:experiment_baseline", group.pk)

@@ -1,0 +1,132 @@
+"""Writes for the prompt library: create a prompt, add a version, promote one, save a variant's text as a version.
+
+Errors are Django ValidationErrors keyed by field, which the API turns into 400s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+
+from lab.models import Workspace
+
+from ..models import Variant
+from .models import Prompt, PromptVersion
+
+MAX_NAME = 200
+
+
+def _check_name(workspace: Workspace, name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise ValidationError({"name": "Give the prompt a name."})
+    if len(name) > MAX_NAME:
+        raise ValidationError({"name": f"A prompt's name has at most {MAX_NAME} characters."})
+    if Prompt.objects.filter(workspace=workspace, name=name).exists():
+        raise ValidationError({"name": f'This workspace already has a prompt named "{name}".'})
+    return name
+
+
+def _check_parent(workspace: Workspace, parent: PromptVersion | None) -> None:
+    if parent is not None and parent.prompt.workspace_id != workspace.pk:
+        raise ValidationError({"parent": "No such prompt version in this workspace."})
+
+
+@transaction.atomic
+def prompt_create(
+    *,
+    workspace: Workspace,
+    user,
+    name: str,
+    text: str,
+    system_prompt: str = "",
+    variables: dict[str, Any] | None = None,
+    message: str = "",
+    parent: PromptVersion | None = None,
+) -> Prompt:
+    """A prompt with its first version, which is current."""
+    prompt = Prompt.objects.create(workspace=workspace, name=_check_name(workspace, name), created_by=user)
+    version = prompt_version_create(
+        prompt=prompt,
+        user=user,
+        text=text,
+        system_prompt=system_prompt,
+        variables=variables,
+        message=message,
+        parent=parent,
+    )
+    prompt.current = version
+    prompt.save(update_fields=["current"])
+    return prompt
+
+
+@transaction.atomic
+def prompt_version_create(
+    *,
+    prompt: Prompt,
+    user,
+    text: str,
+    system_prompt: str = "",
+    variables: dict[str, Any] | None = None,
+    message: str = "",
+    parent: PromptVersion | None = None,
+    author_name: str | None = None,
+) -> PromptVersion:
+    """The prompt's next version (numbered after its last). `parent` is the version it was edited from."""
+    if not (text or "").strip():
+        raise ValidationError({"text": "Write the prompt's text."})
+    if variables is not None and not isinstance(variables, dict):
+        raise ValidationError({"variables": "Give variables as an object of name → value."})
+    _check_parent(prompt.workspace, parent)
+    Prompt.objects.select_for_update().filter(pk=prompt.pk).first()  # one numbering at a time
+    last = prompt.versions.aggregate(last=Max("number"))["last"] or 0
+    return PromptVersion.objects.create(
+        prompt=prompt,
+        number=last + 1,
+        text=text,
+        system_prompt=system_prompt or "",
+        variables=dict(variables or {}),
+        parent=parent,
+        author=user,
+        author_name=author_name if author_name is not None else getattr(user, "username", "") or "",
+        message=(message or "").strip(),
+    )
+
+
+@transaction.atomic
+def prompt_promote(*, version: PromptVersion) -> Prompt:
+    """Mark `version` as its prompt's current version."""
+    prompt = Prompt.objects.select_for_update().get(pk=version.prompt_id)
+    prompt.current = version
+    prompt.save(update_fields=["current"])
+    return prompt
+
+
+@transaction.atomic
+def variant_save_as_version(
+    *, variant: Variant, user, prompt: Prompt | None = None, name: str = "", message: str = ""
+) -> PromptVersion:
+    """The variant's prompt (with its comparison's system prompt and its variables) as a new version: of `prompt`,
+    or of a new prompt called `name`. Its parent is the version the variant was made from, and the variant now
+    points at the new version (whose text is exactly what it runs)."""
+    workspace = variant.group.workspace
+    if prompt is not None and prompt.workspace_id != workspace.pk:
+        raise ValidationError({"prompt": "No such prompt in this workspace."})
+    fields = {
+        "text": variant.prompt,
+        "system_prompt": variant.group.system_prompt,
+        "variables": variant.variables,
+        "message": message,
+        "parent": variant.prompt_version,
+    }
+    if prompt is None:
+        prompt = prompt_create(workspace=workspace, user=user, name=name, **fields)
+        version = prompt.current
+    else:
+        version = prompt_version_create(prompt=prompt, user=user, **fields)
+    variant.prompt_version = version
+    variant.save(update_fields=["prompt_version"])
+    return version

@@ -1,0 +1,64 @@
+"""Rounds saved as dataset rows: each round's variables exactly as it ran, optionally with a `reference` answer.
+
+The reference (the answer a person chose) comes from the caller: votes are voting's, which compare may not import,
+so voting's API works out each round's winner and passes the texts in (voting/round_winners.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from lab.models import Workspace
+
+from .datasets import dataset_rows_append
+from .models import Dataset, Round
+from .services import MAX_DATASET_ROWS, dataset_create
+
+REFERENCE = "reference"
+
+
+def round_row(round_: Round, reference: str | None = None) -> dict:
+    """The row a round becomes: named after its comparison and number, its variables copied as they ran."""
+    variables = dict(round_.variables)
+    if reference is not None:
+        variables[REFERENCE] = reference
+    return {"name": f"{round_.group.title} #{round_.number}"[:200], "vars": variables}
+
+
+@transaction.atomic
+def rounds_save_as_rows(
+    *,
+    workspace: Workspace,
+    user,
+    rounds: Sequence[Round],
+    dataset: Dataset | None = None,
+    name: str = "",
+    references: Mapping[int, str] | None = None,
+) -> Dataset:
+    """Append the rounds (in the order given) to `dataset`, or to a new dataset called `name`.
+
+    With `references` (round id → answer text), each round gets its reference; a round whose variables already
+    have a `reference` is refused rather than overwritten, so saved rows always reproduce what the round ran with.
+    """
+    if not rounds:
+        raise ValidationError({"rounds": "Choose at least one round."})
+    if len(rounds) > MAX_DATASET_ROWS:
+        raise ValidationError({"rounds": f"At most {MAX_DATASET_ROWS} rounds at once."})
+    if any(round_.group.workspace_id != workspace.pk for round_ in rounds):
+        raise ValidationError({"rounds": "No such rounds in this workspace."})
+    if dataset is not None and dataset.workspace_id != workspace.pk:
+        raise ValidationError({"dataset": "No such dataset in this workspace."})
+    if references is not None:
+        clashes = [f"{r.group.title} #{r.number}" for r in rounds if REFERENCE in r.variables]
+        if clashes:
+            raise ValidationError(
+                {"reference": f"These rounds already have a variable called reference: {', '.join(clashes)}."}
+            )
+    rows = [round_row(r, references.get(r.pk) if references is not None else None) for r in rounds]
+    if dataset is None:
+        return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
+    dataset_rows_append(dataset=dataset, rows=rows)
+    return dataset

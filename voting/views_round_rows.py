@@ -1,0 +1,42 @@
+"""The comparison page's "save rounds as dataset rows" form (its template is compare's, posting here): voting's
+because the reference answer is the team's vote."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from compare.access import group_for_user
+from compare.models import Dataset
+
+from .round_winners import rounds_save_as_rows_voted
+
+
+@login_required
+@require_POST
+def rounds_to_rows(request, pk):
+    group = group_for_user(request.user, pk, write=True)
+    rounds = group.rounds.select_related("group").order_by("number")
+    number = request.POST.get("round", "")
+    chosen = list(rounds.filter(number=int(number)) if number.isdigit() else rounds)
+    dataset_id = request.POST.get("dataset", "")
+    dataset = (
+        Dataset.objects.filter(pk=int(dataset_id), workspace=group.workspace).first() if dataset_id.isdigit() else None
+    )
+    try:
+        saved, with_reference = rounds_save_as_rows_voted(
+            workspace=group.workspace,
+            user=request.user,
+            rounds=chosen,
+            dataset=dataset,
+            name=request.POST.get("name", ""),
+            reference=request.POST.get("reference") == "on",
+        )
+        note = f", {with_reference} with the winning answer as reference" if request.POST.get("reference") else ""
+        messages.success(
+            request, f'Saved {len(chosen)} round{"s" if len(chosen) != 1 else ""} as rows of "{saved.name}"{note}.'
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("compare:detail", group.pk)
