@@ -1,6 +1,5 @@
 """Judge scores: mean with a seeded bootstrap interval, and the paired Wilcoxon signed-rank test."""
 
-import math
 import statistics
 
 import numpy as np
