@@ -150,7 +150,10 @@ def overall_test(votes: EncodedVotes) -> OverallTest:
     """
     shown = votes.shown[votes.decisive]
     observed = np.bincount(votes.winner[votes.decisive], minlength=len(votes.variants))
-    expected = (shown / shown.sum(axis=1, keepdims=True)).sum(axis=0)
+    # Whole counts per number shown, divided once: summing 1/k vote by vote would make the last digits depend on
+    # the order the votes are stored in.
+    sizes = shown.sum(axis=1)
+    expected = sum((shown[sizes == k].sum(axis=0) / k for k in np.unique(sizes)), np.zeros(len(votes.variants)))
     wins = {key: int(observed[i]) for i, key in enumerate(votes.variants)}
     expected_wins = {key: float(expected[i]) for i, key in enumerate(votes.variants)}
     tested = expected > 0
