@@ -185,7 +185,7 @@ def test_the_leaderboard_exports_as_csv(api, workspace, model_votes):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [row["key"] for row in rows] == [r["key"] for r in board(api, workspace)["ratings"]]
-    assert set(rows[0]) >= {"rank", "rating", "ci_low", "ci_high", "matches", "wins", "losses", "ties"}
+    assert set(rows[0]) >= {"rank", "rating", "ci_low", "ci_high", "one_sided", "matches", "wins", "losses", "ties"}
 
 
 def test_the_leaderboard_is_cached_until_a_new_vote(
