@@ -297,3 +297,24 @@ def test_figures_in_words_round_halves_up_separate_thousands_and_never_collapse(
     assert percent_interval(0.503, 0.95) == "50.3–95.0%"  # whole numbers would put the bound on 50%
     pair = build_report(variants=["a", "b"], votes=votes_between("a", "b", 1200, 1000), labels=LABELS)["pairs"][0]
     assert pair["sentence"].startswith("Prompt A won 1,200 of 2,200 decisive votes against Prompt B")
+
+
+def test_pass_rate_guidance_names_the_z_test_and_says_at_least_where_fishers_test_would_run():
+    scores = {"a": {i: float(i < 1) for i in range(12)}, "b": {i: 0.0 for i in range(12)}}
+    success = build_report(variants=["a", "b"], votes=[], scores=scores, pass_threshold=0.75, labels=LABELS)["success"]
+    [pair] = success["pairs"]
+    assert pair["test"] == "Fisher's exact test" and pair["more_runs_at_least"]
+    assert "At least" in pair["sentence"] and "give the two-proportion z-test an 80% chance" in pair["sentence"]
+    assert "if the true pass rates are 8% and 0%, as so far" in pair["sentence"]
+    assert pair["sentence"].endswith("as so far (Fisher's exact test, used while counts are this small, needs more).")
+
+
+def test_judge_score_guidance_names_the_wilcoxon_test_and_its_approximation():
+    scores = {
+        "a": {i: 0.5 + 0.25 * (i % 3 == 0) - 0.25 * (i % 5 == 0) for i in range(30)},
+        "b": dict.fromkeys(range(30), 0.5),
+    }
+    [pair] = build_report(variants=["a", "b"], votes=[], scores=scores, labels=LABELS)["scores"]["pairs"]
+    assert pair["verdict"] == "not significant"
+    assert "would give the Wilcoxon test about an 80% chance of a significant result at α = 0.05" in pair["sentence"]
+    assert "if the true mean difference and its spread are as so far" in pair["sentence"]
