@@ -62,7 +62,7 @@ def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
         judged=True,
         score__isnull=False,
     ).values_list("output__variant_id", "verdict__round_id", "score")
-    # Rounds in order: the seeded bootstrap of the means resamples by position, so a fixed order keeps it repeatable.
+    # Rounds in order, so reads repeat; the report also sorts each variant's scores before its seeded bootstrap.
     rows = rows.order_by("verdict__round_id", "output_id")
     scores = _by_variant(rows)
     if not scores:

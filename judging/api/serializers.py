@@ -101,6 +101,13 @@ class PositionBiasOut(serializers.Serializer):
     judgements = serializers.IntegerField()
     flipped = serializers.IntegerField()
     share = serializers.FloatField(allow_null=True)
+    first_favoured = serializers.IntegerField(help_text="flips where the answer shown first won in both orders")
+    second_favoured = serializers.IntegerField(help_text="flips where the answer shown second won in both orders")
+    tie_changes = serializers.IntegerField(help_text="flips to or from a tie: no direction")
+    p_value = serializers.FloatField(
+        allow_null=True, help_text="exact sign test, first vs second; null without such flips"
+    )
+    favoured = serializers.ChoiceField(choices=["first", "second"], allow_null=True)
 
 
 class VerbosityOut(serializers.Serializer):

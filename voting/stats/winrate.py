@@ -39,6 +39,19 @@ def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDEN
     return (0.0 if successes == 0 else float(low)), (1.0 if successes == trials else float(high))
 
 
+def exact_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Clopper–Pearson ("exact") interval for a proportion (statsmodels `proportion_confint`, method="beta").
+
+    It is the inversion of the exact binomial test with equal tails, so for a share tested against 50% (where the
+    two-sided exact test's p-value is twice the smaller tail) it excludes 50% exactly when the sign test's p is
+    below 1 − confidence: the interval beside the sign test never disagrees with it (Wilson's can).
+    """
+    if trials <= 0:
+        raise ValueError("an interval needs at least one trial")
+    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="beta")
+    return (0.0 if successes == 0 else float(low)), (1.0 if successes == trials else float(high))
+
+
 def win_rates(votes: EncodedVotes) -> list[WinRate]:
     """Per variant: appearances, wins, losses, ties, all-bad votes, decisive votes and the win rate with its interval.
 
