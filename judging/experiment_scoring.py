@@ -2,7 +2,7 @@
 
 An experiment file's `evaluation` names a type (binary, 1-3, 1-5, 1-10), a judge model and optionally a custom
 evaluator prompt; each answer is scored on its own on the metric Overall, so it gets one score and one reason.
-The family rule holds here too: the judge may not grade a model of its own family.
+The family rule is checked here too; the experiment decides whether sharing a family is a warning or a refusal.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from lab.models import Connection, Workspace
 from lab.providers.answer import estimate_tokens
 
 from .calls import JudgeModel, judge_model_resolve
-from .families import Candidate, family_conflicts
+from .families import Candidate, family_warnings
 from .pointwise import answer_score_async
 from .prompts import Shown, pointwise_prompt
 from .rubric import OVERALL, PLACEHOLDERS, Rubric, Scale, required_placeholders
@@ -36,14 +36,16 @@ class PointwiseScorer:
     def placeholders(self, type: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return required_placeholders(type), tuple(PLACEHOLDERS)
 
-    def check(self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]) -> list[str]:
+    def check(
+        self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]
+    ) -> tuple[list[str], list[str]]:
         try:
             judge = judge_model_resolve(workspace=workspace, model_id=model_id)
         except ValidationError as exc:
-            return exc.messages
+            return exc.messages, []
         kinds = dict(Connection.objects.filter(workspace=workspace).values_list("name", "kind"))
         shown = [Candidate(name, model, kinds.get(model.split("::", 1)[0], "")) for name, model in candidates]
-        return family_conflicts(judge.model_id, judge.kind, shown)
+        return [], family_warnings(judge.model_id, judge.kind, shown)
 
     def prepare(self, *, workspace: Workspace, model_id: str, type: str, prompt: str) -> ExperimentJudge:
         model = judge_model_resolve(workspace=workspace, model_id=model_id)

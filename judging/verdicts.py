@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from compare.models import Output, OutputStatus
+from compare.models import Output
 from lab.engine.limiter import open_limiter
 from lab.providers.http import tls_context
 from lab.realtime import broadcast, group_channel
@@ -38,12 +38,8 @@ HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 def skip_reason(output: Output) -> str:
-    """Why an answer cannot be judged as a whole one, or "" when it can."""
-    if output.status != OutputStatus.OK:
-        return f"{output.get_status_display()}: only complete answers are judged."
-    if output.finish_reason == "length":
-        return "Cut off at the token limit: a partial answer is not judged as if it were whole."
-    return ""
+    """Why an answer cannot be judged as a whole one, or "" when it can (compare's rule, shared by experiments)."""
+    return output.judge_skip_reason()
 
 
 def verdict_execute(*, verdict_id: int, seed: int | None = None) -> Verdict | None:

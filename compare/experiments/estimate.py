@@ -51,6 +51,7 @@ class Estimate:
     answers: Part = field(default_factory=Part)
     evaluations: Part = field(default_factory=Part)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # shown wherever the results are: printed, page, report
 
     @property
     def calls(self) -> int:
@@ -180,3 +181,4 @@ def _notes(estimate: Estimate, plan: Plan, calibrations: dict[str, Calibration])
                 "and a budget cap cannot count them."
             )
     estimate.notes += plan.warnings
+    estimate.warnings += plan.family_warnings

@@ -74,6 +74,8 @@ def experiment_round_evaluate(*, round_id: int) -> int:
             )
         elif evaluation.output.status != OutputStatus.OK:
             evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, _no_answer(evaluation.output)
+        elif evaluation.output.is_cut_off:
+            evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, evaluation.output.judge_skip_reason()
         else:
             jobs.append(_prepare(evaluation, config))
     if jobs and config.get("evaluation"):

@@ -55,8 +55,16 @@ class Cell:
         return (self.output.input_tokens or 0) + (self.output.output_tokens or 0)
 
     @property
+    def call_costs(self) -> list[Decimal | None]:
+        """The cost of each call made for this cell (the answer, the judge's), None where the price is unknown."""
+        calls = [self.output.cost] if self.output.finished_at and self.output.status != OutputStatus.CANCELLED else []
+        if self.evaluation is not None and self.evaluation.judge_calls:
+            calls.append(self.evaluation.cost)
+        return calls
+
+    @property
     def cost(self) -> Decimal | None:
-        costs = [c for c in (self.output.cost, self.evaluation.cost if self.evaluation else None) if c is not None]
+        costs = [c for c in self.call_costs if c is not None]
         return sum(costs, Decimal(0)) if costs else None
 
     def value(self, key: str) -> str:
@@ -74,7 +82,9 @@ class Average:
     latency_s: float | None = None
     tokens: float | None = None  # mean per answer, input and output
     evaluation_s: float | None = None
-    cost: Decimal | None = None  # answers and evaluations
+    cost: Decimal | None = None  # answers and evaluations of known price
+    priced_calls: int = 0
+    unpriced_calls: int = 0  # calls made whose price is unknown: not in `cost`
 
 
 @dataclass
@@ -147,6 +157,7 @@ def _average(key: str, cells: list[Cell]) -> Average:
     checked = [c.valid for c in cells if c.valid is not None]
     evaluated = [c.evaluation.latency_ms for c in cells if c.evaluation and c.evaluation.latency_ms is not None]
     costs = [c.cost for c in cells if c.cost is not None]
+    calls = [cost for c in cells for cost in c.call_costs]
     return Average(
         key=key,
         answers=len(cells),
@@ -158,6 +169,8 @@ def _average(key: str, cells: list[Cell]) -> Average:
         tokens=_mean([c.tokens for c in answered]),
         evaluation_s=_mean([ms / 1000 for ms in evaluated]),
         cost=sum(costs, Decimal(0)) if costs else None,
+        priced_calls=sum(1 for cost in calls if cost is not None),
+        unpriced_calls=sum(1 for cost in calls if cost is None),
     )
 
 

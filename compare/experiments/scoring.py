@@ -33,8 +33,11 @@ class Scorer(Protocol):
     def placeholders(self, type: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The placeholders a custom evaluator prompt of this type must contain, and all it may contain."""
 
-    def check(self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]) -> list[str]:
-        """Why `model_id` may not judge answers of `candidates` ((name, model id) pairs); empty when it may."""
+    def check(
+        self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]
+    ) -> tuple[list[str], list[str]]:
+        """Why `model_id` cannot judge answers of `candidates` ((name, model id) pairs: it is not a usable model),
+        and, apart, each candidate it shares a model family with (a judge may favour its own kind)."""
 
     def prepare(self, *, workspace: Workspace, model_id: str, type: str, prompt: str) -> Any:
         """The judge, resolved once (ORM) so the async scoring never touches the database."""

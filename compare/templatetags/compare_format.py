@@ -5,6 +5,8 @@ from decimal import Decimal
 
 from django import template
 
+from compare.experiments.costs import priced
+
 register = template.Library()
 
 DASH = "—"
@@ -43,3 +45,25 @@ def usd(cost: Decimal | float | None) -> str:
 def connection_name(model_id: str) -> str:
     """`simulated::writer?tokens=9` → "simulated": the connection that serves a composite model id."""
     return (model_id or "").partition("::")[0]
+
+
+@register.filter
+def part_cost(part: dict) -> str:
+    """An estimate part's cost (a stored estimate's `answers` or `evaluations`): "unknown" when no call of it has
+    a known price, else the known sum and how many calls it leaves out."""
+    return priced(part.get("cost") or 0, calls=part.get("calls") or 0, unpriced=part.get("unpriced_calls") or 0)
+
+
+@register.filter
+def estimate_total(estimate: dict) -> str:
+    parts = [estimate.get("answers") or {}, estimate.get("evaluations") or {}]
+    unpriced = sum(p.get("unpriced_calls") or 0 for p in parts)
+    return priced(estimate.get("cost") or 0, calls=estimate.get("calls") or 0, unpriced=unpriced)
+
+
+@register.filter
+def spent_text(progress: dict) -> str:
+    """What a run has spent; calls of unknown price are counted apart, and "unknown" when nothing else was spent."""
+    unpriced = progress.get("unpriced_calls") or 0
+    spent = progress.get("spent") or 0
+    return priced(spent, calls=unpriced + (1 if spent else 0), unpriced=unpriced)
