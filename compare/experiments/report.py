@@ -19,7 +19,8 @@ from .runner import Progress
 from .spec import FILE_NAMES
 
 BAR_WIDTH = 30
-LABEL_WIDTH = 32  # the block's labels, right-aligned to the longest ("Prompt generation output tokens")
+# A block's labels are right-aligned as Toor aligns them: the names to 15 characters, the timings and tokens to 35.
+NAME_WIDTH, FIGURE_WIDTH = 15, 35
 WRAP = 80
 
 
@@ -91,12 +92,16 @@ def _valid(cell: Cell) -> str:
     return "yes" if cell.valid else "no"
 
 
-def _field(label: str, value: Any) -> list[str]:
+def _field(label: str, value: Any, width: int = NAME_WIDTH) -> list[str]:
     """`│          Score: 5`, a long value wrapped under itself."""
-    head = f"│ {label.rjust(LABEL_WIDTH)}: "
-    width = max(20, WRAP - len(head))
-    wrapped = textwrap.wrap(str(value), width=width, break_long_words=False, break_on_hyphens=False) or [""]
-    return [head + wrapped[0], *("│ " + " " * (LABEL_WIDTH + 2) + line for line in wrapped[1:])]
+    head = f"│{label.rjust(width)}: "
+    room = max(20, WRAP - len(head))
+    wrapped = textwrap.wrap(str(value), width=room, break_long_words=False, break_on_hyphens=False) or [""]
+    return [head + wrapped[0], *("│" + " " * (width + 2) + line for line in wrapped[1:])]
+
+
+def _figure(label: str, value: Any) -> list[str]:
+    return _field(label, value, FIGURE_WIDTH)
 
 
 def _ms(value: int | None) -> str:
@@ -121,15 +126,15 @@ def cell_block(cell: Cell, scale: str) -> str:
     if cell.valid is not None:
         errors = "; ".join(evaluation.schema_errors)
         lines += _field("Valid", _valid(cell) + (f" ({errors})" if errors else ""))
-    lines += _field("Prompt generation time", _ms(output.latency_ms))
-    lines += _field("Prompt generation input tokens", output.input_tokens or 0)
-    lines += _field("Prompt generation output tokens", output.output_tokens or 0)
-    lines += _field("Prompt generation cost", money(output.cost))
+    lines += _figure("Prompt generation time", _ms(output.latency_ms))
+    lines += _figure("Prompt generation input tokens", output.input_tokens or 0)
+    lines += _figure("Prompt generation output tokens", output.output_tokens or 0)
+    lines += _figure("Prompt generation cost", money(output.cost))
     if scale and evaluation is not None and evaluation.judge_calls:
-        lines += _field("Evaluation time", _ms(evaluation.latency_ms))
-        lines += _field("Evaluation input tokens", evaluation.input_tokens)
-        lines += _field("Evaluation output tokens", evaluation.output_tokens)
-        lines += _field("Evaluation cost", money(evaluation.cost))
+        lines += _figure("Evaluation time", _ms(evaluation.latency_ms))
+        lines += _figure("Evaluation input tokens", evaluation.input_tokens)
+        lines += _figure("Evaluation output tokens", evaluation.output_tokens)
+        lines += _figure("Evaluation cost", money(evaluation.cost))
     return "\n".join([*lines, " " + "─" * 32])
 
 
