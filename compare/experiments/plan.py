@@ -18,7 +18,7 @@ from lab.templating import render
 from ..catalog import resolve_model
 from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
 from .scoring import scorer
-from .spec import Combination, ConfigError, ExperimentConfig, Row
+from .spec import FILE_NAMES, Combination, ConfigError, ExperimentConfig, Row
 
 LABEL_LENGTH = 80
 
@@ -111,7 +111,7 @@ def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None], 
         checked.add(key)
         where = f"model-parameters[{index_of[combination.params.name]}] ({combination.params.name})"
         model = [(combination.model, infos[combination.model])]
-        for message in check_params(combination.params.params, model, kinds=kinds):
+        for message in check_params(combination.params.params, model, kinds=kinds, names=FILE_NAMES):
             problems.append(f"{config.source}: {where}: {message}; drop it from this set or use another model")
     return problems
 

@@ -16,12 +16,11 @@ from .costs import count, money, priced
 from .estimate import Estimate, Part
 from .results import GROUPINGS, Average, Cell, Results
 from .runner import Progress
-from .spec import FILE_NAMES
 
 BAR_WIDTH = 30
 # A block's labels are right-aligned as Toor aligns them: the names to 15 characters, the timings and tokens to 35.
 NAME_WIDTH, FIGURE_WIDTH = 15, 35
-WRAP = 80
+TEXT_WIDTH = 65  # a long value (the judge's reason) is wrapped at this width, as Toor wraps it
 
 
 def _part_cost(part: Part) -> str:
@@ -80,12 +79,6 @@ def score_text(value: float | None) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def params_text(params: dict[str, Any]) -> str:
-    # In the file's names and order (the database may return a JSON object's keys in another order).
-    shown = [f"{theirs} {params[ours]}" for ours, theirs in FILE_NAMES.items() if ours in params]
-    return ", ".join(shown) or "provider defaults"
-
-
 def _valid(cell: Cell) -> str:
     if cell.valid is None:
         return "-"
@@ -95,8 +88,7 @@ def _valid(cell: Cell) -> str:
 def _field(label: str, value: Any, width: int = NAME_WIDTH) -> list[str]:
     """`│          Score: 5`, a long value wrapped under itself."""
     head = f"│{label.rjust(width)}: "
-    room = max(20, WRAP - len(head))
-    wrapped = textwrap.wrap(str(value), width=room, break_long_words=False, break_on_hyphens=False) or [""]
+    wrapped = textwrap.wrap(str(value), width=TEXT_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
     return [head + wrapped[0], *("│" + " " * (width + 2) + line for line in wrapped[1:])]
 
 
@@ -113,7 +105,7 @@ def cell_block(cell: Cell, scale: str) -> str:
     combo = cell.combo
     lines = [
         *_field("Model", combo.model),
-        *_field("Parameters", f"{combo.parameters} ({params_text(output.variant.params)})"),
+        *_field("Parameters", combo.parameters),
         *_field("Prompt", combo.prompt),
         *_field("Dataset", cell.row),
     ]

@@ -73,21 +73,27 @@ def unsupported_params(model: str, info: ModelInfo | None, params: dict[str, Any
 
 
 def check_params(
-    params: dict[str, Any], models: list[tuple[str, ModelInfo | None]], *, kinds: dict[str, str] | None = None
+    params: dict[str, Any],
+    models: list[tuple[str, ModelInfo | None]],
+    *,
+    kinds: dict[str, str] | None = None,
+    names: dict[str, str] | None = None,
 ) -> list[str]:
     """One readable message per (model, parameter) that would be refused; empty when the run may go ahead.
 
     `models` pairs each composite model id (`<connection>::<model>`) with its catalog entry, or None; `kinds`
-    maps a model id to its connection's kind, for the parameters a protocol does not have.
+    maps a model id to its connection's kind, for the parameters a protocol does not have; `names` says each
+    parameter as the caller's user wrote it (an experiment file's topK for top_k).
     """
     messages = []
     wanted = set_params(params)
-    kinds = kinds or {}
+    kinds, names = kinds or {}, names or {}
     for model_id, info in models:
         refused = unsupported_params(model_id, info, params, kinds.get(model_id, ""))
-        messages += [f"{model_id} does not support {name}" for name in refused]
+        messages += [f"{model_id} does not support {names.get(name, name)}" for name in refused]
         bare = base_model_name(model_id)
         for pattern, together in KNOWN_EXCLUSIVE:
             if pattern.match(bare) and all(name in wanted for name in together):
-                messages.append(f"{model_id} does not support {' and '.join(together)} together")
+                shown = " and ".join(names.get(name, name) for name in together)
+                messages.append(f"{model_id} does not support {shown} together")
     return messages

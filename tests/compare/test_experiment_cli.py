@@ -45,7 +45,7 @@ def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_avera
         "Results",
         # Toor's layout: names right-aligned to 15 characters, figures to 35, the model as the file wrote it.
         re.escape("│          Model: cands:fake?tokens=20"),
-        re.escape("│     Parameters: precise (temperature 0.2, maxOutputTokens 20)"),
+        re.escape("│     Parameters: precise"),
         re.escape("│         Prompt: greet"),
         re.escape("│        Dataset: ada"),
         re.escape("│          Score: 1"),  # the fake judge, unscripted, gives the lowest score it may
