@@ -1,7 +1,9 @@
 """Template filters of the comparison pages: timings, token counts and costs (static/js/compare/format.js writes
 them the same way), and the connection of a model id."""
 
+from dataclasses import asdict
 from decimal import Decimal
+from typing import Any
 
 from django import template
 
@@ -47,15 +49,24 @@ def connection_name(model_id: str) -> str:
     return (model_id or "").partition("::")[0]
 
 
+def _data(value: Any) -> dict:
+    """An estimate (or a part of one) as stored (a dict) or as just computed (a dataclass)."""
+    if isinstance(value, dict):
+        return value
+    return value.as_dict() if hasattr(value, "as_dict") else asdict(value)
+
+
 @register.filter
-def part_cost(part: dict) -> str:
+def part_cost(part: Any) -> str:
     """An estimate part's cost (a stored estimate's `answers` or `evaluations`): "unknown" when no call of it has
     a known price, else the known sum and how many calls it leaves out."""
+    part = _data(part)
     return priced(part.get("cost") or 0, calls=part.get("calls") or 0, unpriced=part.get("unpriced_calls") or 0)
 
 
 @register.filter
-def estimate_total(estimate: dict) -> str:
+def estimate_total(estimate: Any) -> str:
+    estimate = _data(estimate)
     parts = [estimate.get("answers") or {}, estimate.get("evaluations") or {}]
     unpriced = sum(p.get("unpriced_calls") or 0 for p in parts)
     return priced(estimate.get("cost") or 0, calls=estimate.get("calls") or 0, unpriced=unpriced)

@@ -217,5 +217,10 @@ def test_a_misspelt_parameter_is_a_400_naming_it(api, workspace):
     response = api.post("/api/v1/groups/", body(workspace, params={"temprature": 0.2}), format="json")
     assert response.status_code == 400
     assert response.json() == {
-        "params": {"temprature": ["Unknown parameter; known: temperature, top_p, max_tokens, seed, stop."]}
+        "params": {
+            "temprature": [
+                "Unknown parameter; known: temperature, top_p, top_k, max_tokens, seed, stop, presence_penalty, "
+                "frequency_penalty."
+            ]
+        }
     }
