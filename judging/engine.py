@@ -297,7 +297,7 @@ async def _head_to_heads(client, rubric, by_letter, rng, judgement: Judgement, p
             letter_of[first],
             letter_of[second],
             lambda order: head_to_head_prompt(rubric, *_shown(by_letter, order)),
-            lambda text, order: Read(values={"overall": read_winner(text, order)}, problems={}),
+            lambda text, order: Read(values={"overall": read_winner(text, order, lenient=rubric.lenient)}, problems={}),
         )
         for first, second in shown_first
     ]

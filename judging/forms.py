@@ -30,6 +30,11 @@ class JudgeForm(forms.Form):
         max_value=MAX_SEED - 1,
         help_text="Optional: fixes the letters and orders, to reproduce verdicts. Empty: fresh each time.",
     )
+    lenient_replies = forms.BooleanField(
+        label="Lenient replies",
+        required=False,
+        help_text="Read the largest JSON object in a reply, ignoring text around it. Off: replies must be JSON.",
+    )
 
 
 class MetricForm(forms.Form):

@@ -28,6 +28,8 @@ class JudgeConfig(models.Model):
     prompt = models.TextField(blank=True)  # optional custom evaluator prompt with {{placeholders}}
     # Fixed randomness (letters and orders) for reproducible runs; empty means a fresh seed per verdict.
     seed = models.BigIntegerField(null=True, blank=True)
+    # Strict by default: a reply must be JSON (one code fence at most); lenient reads the largest JSON object in it.
+    lenient_replies = models.BooleanField(default=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -45,7 +47,9 @@ class JudgeConfig(models.Model):
         return self.name
 
     def rubric(self) -> Rubric:
-        return Rubric(scale=self.scale, metrics=metrics_from_data(self.metrics), prompt=self.prompt)
+        return Rubric(
+            scale=self.scale, metrics=metrics_from_data(self.metrics), prompt=self.prompt, lenient=self.lenient_replies
+        )
 
 
 class GroupJudge(models.Model):
@@ -56,6 +60,11 @@ class GroupJudge(models.Model):
 
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+")
     judge = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="group_links")
+    # A judge sharing a model family with a variant is refused unless someone overrides the rule: who and when.
+    family_override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    family_override_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -134,17 +134,22 @@ def _keyed(section: dict[str, Any], expected: Sequence[str], what: str, read) ->
 
 def read_letter_scores(text: str, letters: Sequence[str], rubric: Rubric) -> Read:
     """A relative reply: {"scores": {letter: {"reason", "score"}}}. One bad letter spoils the whole metric."""
-    read = _keyed(_section(parse_json(text), "scores"), letters, "letter", lambda entry: _score(entry, rubric))
+    read = _keyed(
+        _section(parse_json(text, lenient=rubric.lenient), "scores"),
+        letters,
+        "letter",
+        lambda entry: _score(entry, rubric),
+    )
     if read.problems:
         raise BadReply("; ".join(read.problems.values()) + ".")
     return read
 
 
-def read_metric_scores(text: str, rubric: Rubric, *, lenient: bool = False) -> Read:
+def read_metric_scores(text: str, rubric: Rubric) -> Read:
     """A pointwise reply: {"metrics": {metric: {"reason", "score"}}}, read metric by metric; for a custom prompt on
     one metric also Toor's shapes, {"passed", "reasoning"} (binary) and {"score", "reasoning"}."""
     names = [metric.name for metric in rubric.metrics]
-    data = parse_json(text, lenient=lenient)
+    data = parse_json(text, lenient=rubric.lenient)
     if "metrics" not in data and rubric.prompt and len(names) == 1:
         return _keyed({names[0]: toor_entry(data, rubric)}, names, "metric", lambda entry: _score(entry, rubric))
     return _keyed(_section(data, "metrics"), names, "metric", lambda entry: _score(entry, rubric))
@@ -176,12 +181,13 @@ def _pick(entry: Any, letters: Sequence[str]) -> Picked | str:
 def read_metric_winners(text: str, letters: Sequence[str], rubric: Rubric) -> Read:
     """A pairwise reply: {"metrics": {metric: {"reason", "winner"}}}, read metric by metric."""
     names = [metric.name for metric in rubric.metrics]
-    return _keyed(_section(parse_json(text), "metrics"), names, "metric", lambda entry: _pick(entry, letters))
+    data = parse_json(text, lenient=rubric.lenient)
+    return _keyed(_section(data, "metrics"), names, "metric", lambda entry: _pick(entry, letters))
 
 
-def read_winner(text: str, letters: Sequence[str]) -> Picked:
+def read_winner(text: str, letters: Sequence[str], *, lenient: bool = False) -> Picked:
     """A head-to-head reply: {"reason", "winner"}."""
-    picked = _pick(parse_json(text), letters)
+    picked = _pick(parse_json(text, lenient=lenient), letters)
     if isinstance(picked, str):
         raise BadReply(f"The reply's {picked}.")
     return picked

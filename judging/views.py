@@ -49,7 +49,7 @@ def judge_edit(request, pk):
 def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
     initial = {"name": judge.name, "model": judge.model, "scale": judge.scale, "mode": judge.mode} if judge else {}
     if judge:
-        initial |= {"prompt": judge.prompt, "seed": judge.seed}
+        initial |= {"prompt": judge.prompt, "seed": judge.seed, "lenient_replies": judge.lenient_replies}
     metrics = judge.metrics if judge else [metric.as_dict() for metric in DEFAULT_METRICS]
     form = JudgeForm(request.POST or None, initial=initial)
     formset = MetricFormSet(request.POST or None, initial=metrics, prefix="metrics")

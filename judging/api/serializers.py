@@ -26,6 +26,9 @@ class JudgeIn(serializers.Serializer):
         max_length=20_000, required=False, allow_blank=True, trim_whitespace=False, default=""
     )
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED - 1, required=False, allow_null=True)
+    lenient_replies = serializers.BooleanField(
+        required=False, default=False, help_text="read the largest JSON object in a reply (strict by default)"
+    )
 
 
 class RoundJudgeIn(serializers.Serializer):
@@ -34,6 +37,11 @@ class RoundJudgeIn(serializers.Serializer):
 
 class GroupJudgeIn(serializers.Serializer):
     judge = serializers.IntegerField(allow_null=True, help_text="null: judge no round automatically")
+    allow_same_family = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="judge even though the judge shares a model family with a variant; the override is recorded",
+    )
 
 
 # --- Output ---
@@ -42,7 +50,19 @@ class GroupJudgeIn(serializers.Serializer):
 class JudgeOut(serializers.ModelSerializer):
     class Meta:
         model = JudgeConfig
-        fields = ["id", "workspace", "name", "model", "scale", "mode", "metrics", "prompt", "seed", "created_at"]
+        fields = [
+            "id",
+            "workspace",
+            "name",
+            "model",
+            "scale",
+            "mode",
+            "metrics",
+            "prompt",
+            "seed",
+            "lenient_replies",
+            "created_at",
+        ]
 
 
 class VerdictOutputOut(serializers.ModelSerializer):
