@@ -191,11 +191,22 @@ class ReportGroupOut(serializers.Serializer):
     variants = ReportVariantOut(many=True)
 
 
+class LeftOutOut(serializers.Serializer):
+    rounds = serializers.IntegerField()
+    without = serializers.ListField(child=serializers.CharField(), help_text="metrics these rounds were judged without")
+    only_with = serializers.ListField(child=serializers.CharField(), help_text="metrics only these rounds had")
+
+
 class ReportJudgeOut(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     model = serializers.CharField()
     rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
+    left_out = LeftOutOut(
+        many=True,
+        required=False,
+        help_text="rounds judged on another set of metrics, left out so that like is compared with like",
+    )
 
 
 class GroupReportOut(serializers.Serializer):
