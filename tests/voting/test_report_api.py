@@ -296,6 +296,7 @@ def test_an_experiments_own_evaluation_scores_enter_its_report_and_refresh_the_c
         "name": "the experiment's evaluation (1-5)",
         "model": "simulated::thinker",
         "rounds": 2,
+        "left_out": [],
     }
     client.force_login(owner)
     page = client.get(reverse("voting:report_page", args=[group.pk])).content.decode()
