@@ -58,6 +58,7 @@ class Judgement:
     tie: bool = False
     decided_by: str = ""
     error: str = ""
+    categories: dict[int, str] = field(default_factory=dict)  # output → category, from a classification judge
 
 
 def _shown(letters: dict[str, Candidate], order: Sequence[str]) -> list[Shown]:

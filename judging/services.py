@@ -19,6 +19,7 @@ from lab.models import Connection, Workspace
 from lab.templating import variant_name
 
 from .calls import judge_model_resolve
+from .classification import JudgeKind, classifier_check
 from .families import Candidate, family_conflicts
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import DEFAULT_METRICS, JudgeMode, rubric_check
@@ -37,6 +38,9 @@ def _config_fields(
     prompt: str,
     seed,
     lenient_replies: bool = False,
+    kind: str = JudgeKind.RUBRIC,
+    classification: Mapping[str, Any] | None = None,
+    input_columns: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """Checked, normalised fields of a judge configuration; one ValidationError lists every problem."""
     errors: dict[str, list[str]] = {}
@@ -57,6 +61,14 @@ def _config_fields(
         judge_model_resolve(workspace=workspace, model_id=model or "")
     except ValidationError as exc:
         errors.update(exc.message_dict)
+    classifier = None
+    if kind not in JudgeKind.values:
+        errors["kind"] = [f"The kind is one of: {', '.join(JudgeKind.values)}."]
+    elif kind != JudgeKind.RUBRIC:
+        try:
+            classifier = classifier_check(kind=kind, data=classification or {}, input_columns=list(input_columns or []))
+        except ValidationError as exc:
+            errors.update(exc.message_dict)
     if errors:
         raise ValidationError(errors)
     return {
@@ -68,6 +80,9 @@ def _config_fields(
         "prompt": rubric.prompt,
         "seed": seed,
         "lenient_replies": bool(lenient_replies),
+        "kind": kind,
+        "classification": classifier.as_data() if classifier else {},
+        "input_columns": list(classifier.input_columns) if classifier else [],
     }
 
 
@@ -93,6 +108,9 @@ def judge_config_create(
     prompt: str = "",
     seed: int | None = None,
     lenient_replies: bool = False,
+    kind: str = JudgeKind.RUBRIC,
+    classification: Mapping[str, Any] | None = None,
+    input_columns: Iterable[str] | None = None,
 ) -> JudgeConfig:
     """A judge for the workspace; without metrics it gets the default rubric of five."""
     fields = _config_fields(
@@ -105,6 +123,9 @@ def judge_config_create(
         prompt=prompt,
         seed=seed,
         lenient_replies=lenient_replies,
+        kind=kind,
+        classification=classification,
+        input_columns=input_columns,
     )
     return _save(JudgeConfig(workspace=workspace, created_by=user, **fields))
 
@@ -121,6 +142,9 @@ def judge_config_update(*, judge: JudgeConfig, **changes: Any) -> JudgeConfig:
         "prompt": judge.prompt,
         "seed": judge.seed,
         "lenient_replies": judge.lenient_replies,
+        "kind": judge.kind,
+        "classification": judge.classification,
+        "input_columns": judge.input_columns,
     }
     unknown = set(changes) - set(current)
     if unknown:

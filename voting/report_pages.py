@@ -29,6 +29,7 @@ def report_page(request, pk):
     context = {
         "group": group,
         "judge": data["judge"],
+        "categories": data.get("categories"),
         "report": report,
         "rates": [{**rate, "model": model_of[rate["variant"]]} for rate in report["variants"]],
         "scores": [

@@ -209,9 +209,33 @@ class ReportJudgeOut(serializers.Serializer):
     )
 
 
+class CategoryShareOut(serializers.Serializer):
+    category = serializers.CharField()
+    count = serializers.IntegerField()
+    share = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class VariantCategoriesOut(serializers.Serializer):
+    variant = serializers.IntegerField()
+    label = serializers.CharField()
+    answers = serializers.IntegerField(help_text="answers the judge classified")
+    shares = CategoryShareOut(many=True)
+
+
+class CategoriesOut(serializers.Serializer):
+    judge = serializers.DictField()
+    categories = serializers.ListField(child=serializers.CharField())
+    variants = VariantCategoriesOut(many=True)
+
+
 class GroupReportOut(serializers.Serializer):
     group = ReportGroupOut()
     judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
+    categories = CategoriesOut(
+        allow_null=True, required=False, help_text="a classification judge's categories per variant; null without"
+    )
     pass_threshold = serializers.FloatField()
     report = StatsReportOut()
 
