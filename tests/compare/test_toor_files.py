@@ -63,7 +63,7 @@ def scalar_reply(score: int, reason: str = LONG_REASON) -> dict:
 
 
 def test_the_minimal_example_runs_with_only_the_key_in_the_environment_and_prints_toor_s_layout(
-    environment, fake_llm, workspace
+    environment, fake_llm, workspace, owner, client
 ):
     url = environment("OPENAI")
     fake_llm.script("gpt-4o", scalar_reply(5), url=url)
@@ -115,6 +115,12 @@ def test_the_minimal_example_runs_with_only_the_key_in_the_environment_and_print
     assert re.fullmatch(r"Model {16}Parameters   Prompt    Dataset          Score   Gen time .*", lines[header])
     assert set(lines[header + 1]) == {"─"}
     assert re.fullmatch(r"openai:gpt-4o-mini   default      support   reset-password       5   .*", lines[header + 2])
+    # The warning is on the experiment's page and its report as well.
+    client.force_login(owner)
+    group = CompareGroup.objects.get()
+    shown = warning.strip().removeprefix("Warning: ")
+    for url in (f"/compare/{group.pk}/experiment/", f"/compare/{group.pk}/report/"):
+        assert shown in client.get(url).content.decode(), url
 
 
 def test_the_json_form_of_the_minimal_example_runs_the_same(environment, fake_llm):
