@@ -117,7 +117,11 @@ def _judge(plan: Plan, workspace) -> tuple[Any, Calibration]:
     if evaluation is None:
         return None, Calibration()
     judge = scorer().prepare(
-        workspace=workspace, model_id=evaluation.model, type=evaluation.type, prompt=evaluation.prompt
+        workspace=workspace,
+        model_id=evaluation.model,
+        type=evaluation.type,
+        prompt=evaluation.prompt,
+        classification=evaluation.classification,
     )
     return judge, _judge_history(workspace, evaluation.model)
 

@@ -34,6 +34,7 @@ FIELDS = [
     "score",
     "scale_score",
     "reason",
+    "category",
     "schema_valid",
     "schema_errors",
     "judge_calls",
@@ -51,6 +52,7 @@ class _Job:
     evaluation: Evaluation
     request: str  # the prompt the answer was written for
     response: str  # the answer as the judge sees it
+    columns: dict  # the row's values, for a classification's input columns
 
 
 def experiment_round_evaluate(*, round_id: int) -> int:
@@ -95,7 +97,7 @@ def _claim(round_id: int) -> list[Evaluation]:
     ]
     return list(
         Evaluation.objects.filter(pk__in=mine)
-        .select_related("experiment__group__workspace", "output")
+        .select_related("experiment__group__workspace", "output__round")
         .order_by("output__variant__position")
     )
 
@@ -118,7 +120,8 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
     request = output.rendered_prompt
     if output.rendered_system_prompt:
         request = f"{output.rendered_system_prompt}\n\n{request}"
-    return _Job(evaluation=evaluation, request=request, response=shown)
+    columns = {**(output.round.variables or {})}
+    return _Job(evaluation=evaluation, request=request, response=shown, columns=columns)
 
 
 def _judge(jobs: list[_Job], experiment) -> None:
@@ -132,6 +135,7 @@ def _judge(jobs: list[_Job], experiment) -> None:
             model_id=spec["model"],
             type=spec["type"],
             prompt=spec.get("prompt", ""),
+            classification=spec,
         )
     except ValidationError as exc:
         for job in jobs:
@@ -143,9 +147,11 @@ def _judge(jobs: list[_Job], experiment) -> None:
         evaluation.estimated_input_tokens = judging.input_tokens(judge, request=job.request, response=job.response)
         evaluation.latency_ms = latency_ms
         evaluation.score, evaluation.scale_score, evaluation.reason = score.score, score.scale_score, score.reason
+        evaluation.category = score.category
         evaluation.judge_calls, evaluation.cost = score.calls, score.cost
         evaluation.input_tokens, evaluation.output_tokens = score.input_tokens, score.output_tokens
-        evaluation.status = EvaluationStatus.DONE if score.score is not None else EvaluationStatus.FAILED
+        judged = score.score is not None or score.category
+        evaluation.status = EvaluationStatus.DONE if judged else EvaluationStatus.FAILED
 
 
 async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]]:
@@ -155,7 +161,7 @@ async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]
             started = time.monotonic()
             try:
                 score = await judging.score(
-                    judge, request=job.request, response=job.response, http=http, limiter=limiter
+                    judge, request=job.request, response=job.response, http=http, limiter=limiter, columns=job.columns
                 )
             except Exception as exc:
                 # One answer's judging failing must not lose the others' scores; the reason is shown on its row.

@@ -53,9 +53,15 @@ class EvaluationReader(SectionReader):
         if not isinstance(value, dict):
             self.problem("evaluation", "a mapping: type, model and optionally prompt and family")
             return None
-        extra = sorted(set(value) - {"type", "model", "prompt", "family"})
+        judge = scorer()
+        kind = str(value.get("type", "")).strip()
+        classifies = judge is not None and kind in judge.classification_types
+        allowed = {"type", "model", "family", *(judge.classification_keys if classifies else ("prompt",))}
+        extra = sorted(set(value) - allowed)
         if extra:
-            self.problem("evaluation", f"{', '.join(extra)}: evaluation has only type, model, prompt and family")
+            self.problem(
+                "evaluation", f"{', '.join(extra)}: a {kind or 'scored'} evaluation has {', '.join(sorted(allowed))}"
+            )
         family = str(value.get("family", "warn")).strip()
         if family not in FAMILY_RULES:
             self.problem(
@@ -63,11 +69,9 @@ class EvaluationReader(SectionReader):
                 f"family: {value.get('family')!r} is not {' or '.join(FAMILY_RULES)} (what a judge sharing a "
                 "candidate's model family does: a warning, or a refusal)",
             )
-        judge = scorer()
         if judge is None:
             self.problem("evaluation", "this installation has no judge (the judging app); remove the evaluation")
             return None
-        kind = str(value.get("type", "")).strip()
         if kind not in judge.types:
             self.problem(
                 "evaluation", f"type: {value.get('type')!r} is not a type; the types are {', '.join(judge.types)}"
@@ -80,14 +84,18 @@ class EvaluationReader(SectionReader):
         else:
             if model is None:
                 self.problem("evaluation", "model: the judge, as provider:model")
+        classification = {key: value[key] for key in judge.classification_keys if key in value} if classifies else {}
+        for message in judge.classification_problems(kind, classification) if classifies else []:
+            self.problem("evaluation", message)
         prompt = ""
-        if value.get("prompt") is not None:
+        if value.get("prompt") is not None and not classifies:
             prompt = self._template(value["prompt"], "evaluation: prompt") or ""
             if prompt and kind in judge.types:
                 self._check_evaluator_prompt(prompt, *judge.placeholders(kind), kind)
         if model is None or kind not in judge.types:
             return None
-        return Evaluation(type=kind, model=model, prompt=prompt, family=family if family in FAMILY_RULES else "warn")
+        family = family if family in FAMILY_RULES else "warn"
+        return Evaluation(type=kind, model=model, prompt=prompt, family=family, classification=classification)
 
     def _check_evaluator_prompt(self, prompt: str, required: tuple[str, ...], allowed: tuple[str, ...], kind: str):
         used = placeholders(prompt)

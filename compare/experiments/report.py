@@ -112,8 +112,11 @@ def cell_block(cell: Cell, scale: str) -> str:
     if not cell.ok or output.is_cut_off:
         status = "cut off at the token limit" if output.is_cut_off else output.get_status_display()
         lines += _field("Answer", status + (f": {output.error}" if output.error else ""))
-    if scale:
+    if cell.category:
+        lines += _field("Category", cell.category)
+    elif scale:
         lines += _field("Score", score_text(cell.scale_score))
+    if scale:
         lines += _field("Reason", (evaluation.reason if evaluation else "") or "-")
     if cell.valid is not None:
         errors = "; ".join(evaluation.schema_errors)
@@ -170,7 +173,7 @@ def results_text(results: Results) -> str:
     structured = any(cell.valid is not None for cell in results.cells)
     blocks = [cell_block(cell, scale) for cell in results.cells]
     headers = ["Model", "Parameters", "Prompt", "Dataset"]
-    headers += ["Score"] if scale else []
+    headers += ["Category" if any(cell.category for cell in results.cells) else "Score"] if scale else []
     headers += ["Valid"] if structured else []
     headers += ["Gen time", "Tokens", "Eval time", "Cost"]
     rows = []
@@ -193,7 +196,7 @@ def _cell_score(cell: Cell) -> str:
         return "cut off"
     if not cell.ok:
         return cell.output.get_status_display().lower()
-    return score_text(cell.scale_score)
+    return cell.category or score_text(cell.scale_score)
 
 
 def averages_table(title: str, averages: list[Average], scale: str, structured: bool) -> str:
@@ -211,4 +214,16 @@ def averages_table(title: str, averages: list[Average], scale: str, structured: 
             priced(a.cost or 0, calls=a.priced_calls + a.unpriced_calls, unpriced=a.unpriced_calls),
         ]
         rows.append(row)
-    return table(headers, rows)
+    text = table(headers, rows)
+    shares = [(a.key, a.categories) for a in averages if a.categories]
+    if shares:
+        text += "\n" + "\n".join(f"  {key}: {categories_text(categories)}" for key, categories in shares)
+    return text
+
+
+def categories_text(categories: dict) -> str:
+    """`concise 4/5 (80%, 95% interval 38–96%)`, per category."""
+    return "; ".join(
+        f"{name} {s.count}/{s.classified} ({s.share:.0%}, 95% interval {s.ci_low:.0%}–{s.ci_high:.0%})"
+        for name, s in categories.items()
+    )

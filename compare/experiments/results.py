@@ -4,11 +4,14 @@ prompt, dataset row and combination. The page and the command line read the same
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from statistics import mean
 from typing import Any
+
+from lab.stats import wilson_interval
 
 from ..models import Output, OutputStatus
 from .models import Evaluation, EvaluationStatus, Experiment
@@ -47,6 +50,10 @@ class Cell:
         return self.evaluation.scale_score if self.evaluation else None
 
     @property
+    def category(self) -> str:
+        return self.evaluation.category if self.evaluation else ""
+
+    @property
     def valid(self) -> bool | None:
         return self.evaluation.schema_valid if self.evaluation else None
 
@@ -71,6 +78,15 @@ class Cell:
         return self.row if key == "row" else getattr(self.combo, key)
 
 
+@dataclass(frozen=True)
+class CategoryShare:
+    count: int
+    classified: int
+    share: float
+    ci_low: float
+    ci_high: float
+
+
 @dataclass
 class Average:
     key: str
@@ -85,6 +101,8 @@ class Average:
     cost: Decimal | None = None  # answers and evaluations of known price
     priced_calls: int = 0
     unpriced_calls: int = 0  # calls made whose price is unknown: not in `cost`
+    # A classification's categories: category → (count, share of the answers classified, Wilson 95% interval).
+    categories: dict[str, CategoryShare] = field(default_factory=dict)
 
 
 @dataclass
@@ -171,7 +189,14 @@ def _average(key: str, cells: list[Cell]) -> Average:
         cost=sum(costs, Decimal(0)) if costs else None,
         priced_calls=sum(1 for cost in calls if cost is not None),
         unpriced_calls=sum(1 for cost in calls if cost is None),
+        categories=_category_shares([c.category for c in cells if c.category]),
     )
+
+
+def _category_shares(categories: list[str]) -> dict[str, CategoryShare]:
+    counts = Counter(categories)
+    total = len(categories)
+    return {name: CategoryShare(n, total, n / total, *wilson_interval(n, total)) for name, n in sorted(counts.items())}
 
 
 def _mean(values: list[Any]) -> float | None:

@@ -106,6 +106,7 @@ class Evaluation:
     model: str  # `<connection>::<model>`
     prompt: str = ""  # custom evaluator prompt in our `{{name}}` syntax; empty: the judge's own
     family: str = "warn"  # one of FAMILY_RULES
+    classification: dict[str, Any] = field(default_factory=dict)  # a classification type's keys, as in the file
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ class ExperimentConfig:
                 data["evaluation"]["prompt"] = self.evaluation.prompt
             if self.evaluation.family != "warn":
                 data["evaluation"]["family"] = self.evaluation.family
+            data["evaluation"].update(self.evaluation.classification)
         data["models"] = [{"model": self.written.get(model, model)} for model in self.models]
         data["model-parameters"] = [
             {"name": s.name, **{FILE_NAMES[k]: v for k, v in s.params.items()}} for s in self.param_sets
