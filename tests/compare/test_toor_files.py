@@ -121,6 +121,9 @@ def test_the_minimal_example_runs_with_only_the_key_in_the_environment_and_print
     shown = warning.strip().removeprefix("Warning: ")
     for url in (f"/compare/{group.pk}/experiment/", f"/compare/{group.pk}/report/"):
         assert shown in client.get(url).content.decode(), url
+    # Neither model is in the fake server's catalog: their price is unknown, and said to be, never $0.
+    assert "spent unknown" in client.get(f"/compare/{group.pk}/experiment/").content.decode()
+    assert "Done: 1 answer, 0 failed; spent unknown." in ran.out
 
 
 def test_the_json_form_of_the_minimal_example_runs_the_same(environment, fake_llm):
