@@ -8,13 +8,18 @@ because it touches every app.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from compare.execution import round_execute
 from compare.experiments.config import config_from_data
 from compare.experiments.files import UploadedFiles
+from compare.experiments.models import EVALUATION_UNFINISHED
 from compare.experiments.runner import experiment_run_here
 from compare.experiments.services import experiment_create, experiment_start
-from compare.models import CompareGroup, Mode
+from compare.models import CompareGroup, Mode, Round
 from compare.services import dataset_create, group_create, round_start
+from judging.models import Verdict
 from judging.services import group_judge_set, judge_config_create, verdict_request
 from judging.verdicts import verdict_execute
 from lab.models import Workspace
@@ -55,6 +60,7 @@ def demo_seed(*, workspace: Workspace, user) -> bool:
     rounds = round_start(group=group, user=user, dataset=dataset)
     for round_ in rounds:
         round_execute(round_id=round_.pk)
+        _until(lambda pk=round_.pk: Round.objects.get(pk=pk).is_finished)  # a running worker may have taken it
     for round_, preferred in zip(rounds, VOTES, strict=True):
         round_.refresh_from_db()
         outputs = list(round_.outputs.order_by("variant__position"))
@@ -71,10 +77,19 @@ def demo_seed(*, workspace: Workspace, user) -> bool:
         ],
     )
     for round_ in rounds:
-        verdict_execute(verdict_id=verdict_request(round_=round_, user=user, judge=judge).pk)
+        verdict = verdict_request(round_=round_, user=user, judge=judge)
+        verdict_execute(verdict_id=verdict.pk)
+        _until(lambda pk=verdict.pk: Verdict.objects.get(pk=pk).is_finished)  # a running worker may have taken it
     group_judge_set(group=group, judge=judge)
     _experiment(workspace, user)
     return True
+
+
+def _until(done: Callable[[], bool], timeout_s: float = 60) -> None:
+    """Wait for work a worker took instead of this process (its claim in the database let only one run it)."""
+    deadline = time.monotonic() + timeout_s
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def _experiment(workspace: Workspace, user) -> None:
@@ -90,3 +105,4 @@ def _experiment(workspace: Workspace, user) -> None:
     experiment = experiment_create(workspace=workspace, user=user, config=config, source="demo.experiment.yaml")
     experiment_start(experiment=experiment, user=user)
     experiment_run_here(experiment=experiment, concurrency=1, on_progress=lambda progress: None)
+    _until(lambda: not experiment.evaluations.filter(status__in=EVALUATION_UNFINISHED).exists())

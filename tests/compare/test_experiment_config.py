@@ -113,7 +113,8 @@ def test_a_missing_file_is_named_with_the_entry_that_names_it(workspace, connect
 
 def test_a_bad_scale_is_refused_listing_the_types(workspace, connections):
     assert problems("broken/bad_scale.yaml", workspace) == [
-        "bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10"
+        "bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10, "
+        "binary-classification, multiclass-classification"
     ]
 
 
