@@ -97,6 +97,12 @@ def _body(
     return render(rubric.prompt, values).text
 
 
+def _instructed(body: str, how: str) -> str:
+    """What a pairwise or head-to-head call asks always reaches the judge: a custom prompt that has no
+    {{scoring_scale}} (where it is filled in) gets it after its own text."""
+    return body if how in body else f"{body}\n\n{how}"
+
+
 def _messages(user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -184,7 +190,7 @@ def pairwise_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePrompt:
     metrics = metrics_text(rubric.metrics)
     how = f'For each metric, name the better answer by its letter, or "{TIE}" when neither is better.'
     default = f"Compare the two answers to the request.\n\n{request}\n\n{answers}\n\nMetrics:\n{metrics}\n\n{how}"
-    body = _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics)
+    body = _instructed(_body(rubric, default, request=request, response=answers, scale=how, metrics=metrics), how)
     names = [metric.name for metric in rubric.metrics]
     reply = (
         '\n\nReply with JSON only: {"metrics": {"<metric>": {"reason": "…", "winner": "<letter or tie>"}}}, with '
@@ -205,7 +211,7 @@ def head_to_head_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePro
         f'their weights; answer "{TIE}" only if neither is better.'
     )
     default = f"{how}\n\n{request}\n\n{answers}\n\nMetrics:\n{metrics}"
-    body = _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics)
+    body = _instructed(_body(rubric, default, request=request, response=answers, scale=how, metrics=metrics), how)
     choices = _choices(first, second)
     reply = f'\n\nReply with JSON only: {{"reason": "…", "winner": "<letter or tie>"}}; the winner is {choices}.'
     return JudgePrompt(_messages(body + reply), _winner_schema([first.letter, second.letter]))

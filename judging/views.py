@@ -49,14 +49,15 @@ def judge_edit(request, pk):
 def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
     initial = {"name": judge.name, "model": judge.model, "scale": judge.scale, "mode": judge.mode} if judge else {}
     if judge:
-        initial |= {"prompt": judge.prompt, "seed": judge.seed}
+        initial |= {"prompt": judge.prompt, "seed": judge.seed, "lenient_replies": judge.lenient_replies}
+        initial |= JudgeForm.initial_of(judge)
     metrics = judge.metrics if judge else [metric.as_dict() for metric in DEFAULT_METRICS]
     form = JudgeForm(request.POST or None, initial=initial)
     formset = MetricFormSet(request.POST or None, initial=metrics, prefix="metrics")
     metric_errors: list[str] = []
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         kept = [row for row in formset.cleaned_data if row and not row.get("DELETE")]
-        fields = {**form.cleaned_data, "metrics": [{k: v for k, v in row.items() if k != "DELETE"} for row in kept]}
+        fields = {**form.service_fields(), "metrics": [{k: v for k, v in row.items() if k != "DELETE"} for row in kept]}
         try:
             if judge:
                 judge = services.judge_config_update(judge=judge, **fields)

@@ -13,9 +13,12 @@ class ParamsIn(serializers.Serializer):
 
     temperature = serializers.FloatField(min_value=0, max_value=2, required=False, allow_null=True)
     top_p = serializers.FloatField(min_value=0, max_value=1, required=False, allow_null=True)
+    top_k = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
     max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
     seed = serializers.IntegerField(min_value=0, max_value=2**53, required=False, allow_null=True)
     stop = serializers.ListField(child=serializers.CharField(max_length=100), max_length=4, required=False)
+    presence_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
+    frequency_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):

@@ -65,12 +65,12 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
                 self.problem(str(key), f"not a section of an experiment file; the sections are {', '.join(TOP_LEVEL)}")
         config.name = self._text(data, "name", "name", default=config.name, max_length=200)
         config.description = self._text(data, "description", "description", default="")
-        config.models = self._models(data.get("models"))
+        config.models, config.written = self._models(data.get("models"))
         config.param_sets = self._param_sets(data.get("model-parameters"))
         config.prompts = self._prompts(data.get("prompts"))
         config.system_prompt = self._system_prompt(data.get("system-prompt"))
         config.variables = self._variables(data.get("variables"), "variables")
-        config.rows, config.dataset_ref = self._dataset(data.get("dataset"))
+        config.rows, config.dataset_ref = self._dataset(self._dataset_section(data))
         config.evaluation = self._evaluation(data.get("evaluation"))
         config.structured = self._structured(data.get("structured-output"))
         config.timeout_s = self._timeout(data.get("timeout"))
@@ -85,6 +85,12 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
                 for prompt in config.prompts
             ]
         return config
+
+    def _dataset_section(self, data: dict) -> Any:
+        """`dataset`, or `datasets` as Toor spells it; not both."""
+        if "dataset" in data and "datasets" in data:
+            self.problem("datasets", "write the rows under dataset or under datasets, not both")
+        return data.get("dataset", data.get("datasets"))
 
     def _timeout(self, value: Any) -> float:
         if value is None:

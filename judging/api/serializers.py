@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from ..classification import JudgeKind
 from ..models import JudgeConfig, Verdict, VerdictOutput
 from ..rubric import MAX_METRICS, JudgeMode, Scale
 from ..services import MAX_SEED
@@ -26,6 +27,23 @@ class JudgeIn(serializers.Serializer):
         max_length=20_000, required=False, allow_blank=True, trim_whitespace=False, default=""
     )
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED - 1, required=False, allow_null=True)
+    lenient_replies = serializers.BooleanField(
+        required=False, default=False, help_text="read the largest JSON object in a reply (strict by default)"
+    )
+    kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False, default=JudgeKind.RUBRIC)
+    classification = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="for a classification kind: criteria; binary: target, non_target; multiclass: categories "
+        "[{name, description}]; uncertainty (unknown, target, non_target), include_reasoning, include_score",
+    )
+    input_columns = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        default=list,
+        max_length=20,
+        help_text="dataset columns shown to a classification judge (and usable as {{column}} in its criteria)",
+    )
 
 
 class RoundJudgeIn(serializers.Serializer):
@@ -34,6 +52,11 @@ class RoundJudgeIn(serializers.Serializer):
 
 class GroupJudgeIn(serializers.Serializer):
     judge = serializers.IntegerField(allow_null=True, help_text="null: judge no round automatically")
+    allow_same_family = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="judge even though the judge shares a model family with a variant; the override is recorded",
+    )
 
 
 # --- Output ---
@@ -42,7 +65,22 @@ class GroupJudgeIn(serializers.Serializer):
 class JudgeOut(serializers.ModelSerializer):
     class Meta:
         model = JudgeConfig
-        fields = ["id", "workspace", "name", "model", "scale", "mode", "metrics", "prompt", "seed", "created_at"]
+        fields = [
+            "id",
+            "workspace",
+            "name",
+            "model",
+            "scale",
+            "mode",
+            "metrics",
+            "prompt",
+            "seed",
+            "lenient_replies",
+            "kind",
+            "classification",
+            "input_columns",
+            "created_at",
+        ]
 
 
 class VerdictOutputOut(serializers.ModelSerializer):
@@ -50,7 +88,7 @@ class VerdictOutputOut(serializers.ModelSerializer):
 
     class Meta:
         model = VerdictOutput
-        fields = ["output", "letter", "judged", "skip_reason", "score", "rank", "scores"]
+        fields = ["output", "letter", "judged", "skip_reason", "score", "rank", "scores", "category"]
 
 
 class VerdictOut(serializers.ModelSerializer):

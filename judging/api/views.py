@@ -86,8 +86,9 @@ class GroupJudge(APIView):
         data = s.GroupJudgeIn(data=request.data)
         data.is_valid(raise_exception=True)
         judge = judge_from_body(data.validated_data["judge"], group.workspace)
-        services.group_judge_set(group=group, judge=judge)
-        return Response({"judge": judge.pk if judge else None})
+        allow = data.validated_data["allow_same_family"]
+        services.group_judge_set(group=group, judge=judge, allow_same_family=allow, user=request.user)
+        return Response({"judge": judge.pk if judge else None, "allow_same_family": allow})
 
     @extend_schema(responses=s.GroupJudgeIn)
     def get(self, request, pk):

@@ -201,11 +201,43 @@ class ReportGroupOut(serializers.Serializer):
     variants = ReportVariantOut(many=True)
 
 
+class LeftOutOut(serializers.Serializer):
+    rounds = serializers.IntegerField()
+    without = serializers.ListField(child=serializers.CharField(), help_text="metrics these rounds were judged without")
+    only_with = serializers.ListField(child=serializers.CharField(), help_text="metrics only these rounds had")
+
+
 class ReportJudgeOut(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     model = serializers.CharField()
     rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
+    left_out = LeftOutOut(
+        many=True,
+        required=False,
+        help_text="rounds judged on another set of metrics, left out so that like is compared with like",
+    )
+
+
+class CategoryShareOut(serializers.Serializer):
+    category = serializers.CharField()
+    count = serializers.IntegerField()
+    share = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class VariantCategoriesOut(serializers.Serializer):
+    variant = serializers.IntegerField()
+    label = serializers.CharField()
+    answers = serializers.IntegerField(help_text="answers the judge classified")
+    shares = CategoryShareOut(many=True)
+
+
+class CategoriesOut(serializers.Serializer):
+    judge = serializers.DictField()
+    categories = serializers.ListField(child=serializers.CharField())
+    variants = VariantCategoriesOut(many=True)
 
 
 class LeftOutVoterOut(serializers.Serializer):
@@ -223,6 +255,9 @@ class LeftOutOut(serializers.Serializer):
 class GroupReportOut(serializers.Serializer):
     group = ReportGroupOut()
     judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
+    categories = CategoriesOut(
+        allow_null=True, required=False, help_text="a classification judge's categories per variant; null without"
+    )
     pass_threshold = serializers.FloatField()
     left_out = LeftOutOut(help_text="votes left out of the figures: voters an owner excluded")
     report = StatsReportOut()

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from voting.stats.sample_size import CONFIDENCE
+from lab.stats import CONFIDENCE, wilson_interval  # noqa: F401  (re-exported: the report and its tests name it here)
 from voting.stats.votes import ALL_BAD_CODE, TIE_CODE, EncodedVotes
 
 
@@ -23,20 +23,6 @@ class WinRate:
     win_rate: float | None
     ci_low: float | None
     ci_high: float | None
-
-
-def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval for a proportion (statsmodels `proportion_confint`, method="wilson").
-
-    Wilson rather than the textbook Wald interval because it stays inside [0, 1] and keeps its coverage for small
-    samples and shares near 0 or 1 — exactly the early-vote situation (Newcombe 1998, Stat Med 17:857).
-    """
-    if trials <= 0:
-        raise ValueError("an interval needs at least one trial")
-    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
-    # At 0/n and n/n the exact bounds are 0 and 1; floating point lands a hair off them (5e-17 above 0 at 0/3),
-    # which would leave the estimate itself outside its interval.
-    return (0.0 if successes == 0 else float(low)), (1.0 if successes == trials else float(high))
 
 
 def exact_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
