@@ -63,7 +63,8 @@ class ConnectionOut(serializers.ModelSerializer):
 class ConnectionIn(serializers.Serializer):
     name = serializers.SlugField(max_length=60)
     kind = serializers.ChoiceField(choices=ConnectionKind.choices)
-    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True, default="")
+    # Shape and scheme are checked by the service (lab.connection_rules), whose message names the scheme.
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
@@ -71,7 +72,7 @@ class ConnectionIn(serializers.Serializer):
 
 class ConnectionUpdateIn(serializers.Serializer):
     name = serializers.SlugField(max_length=60, required=False)
-    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True)
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True)
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)
