@@ -4,8 +4,6 @@ Thin: each view reaches its objects through the access helpers and reads through
 "save and run" calls the services. Votes and the report come from the voting app, fetched by URL in the page.
 """
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
@@ -13,8 +11,11 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ValidationError as DRFValidationError
 
 from lab.access import membership_for_user
+from lab.api.parsers import checked_json
 from lab.models import Role
 from lab.providers.params import set_params
 
@@ -87,7 +88,10 @@ def editor_save(request, pk):
     tokens of every answer are seen streaming rather than missed while the browser moves between pages.
     """
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
-    data = EditorSaveIn(data=_json_body(request))
+    try:
+        data = EditorSaveIn(data=_json_body(request))
+    except DRFValidationError as exc:
+        return _refused(exc, "errors")
     if not data.is_valid():
         return JsonResponse({"errors": _messages(data.errors)}, status=400)
     fields = dict(data.validated_data)
@@ -111,7 +115,10 @@ def editor_save(request, pk):
 def editor_check(request, pk):
     """The parameter check before running: which chosen model refuses which set parameter."""
     workspace = membership_for_user(request.user, pk).workspace
-    body = _json_body(request)
+    try:
+        body = _json_body(request)
+    except DRFValidationError as exc:
+        return _refused(exc, "problems")
     params = ParamsIn(data=body.get("params") or {})
     if not params.is_valid():
         problems = [f"{name}: {m}" for name, messages in _messages(params.errors).items() for m in messages]
@@ -157,11 +164,20 @@ def round_partial(request, pk, number):
 
 
 def _json_body(request) -> dict:
+    """The body as a JSON object, checked as the API checks one; {} when it is not JSON. Raises ValidationError
+    naming the field for a value the database cannot store or that nests too deep."""
     try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
+        body = checked_json(request.body.decode() if request.body else "{}")
+    except (UnicodeDecodeError, ParseError):
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _refused(exc: DRFValidationError, key: str) -> JsonResponse:
+    messages = _messages(exc.detail)
+    if key == "problems":
+        return JsonResponse({key: [f"{name}: {m}" for name, items in messages.items() for m in items]}, status=400)
+    return JsonResponse({key: messages}, status=400)
 
 
 def _messages(errors) -> dict[str, list[str]]:

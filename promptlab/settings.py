@@ -65,6 +65,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -157,6 +158,9 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
 
 # --- API ---
+# The largest field takes 5 MiB of text (an experiment file, a dataset import); JSON escaping and the other
+# fields need room beside it. Above this a body is refused with a JSON 413 (lab.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(16 * 1024 * 1024)))
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
@@ -164,6 +168,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "EXCEPTION_HANDLER": "lab.api.errors.exception_handler",
+    # JSON that the database can store and the stack can hold (lab.values), or a 400 naming the field.
+    "DEFAULT_PARSER_CLASSES": [
+        "lab.api.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
