@@ -192,6 +192,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation's error answers are documented once, by the shared machinery that gives them.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lab.api.schema.document_error_responses",
+    ],
     # Several apps have fields called "mode" and "status"; name their enums after what they are.
     "ENUM_NAME_OVERRIDES": {
         "CompareModeEnum": "compare.models.Mode",

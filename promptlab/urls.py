@@ -24,3 +24,5 @@ urlpatterns = [
     path("", include("voting.urls")),
     path("", include("judging.urls")),
 ]
+
+handler404 = "promptlab.views.not_found"

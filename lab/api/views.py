@@ -19,7 +19,7 @@ class WorkspaceList(generics.GenericAPIView):
     def get_queryset(self):
         return Workspace.objects.filter(memberships__user=self.request.user).annotate(my_role=F("memberships__role"))
 
-    @extend_schema(operation_id="workspaces_list")
+    @extend_schema(operation_id="workspaces_list", responses=s.WorkspaceOut(many=True))
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.WorkspaceOut(page, many=True, context={"request": request}).data)
@@ -42,6 +42,7 @@ class WorkspaceDetail(APIView):
 class MemberList(generics.GenericAPIView):
     serializer_class = s.MemberOut
 
+    @extend_schema(operation_id="members_list", responses=s.MemberOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(
@@ -61,7 +62,7 @@ class MemberList(generics.GenericAPIView):
 class ConnectionList(generics.GenericAPIView):
     serializer_class = s.ConnectionOut
 
-    @extend_schema(operation_id="connections_list")
+    @extend_schema(operation_id="connections_list", responses=s.ConnectionOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(Connection.objects.filter(workspace=workspace))
