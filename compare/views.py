@@ -10,7 +10,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 from rest_framework.exceptions import ParseError
 from rest_framework.exceptions import ValidationError as DRFValidationError
 
@@ -29,6 +29,7 @@ HISTORY_PAGE_SIZE = 25
 
 
 @login_required
+@require_safe
 def history(request, pk):
     membership = membership_for_user(request.user, pk)
     if request.session.get("workspace_id") != membership.workspace_id:  # the switcher's "current" workspace
@@ -53,12 +54,14 @@ def history(request, pk):
 
 
 @login_required
+@require_safe
 def editor_new(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     return _editor(request, workspace, None)
 
 
 @login_required
+@require_safe
 def editor_clone(request, pk):
     """Clone and edit: the editor filled with a group's settings; saving creates a new group."""
     group = group_for_user(request.user, pk, write=True)
@@ -129,6 +132,7 @@ def editor_check(request, pk):
 
 
 @login_required
+@require_safe
 def detail(request, pk, number=None):
     group = group_for_user(request.user, pk)
     membership = membership_for_user(request.user, group.workspace_id)
@@ -148,6 +152,7 @@ def detail(request, pk, number=None):
 
 
 @login_required
+@require_safe
 def round_partial(request, pk, number):
     """The round region of the comparison page, for switching rounds and re-syncing after a missed event."""
     group = group_for_user(request.user, pk)

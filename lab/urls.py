@@ -2,14 +2,20 @@
 
 from django.contrib.auth import views as auth_views
 from django.urls import path
+from django.views.decorators.http import require_http_methods, require_POST
 
 from . import views
 
 app_name = "lab"
 
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # Django's form views treat PUT as POST; a page serves only the methods a browser sends it.
+    path(
+        "login/",
+        require_http_methods(["GET", "HEAD", "POST"])(auth_views.LoginView.as_view(redirect_authenticated_user=True)),
+        name="login",
+    ),
+    path("logout/", require_POST(auth_views.LogoutView.as_view()), name="logout"),
     path("register/", views.register, name="register"),
     path("w/new/", views.workspace_new, name="workspace_new"),
     path("w/<int:pk>/switch/", views.workspace_switch, name="switch"),

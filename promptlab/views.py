@@ -4,11 +4,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect
 from django.views import defaults
+from django.views.decorators.http import require_safe
 
 from lab.views import current_workspace_id
 
 
 @login_required
+@require_safe
 def home(request):
     workspace_id = current_workspace_id(request)
     if workspace_id is None:

@@ -5,6 +5,7 @@ Votes themselves are cast through the API (`POST /api/v1/rounds/{id}/vote/`); th
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user, round_for_user
 
@@ -12,12 +13,14 @@ from . import page_selectors
 
 
 @login_required
+@require_safe
 def vote_panel(request, pk):
     round_ = round_for_user(request.user, pk)  # viewers vote too
     return render(request, "voting/_panel.html", page_selectors.vote_panel(round_, request.user))
 
 
 @login_required
+@require_safe
 def report_tab(request, pk):
     group = group_for_user(request.user, pk)
     return render(request, "voting/_report.html", {"group": group, **page_selectors.group_win_rates(group)})

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from judging.access import judge_for_user
 from judging.models import JudgeConfig
@@ -77,6 +78,7 @@ def _figure(title: str, agreement) -> AgreementFigure:
 
 
 @login_required
+@require_safe
 def judge_agreement_partial(request, pk):
     judge = judge_for_user(request.user, pk)
     report = judge_team_agreement(judge)

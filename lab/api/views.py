@@ -136,6 +136,6 @@ class WorkerCheck(APIView):
 
     @extend_schema(request=None, responses={202: None})
     def post(self, request, pk):
-        workspace = workspace_for_user(request.user, pk)
+        workspace = workspace_for_user(request.user, pk, role=Role.EDITOR)  # it enqueues work: not for viewers
         tasks.worker_check.delay(workspace.pk)
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)
