@@ -38,25 +38,15 @@ async def test_an_overloaded_provider_is_retried_until_the_answer_comes(fake_llm
     assert (counters["requests"], counters["faults"], counters["completed"]) == (3, 2, 3)
 
 
-async def test_a_provider_that_stays_overloaded_fails_with_its_529(fake_llm, kind):
-    model = fake_llm.model(fault="529")
+@pytest.mark.parametrize("status", [500, 529], ids=["server-error", "overloaded"])
+async def test_retries_stop_after_the_policy_with_a_readable_error(fake_llm, kind, status):
+    model = fake_llm.model(fault=str(status))
 
     with pytest.raises(ProviderError) as failure:
         await events_of(adapter_for(fake_llm, kind), chat(model))
 
-    assert failure.value.status == 529
-    assert f"{kind} answered HTTP 529" in str(failure.value)
-    assert "gave up after 2 retries" in str(failure.value)
-
-
-async def test_retries_stop_after_the_policy_with_a_readable_error(fake_llm, kind):
-    model = fake_llm.model(fault="500")
-
-    with pytest.raises(ProviderError) as failure:
-        await events_of(adapter_for(fake_llm, kind), chat(model))
-
-    assert failure.value.status == 500
-    assert f"{kind} answered HTTP 500" in str(failure.value)
+    assert failure.value.status == status
+    assert f"{kind} answered HTTP {status}" in str(failure.value)
     assert "gave up after 2 retries" in str(failure.value)
     assert fake_llm.scenario(model)["requests"] == 3
 
