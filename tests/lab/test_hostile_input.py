@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import httpx
 import pytest
 from django.apps import apps
 from django.test import Client
@@ -546,6 +547,30 @@ def test_an_uploaded_file_with_unstorable_text_is_refused(api, world, content):
     assert counts() == before
 
 
+QUERIES = [
+    ("groups/", {"q": f"tea{NUL}"}, "q"),
+    ("groups/", {"model": NUL}, "model"),
+    ("groups/", {"workspace": "mine"}, "workspace"),
+    ("groups/", {"workspace": str(10**30)}, None),
+    ("datasets/", {"workspace": str(10**30)}, None),
+    ("groups/{group}/report/", {"pass_threshold": "nan"}, "pass_threshold"),
+    ("groups/{group}/report/", {"pass_threshold": NUL}, "pass_threshold"),
+    ("workspaces/{workspace}/leaderboard/", {"by": NUL}, "by"),
+    ("workspaces/{workspace}/leaderboard/", {"since": "0000-00-00"}, "since"),
+    ("workspaces/", {"page": str(10**30)}, "detail"),
+]
+
+
+@pytest.mark.parametrize(("url", "query", "field"), QUERIES, ids=[f"{u}?{next(iter(q))}" for u, q, _ in QUERIES])
+def test_a_hostile_query_string_is_a_json_answer_too(api, world, url, query, field):
+    response = api.get("/api/v1/" + url.format(**vars(world)), query)
+
+    assert response.status_code == (200 if field is None else 400 if field != "detail" else 404), response.content
+    assert response["Content-Type"] == "application/json"
+    if field is not None:
+        assert field in response.json()
+
+
 def test_the_corpus_covers_every_endpoint_that_takes_a_body():
     from django.urls import get_resolver
 
@@ -655,3 +680,25 @@ def test_page_forms_refuse_what_cannot_be_stored_and_say_why(owner, world, url, 
     assert message in response.content.decode()
     assert counts() == before
     assert Dataset.objects.get(pk=world.dataset).rows.get().vars == {"a": 1}
+
+
+@pytest.mark.services
+def test_the_real_server_answers_the_worst_of_them_in_json(transactional_db, owner, workspace, web_server):
+    """Through daphne, as a client meets it: the ASGI stack adds no 500 or HTML answer of its own."""
+    headers = {"Authorization": f"Token {Token.objects.create(user=owner).key}", "Content-Type": "application/json"}
+    w = World(workspace.pk, 0, 0, 0, 0, 0)
+    cases = [
+        (raw(group_body(w), "shared_variables", deep()), 400, "shared_variables"),
+        (json.dumps(group_body(w, shared_variables={f"a{NUL}": SURROGATE})), 400, "shared_variables"),
+        (raw(group_body(w), "title", '"' + "a" * (LIMIT_MB * 2**20) + '"'), 413, "detail"),
+    ]
+    before = counts()
+
+    with httpx.Client(base_url=web_server.url, headers=headers, timeout=30) as client:
+        for body, status, field in cases:
+            response = client.post("/api/v1/groups/", content=body.encode("utf-8", "surrogatepass"))
+
+            assert response.status_code == status, response.text[:300]
+            assert response.headers["content-type"] == "application/json"
+            assert field in response.json()
+    assert counts() == before
