@@ -7,6 +7,8 @@ a dataset and a judge, so the generated ids sometimes hit real objects; schemath
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
@@ -49,9 +51,18 @@ def wsgi_app(db):
     request_finished.connect(close_old_connections)
 
 
+@pytest.fixture(scope="module")
+def served_schema(django_db_setup, django_db_blocker) -> dict:
+    """The schema as /api/schema/ serves it, fetched once: generating it takes about half a second."""
+    with django_db_blocker.unblock():  # the request passes the session and auth machinery, which may read it
+        return schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application()).raw_schema
+
+
 @pytest.fixture
-def api_schema(wsgi_app):
-    return schemathesis.openapi.from_wsgi("/api/schema/", wsgi_app)
+def api_schema(served_schema, wsgi_app):
+    schema = schemathesis.openapi.from_dict(copy.deepcopy(served_schema))
+    schema.app = wsgi_app
+    return schema
 
 
 @pytest.fixture
