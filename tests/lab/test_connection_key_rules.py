@@ -86,6 +86,14 @@ def test_a_key_saved_before_the_rule_breaks_only_its_own_connection(api, workspa
     errors = {error["connection"]: error["error"] for error in models.json()["errors"]}
     assert "cannot be sent" in errors["legacy"] and "new key" in errors["legacy"]
     assert any(model["connection"] == "simulated" for model in models.json()["results"])
+    variants = [{"model": "simulated::instant", "prompt": "Hi"}, {"model": "simulated::instant", "prompt": "Yo"}]
+    group = api.post(
+        "/api/v1/groups/", {"workspace": workspace.pk, "mode": "prompts", "variants": variants}, format="json"
+    )
+    assert group.status_code == 201, group.content
+    client = Client()
+    client.force_login(workspace.memberships.get().user)
+    assert client.get(f"/w/{workspace.pk}/experiments/new/").status_code == 200
 
 
 async def test_the_adapter_refuses_such_a_key_before_sending_it(fake_llm):
