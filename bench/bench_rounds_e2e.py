@@ -56,7 +56,7 @@ SETUP = """
 import json
 from django.contrib.auth import get_user_model
 from django.test import Client
-from rest_framework.authtoken.models import Token
+from lab.tokens.services import api_token_create
 from lab.services import connection_create, workspace_create
 
 user = get_user_model().objects.create_user(username="bench", password="bench-e2e-2026")
@@ -70,7 +70,7 @@ client = Client()
 client.force_login(user)
 print(json.dumps({{
     "workspace": workspace.pk,
-    "token": Token.objects.get_or_create(user=user)[0].key,
+    "token": api_token_create(user=user, name="bench")[1],
     "session": client.cookies["sessionid"].value,
 }}))
 """

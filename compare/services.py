@@ -14,12 +14,15 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from lab.models import Workspace
+from lab.access import membership_for_user
+from lab.audit.models import Action
+from lab.audit.services import audit_record
+from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.templating import VariantTemplate, render_variants, variant_name
@@ -375,3 +378,16 @@ def _creation_order(group: CompareGroup, variants: list[Variant]) -> list[Varian
     if not group.blind:
         return variants
     return secrets.SystemRandom().sample(variants, len(variants))
+
+
+@transaction.atomic
+def group_delete(*, group: CompareGroup, user) -> None:
+    """Delete a comparison with its rounds, answers, votes and verdicts: its creator or an owner may, once no
+    round of it is still queued or running (a worker would be writing into it)."""
+    if group.created_by_id != user.pk and not membership_for_user(user, group.workspace_id).allows(Role.OWNER):
+        raise PermissionDenied("Only the comparison's creator or an owner of the workspace may delete it.")
+    if group.rounds.unfinished().exists():
+        raise ValidationError({"rounds": "A round of this comparison is still running; cancel it first."})
+    details = {"variants": group.variants.count(), "rounds": group.rounds.count()}
+    audit_record(actor=user, action=Action.COMPARISON_DELETED, target=group, details=details)
+    group.delete()

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import Connection, Membership, Workspace
+from .models import ApiToken, AuditEntry, Connection, Membership, Workspace
 
 
 class MembershipInline(admin.TabularInline):
@@ -29,3 +29,31 @@ class ConnectionAdmin(admin.ModelAdmin):
     list_filter = ["kind"]
     exclude = ["api_key_encrypted"]
     readonly_fields = ["api_key_hint", "models_fetched_at"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Only the hash is stored; revoke a token from its owner's page (which writes the audit entry)."""
+
+    list_display = ["name", "user", "scope", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["scope"]
+    exclude = ["key_hash"]
+    readonly_fields = ["user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The log is read here, never written: entries come only from the services that make the changes."""
+
+    list_display = ["created_at", "workspace", "actor_name", "action", "target_type", "target_name"]
+    list_filter = ["action"]
+    search_fields = ["actor_name", "target_name"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

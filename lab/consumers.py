@@ -1,15 +1,29 @@
 """Websocket consumers: authenticate at connect, authorise before joining, then only relay pushes."""
 
+import asyncio
+import contextlib
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+
+from .outages import REDIS_DOWN
+from .realtime import group_rejoin
+
+# How often an open socket renews its group membership. A Redis restart drops every membership while sockets
+# stay open; the next renewal restores it and sends the page a `resync` (reload over HTTP what was missed), so
+# a page hears events again at most this long after Redis is back.
+REJOIN_S = 2.0
+# Sent to the browser when events may have been missed: the page reloads its state over HTTP.
+RESYNC = "resync"
 
 
 class ScopedConsumer(AsyncJsonWebsocketConsumer):
     """Joins one channel group after `authorise` returns its name; closes with 4403 otherwise."""
 
     channel_group: str | None = None
+    membership: asyncio.Task | None = None
 
     def authorise(self, user, object_id: str) -> str:
         raise NotImplementedError
@@ -28,10 +42,24 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
             return
         await self.channel_layer.group_add(self.channel_group, self.channel_name)
         await self.accept()
+        self.membership = asyncio.create_task(self.keep_membership())
+
+    async def keep_membership(self) -> None:
+        while True:
+            await asyncio.sleep(REJOIN_S)
+            try:
+                lost = await group_rejoin(self.channel_layer, self.channel_group, self.channel_name)
+            except REDIS_DOWN:
+                continue  # Redis is away: the next renewal finds out whether it lost our membership
+            if lost:
+                await self.send_json({"type": RESYNC})
 
     async def disconnect(self, code: int) -> None:
+        if self.membership is not None:
+            self.membership.cancel()
         if self.channel_group:
-            await self.channel_layer.group_discard(self.channel_group, self.channel_name)
+            with contextlib.suppress(*REDIS_DOWN):  # a socket closing while Redis is away has nothing to leave
+                await self.channel_layer.group_discard(self.channel_group, self.channel_name)
 
     async def receive_json(self, content, **kwargs) -> None:
         # The socket is one-way: all changes go through the HTTP API, so a socket can never bypass its checks.

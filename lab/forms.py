@@ -5,12 +5,6 @@ from django import forms
 from .models import ConnectionKind, Role
 
 
-class RegisterForm(forms.Form):
-    username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False)
-    password = forms.CharField(widget=forms.PasswordInput, strip=False)
-
-
 class WorkspaceForm(forms.Form):
     name = forms.CharField(max_length=120)
 

@@ -95,3 +95,9 @@ class Connection(models.Model):
 
     def api_key(self) -> str:
         return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+
+# Teams' models live beside their code; importing them here registers them with this app.
+from .audit.models import Action, AuditEntry  # noqa: E402, F401
+from .invitations.models import Invitation, InvitationState  # noqa: E402, F401
+from .tokens.models import ApiToken, Scope  # noqa: E402, F401

@@ -4,12 +4,13 @@ import logging
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from . import connection_rules, crypto
+from .audit.models import Action
+from .audit.services import audit_record
 from .models import Connection, ConnectionKind, Membership, Role, Workspace
 
 logger = logging.getLogger(__name__)
@@ -69,30 +70,13 @@ def _seed_connections(workspace: Workspace) -> None:
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, email: str = "") -> "User":
-    """A new account with its first workspace, of which it is the owner."""
-    username = (username or "").strip()
-    errors: dict[str, list[str]] = {}
-    if not username:
-        errors["username"] = ["Choose a username."]
-    elif User.objects.filter(username__iexact=username).exists():
-        errors["username"] = ["That username is taken."]
-    user = User(username=username, email=email or "")
-    try:
-        validate_password(password, user)
-    except ValidationError as exc:
-        errors["password"] = exc.messages
-    if errors:  # report every problem at once, not one per attempt
-        raise ValidationError(errors)
-    user.set_password(password)
-    user.full_clean(exclude=["password"])
-    user.save()
-    workspace_create(owner=user, name=f"{username}'s workspace")
-    return user
+def account_first_workspace(*, user) -> Workspace:
+    """Every new account, however it signed up, starts with a workspace of its own, of which it is the owner."""
+    return workspace_create(owner=user, name=f"{user.username}'s workspace")
 
 
 @transaction.atomic
-def membership_add(*, workspace: Workspace, username: str, role: str) -> Membership:
+def membership_add(*, workspace: Workspace, username: str, role: str, actor=None) -> Membership:
     """Add an existing user to a workspace, or change their role if they are already a member."""
     if role not in Role.values:
         raise ValidationError({"role": f"Role must be one of: {', '.join(Role.values)}."})
@@ -102,12 +86,26 @@ def membership_add(*, workspace: Workspace, username: str, role: str) -> Members
     membership, created = Membership.objects.select_for_update().get_or_create(
         user=user, workspace=workspace, defaults={"role": role}
     )
-    if not created and membership.role != role:
+    if created:
+        audit_record(actor=actor, action=Action.MEMBER_ADDED, target=membership, details={"role": role})
+    elif membership.role != role:
         if membership.role == Role.OWNER and _last_owner(workspace, membership):
             raise ValidationError({"role": "A workspace needs at least one owner."})
+        details = {"from": membership.role, "to": role}
         membership.role = role
         membership.save(update_fields=["role"])
+        audit_record(actor=actor, action=Action.MEMBER_ROLE_CHANGED, target=membership, details=details)
     return membership
+
+
+@transaction.atomic
+def membership_remove(*, membership: Membership, actor=None) -> None:
+    """Take someone out of a workspace; their session and API tokens lose it with the row."""
+    membership = Membership.objects.select_for_update().select_related("user", "workspace").get(pk=membership.pk)
+    if membership.role == Role.OWNER and _last_owner(membership.workspace, membership):
+        raise ValidationError({"role": "A workspace needs at least one owner."})
+    audit_record(actor=actor, action=Action.MEMBER_REMOVED, target=membership, details={"role": membership.role})
+    membership.delete()
 
 
 def _last_owner(workspace: Workspace, membership: Membership) -> bool:
@@ -151,6 +149,7 @@ def connection_create(
     api_key: str = "",
     max_concurrency: int = 4,
     rpm: int = 60,
+    actor=None,
 ) -> Connection:
     connection = Connection(
         workspace=workspace,
@@ -165,16 +164,20 @@ def connection_create(
     connection.set_api_key(api_key)
     connection.save()
     logger.info("Connection %s (%s) created in workspace %s", connection.name, connection.kind, workspace.pk)
+    details = {"kind": connection.kind, "base_url": connection.base_url}
+    audit_record(actor=actor, action=Action.CONNECTION_CREATED, target=connection, details=details)
     return connection
 
 
 @transaction.atomic
-def connection_update(*, connection: Connection, **changes) -> Connection:
+def connection_update(*, connection: Connection, actor=None, **changes) -> Connection:
     """Change fields; an api_key of "" keeps the stored key, None leaves it alone, a value replaces it."""
     api_key = changes.pop("api_key", None)
     endpoint_before = connection.base_url
+    changed = {}
     for field in ("name", "base_url", "max_concurrency", "rpm"):
-        if field in changes:
+        if field in changes and changes[field] != getattr(connection, field):
+            changed[field] = {"from": getattr(connection, field), "to": changes[field]}
             setattr(connection, field, changes[field])
     _validate_api_key(api_key or "")
     _validate_connection(connection, api_key_given=bool(api_key))
@@ -184,10 +187,22 @@ def connection_update(*, connection: Connection, **changes) -> Connection:
         # Another account or server may offer other models: fetch the catalog afresh on next use.
         connection.models_cache, connection.models_fetched_at = [], None
     connection.save()
+    # The log says which fields changed and to what; a new key is its own entry and only its masked hint shows.
+    if changed:
+        audit_record(actor=actor, action=Action.CONNECTION_CHANGED, target=connection, details={"changed": changed})
+    if api_key:
+        audit_record(
+            actor=actor,
+            action=Action.CONNECTION_KEY_ROTATED,
+            target=connection,
+            details={"hint": connection.api_key_hint},
+        )
     return connection
 
 
-def connection_delete(*, connection: Connection) -> None:
+@transaction.atomic
+def connection_delete(*, connection: Connection, actor=None) -> None:
+    audit_record(actor=actor, action=Action.CONNECTION_DELETED, target=connection, details={"kind": connection.kind})
     connection.delete()
 
 

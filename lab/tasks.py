@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from . import services
+from .audit import services as audit_services
 from .realtime import broadcast, workspace_channel
 
 
@@ -11,3 +12,9 @@ def worker_check(workspace_id: int) -> None:
     """Health check from the settings page: proves worker → database → websocket all work."""
     services.workspace_mark_worker_seen(workspace_id=workspace_id)
     broadcast(workspace_channel(workspace_id), "worker.pong", workspace=workspace_id)
+
+
+@shared_task(name="lab.audit_prune")
+def audit_prune() -> int:
+    """Daily (beat): drop audit entries older than AUDIT_RETENTION_DAYS."""
+    return audit_services.audit_prune()

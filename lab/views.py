@@ -1,8 +1,6 @@
-"""Lab pages: accounts, the workspace overview and its settings (members, connections)."""
+"""Lab pages: the workspace overview and its settings (members, connections); accounts are allauth's."""
 
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -11,7 +9,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from . import catalog, services
 from .access import connection_for_user, membership_for_user, workspaces_of
-from .forms import ConnectionForm, MemberForm, RegisterForm, WorkspaceForm
+from .forms import ConnectionForm, MemberForm, WorkspaceForm
+from .invitations.views import InvitationForm
 from .models import Role
 from .providers.base import ProviderError
 
@@ -20,22 +19,6 @@ def add_service_errors(form, error: ValidationError) -> None:
     """Show a service's field errors on the form fields they name."""
     for field, field_messages in error.message_dict.items():
         form.add_error(field if field in form.fields else None, field_messages)
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-def register(request):
-    if not settings.REGISTRATION_OPEN:
-        raise Http404("Registration is closed; ask an owner of a workspace to create your account.")
-    form = RegisterForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            user = services.user_register(**form.cleaned_data)
-        except ValidationError as exc:
-            add_service_errors(form, exc)
-        else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect("home")
-    return render(request, "registration/register.html", {"form": form})
 
 
 @login_required
@@ -77,18 +60,22 @@ def workspace_settings(request, pk):
     membership = membership_for_user(request.user, pk)
     request.session["workspace_id"] = membership.workspace_id
     workspace = membership.workspace
+    is_owner = membership.allows(Role.OWNER)
     return render(
         request,
         "lab/settings.html",
         {
             "workspace": workspace,
             "membership": membership,
-            "is_owner": membership.allows(Role.OWNER),
+            "is_owner": is_owner,
             "can_edit": membership.allows(Role.EDITOR),
             "members": workspace.memberships.select_related("user").order_by("user__username"),
+            "roles": Role.choices,
             "connections": workspace.connections.all(),
             "member_form": MemberForm(),
             "connection_form": ConnectionForm(),
+            "invitation_form": InvitationForm(),
+            "invitations": workspace.invitations.select_related("created_by")[:50] if is_owner else [],
         },
     )
 
@@ -100,10 +87,35 @@ def member_add(request, pk):
     form = MemberForm(request.POST)
     if form.is_valid():
         try:
-            services.membership_add(workspace=workspace, **form.cleaned_data)
+            services.membership_add(workspace=workspace, actor=request.user, **form.cleaned_data)
         except ValidationError as exc:
             add_service_errors(form, exc)
     _flash_form(request, form, f"{form.cleaned_data.get('username', '')} is now a member.")
+    return redirect("lab:settings", pk=workspace.pk)
+
+
+@login_required
+@require_POST
+def member_change(request, pk, user_id):
+    """An owner changes a member's role, or removes them (`remove` in the form)."""
+    workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
+    membership = workspace.memberships.select_related("user").filter(user_id=user_id).first()
+    if membership is None:
+        raise Http404("No such member.")
+    try:
+        if "remove" in request.POST:
+            services.membership_remove(membership=membership, actor=request.user)
+            messages.success(request, f"{membership.user.username} is no longer a member.")
+        else:
+            role = request.POST.get("role", "")
+            services.membership_add(
+                workspace=workspace, username=membership.user.username, role=role, actor=request.user
+            )
+            messages.success(request, f"{membership.user.username} is now {role}.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    if membership.user_id == request.user.id and "remove" in request.POST:
+        return redirect("home")
     return redirect("lab:settings", pk=workspace.pk)
 
 
@@ -114,7 +126,7 @@ def connection_add(request, pk):
     form = ConnectionForm(request.POST)
     if form.is_valid():
         try:
-            services.connection_create(workspace=workspace, **form.cleaned_data)
+            services.connection_create(workspace=workspace, actor=request.user, **form.cleaned_data)
         except ValidationError as exc:
             add_service_errors(form, exc)
     _flash_form(request, form, "Connection added.")
@@ -125,7 +137,7 @@ def connection_add(request, pk):
 @require_POST
 def connection_remove(request, pk, connection_id):
     connection = connection_for_user(request.user, pk, connection_id, role=Role.OWNER)
-    services.connection_delete(connection=connection)
+    services.connection_delete(connection=connection, actor=request.user)
     messages.success(request, f"Connection {connection.name} removed.")
     return redirect("lab:settings", pk=pk)
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+import dj_email_url
 from django.core.exceptions import ImproperlyConfigured
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -58,6 +59,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "csp",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.google",
     "lab",
     "compare",
     "judging",
@@ -73,6 +80,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
 ]
@@ -104,6 +112,10 @@ if DATABASE_URL:
     DATABASES["default"]["OPTIONS"] = {
         "pool": {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")), "timeout": 30}
     }
+    # With a pool, Django turns this into psycopg_pool's `check`: a pooled connection is tested before it is handed
+    # out, so after a Postgres restart the pool replaces its dead connections instead of giving each of them to a
+    # request (or a round's write) that then fails.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {
         "default": {
@@ -128,6 +140,69 @@ LOGIN_URL = "lab:login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "lab:login"
 REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
+
+# --- Accounts, single sign-on, mail, API tokens and the audit log (django-allauth; see README "Accounts") ---
+# Local username/password, sign-up (closed by REGISTRATION_OPEN=0), e-mail verification and password reset are
+# allauth's account flows; OpenID Connect, GitHub and Google appear only when their keys are set, so
+# `make run` needs none of it. The rules (who may sign up, which domains) live in lab/accounts/adapters.py.
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
+]
+ACCOUNT_ADAPTER = "lab.accounts.adapters.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "lab.accounts.adapters.SocialAccountAdapter"
+ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm"}
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
+# "optional" sends a verification mail and lets people in; "mandatory" waits for the click; "none" sends none.
+ACCOUNT_EMAIL_VERIFICATION = os.environ.get("ACCOUNT_EMAIL_VERIFICATION", "optional")
+ACCOUNT_LOGOUT_REDIRECT_URL = LOGOUT_REDIRECT_URL
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if DEBUG else "https"
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_LOGIN_ON_GET = False  # a provider's button posts, so a link cannot sign anyone in
+SOCIALACCOUNT_STORE_TOKENS = False  # we only need who someone is, not their tokens at the provider
+# A provider's sign-in never takes over an existing local account that has the same address.
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+OIDC_ISSUER_URL = os.environ.get("OIDC_ISSUER_URL", "")
+OIDC_ALLOWED_EMAIL_DOMAINS = [domain.lower().lstrip("@") for domain in env_list("OIDC_ALLOWED_EMAIL_DOMAINS")]
+OIDC_ALLOW_SIGNUP = env_bool("OIDC_ALLOW_SIGNUP", True)
+SOCIALACCOUNT_PROVIDERS: dict = {}
+if OIDC_ISSUER_URL and os.environ.get("OIDC_CLIENT_ID"):
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {
+        "OAUTH_PKCE_ENABLED": True,
+        "APPS": [
+            {
+                "provider_id": "oidc",
+                "name": os.environ.get("OIDC_PROVIDER_NAME", "Single sign-on"),
+                "client_id": os.environ["OIDC_CLIENT_ID"],
+                "secret": os.environ.get("OIDC_CLIENT_SECRET", ""),
+                "settings": {"server_url": OIDC_ISSUER_URL},
+            }
+        ],
+    }
+for _provider in ("github", "google"):
+    if os.environ.get(f"{_provider.upper()}_CLIENT_ID"):
+        SOCIALACCOUNT_PROVIDERS[_provider] = {
+            "APPS": [
+                {
+                    "client_id": os.environ[f"{_provider.upper()}_CLIENT_ID"],
+                    "secret": os.environ.get(f"{_provider.upper()}_CLIENT_SECRET", ""),
+                }
+            ],
+            "SCOPE": ["user:email"] if _provider == "github" else ["profile", "email"],
+        }
+# Mail: the console in development; EMAIL_URL (smtp://user:password@host:587/?tls=True) in production.
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Prompt Lab <promptlab@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+_email = dj_email_url.parse(os.environ.get("EMAIL_URL", "") or "console://")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST, EMAIL_PORT = _email["EMAIL_HOST"] or "localhost", _email["EMAIL_PORT"] or 25
+EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_USER"] or "", _email["EMAIL_HOST_PASSWORD"] or ""
+EMAIL_USE_TLS, EMAIL_USE_SSL, EMAIL_TIMEOUT = _email["EMAIL_USE_TLS"], _email["EMAIL_USE_SSL"], 30
+# Invitations and API tokens.
+INVITATION_DEFAULT_DAYS = int(os.environ.get("INVITATION_DEFAULT_DAYS", "7"))
+# Audit entries older than this are deleted by the daily prune task (0 keeps them for ever).
+AUDIT_RETENTION_DAYS = int(os.environ.get("AUDIT_RETENTION_DAYS", "365"))
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -182,10 +257,13 @@ CONTENT_SECURITY_POLICY = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(16 * 1024 * 1024)))
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "lab.tokens.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "lab.tokens.auth.TokenScopeAllows",
+    ],
     "EXCEPTION_HANDLER": "lab.api.errors.exception_handler",
     # JSON that the database can store and the stack can hold (lab.values), or a 400 naming the field.
     "DEFAULT_PARSER_CLASSES": [
@@ -298,11 +376,16 @@ CELERY = {
     "task_time_limit": CELERY_TASK_TIME_LIMIT,
     "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT},
     "broker_connection_retry_on_startup": True,
+    # A round in flight when the broker connection drops keeps streaming (the threads pool cannot stop it anyway);
+    # its message goes back to the queue and the redelivery finds the round claimed (compare.rounds.round_claim).
+    # Celery 5.7.0 dies on that path (see requirements.txt), so it is pinned to 5.6.3.
+    "worker_cancel_long_running_tasks_on_connection_loss": False,
     "worker_hijack_root_logger": False,
     "timezone": "UTC",
     "beat_schedule": {
         "compare-sweep": {"task": "compare.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
         "judging-sweep": {"task": "judging.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
+        "lab-audit-prune": {"task": "lab.audit_prune", "schedule": 24 * 3600.0},
     },
 }
 # Embedded mode runs a worker thread in the web process; tests and management commands turn it off.

@@ -13,6 +13,8 @@ urlpatterns = [
     # A workspace's home page is its history of comparisons.
     path("w/<int:pk>/", compare_views.history, name="workspace_home"),
     path("admin/", admin.site.urls),
+    # allauth's pages (password reset, e-mail verification, identity providers) keep their own URL names.
+    path("accounts/", include("allauth.urls")),
     path("api/v1/", include("lab.api.urls")),
     path("api/v1/", include("judging.api.urls")),
     path("api/v1/", include("compare.api.urls")),

@@ -14,6 +14,7 @@ from tests.fixtures.judging_factories import fake_connections
 pytest_plugins = [
     "tests.fixtures.services",
     "tests.fixtures.processes",
+    "tests.fixtures.private_services",
     "tests.fixtures.browser",
     "tests.fixtures.fake_llm",
 ]

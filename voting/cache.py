@@ -3,13 +3,15 @@
 Each comparison and each workspace has a version token in the cache; a result is stored under the token read
 before computing it. A vote replaces both tokens once it commits (`votes_changed`), so the next request misses and
 recomputes, and a result computed while that vote was committing lands under the old token, where nobody looks.
-A token that the cache evicted is simply re-created: a miss, never a stale hit. Judge verdicts and experiment
+A token that the cache evicted is simply re-created: a miss, never a stale hit. While the cache is down (Redis
+away), every request computes its result: slower, never a 500. Judge verdicts and experiment
 evaluations enter the report's key through `judge_scores_stamp` (aggregate queries), since both are written
 without signals.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import uuid
@@ -19,6 +21,7 @@ from django.core.cache import cache
 
 from compare.models import CompareGroup, Round
 from lab.models import Workspace
+from lab.outages import REDIS_DOWN
 
 from .judge_scores import judge_scores_stamp
 from .leaderboard import LeaderboardFilters, leaderboard
@@ -31,12 +34,16 @@ def _version_key(scope: str, pk: int) -> str:
     return f"voting:version:{scope}:{pk}"
 
 
-def _version(scope: str, pk: int) -> str:
+def _version(scope: str, pk: int) -> str | None:
+    """The scope's token; None while the cache is down (Redis away), when nothing is cached."""
     key = _version_key(scope, pk)
-    version = cache.get(key)
-    if version is None:
-        cache.add(key, uuid.uuid4().hex, timeout=None)  # add: concurrent first readers agree on one token
+    try:
         version = cache.get(key)
+        if version is None:
+            cache.add(key, uuid.uuid4().hex, timeout=None)  # add: concurrent first readers agree on one token
+            version = cache.get(key)
+    except REDIS_DOWN:
+        return None
     return version
 
 
@@ -52,11 +59,17 @@ def votes_changed(round_: Round) -> None:
     )
 
 
-def _cached(key: str, compute: Callable[[], dict]) -> dict:
-    result = cache.get(key)
+def _cached(version: str | None, key: str, compute: Callable[[], dict]) -> dict:
+    if version is None:  # the cache is down: computed for this request, slower but never stale
+        return compute()
+    try:
+        result = cache.get(key)
+    except REDIS_DOWN:
+        return compute()
     if result is None:
         result = compute()
-        cache.set(key, result, timeout=RESULT_TIMEOUT_S)
+        with contextlib.suppress(*REDIS_DOWN):
+            cache.set(key, result, timeout=RESULT_TIMEOUT_S)
     return result
 
 
@@ -67,10 +80,16 @@ def _digest(*parts) -> str:
 
 def cached_group_report(group: CompareGroup, *, pass_threshold: float) -> dict:
     # updated_at: a renamed comparison (or, in a test database, another one under a reused id) is not this one.
-    state = _digest(_version("group", group.pk), group.updated_at, judge_scores_stamp(group), pass_threshold)
-    return _cached(f"voting:report:{group.pk}:{state}", lambda: group_report(group, pass_threshold=pass_threshold))
+    version = _version("group", group.pk)
+    state = _digest(version, group.updated_at, judge_scores_stamp(group), pass_threshold)
+    return _cached(
+        version, f"voting:report:{group.pk}:{state}", lambda: group_report(group, pass_threshold=pass_threshold)
+    )
 
 
 def cached_leaderboard(workspace: Workspace, *, by: str, filters: LeaderboardFilters) -> dict:
-    state = _digest(_version("workspace", workspace.pk), workspace.created_at, by, filters.as_dict())
-    return _cached(f"voting:leaderboard:{workspace.pk}:{state}", lambda: leaderboard(workspace, by=by, filters=filters))
+    version = _version("workspace", workspace.pk)
+    state = _digest(version, workspace.created_at, by, filters.as_dict())
+    return _cached(
+        version, f"voting:leaderboard:{workspace.pk}:{state}", lambda: leaderboard(workspace, by=by, filters=filters)
+    )

@@ -51,8 +51,11 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
         update_fields=["choice", "output", "variant", "updated_at"],
     )
     vote = Vote.objects.get(round=round, user=user)
+    # The reports' cache first: it must stop serving the old counts whether or not the live update gets out. Robust:
+    # a cache that is down (Redis away) is logged; the vote is committed either way (and a restarted Redis holds no
+    # stale report). The broadcast never raises (lab.realtime).
+    transaction.on_commit(lambda: votes_changed(round), robust=True)
     transaction.on_commit(lambda: broadcast_tally(round))
-    transaction.on_commit(lambda: votes_changed(round))
     return vote
 
 

@@ -63,6 +63,11 @@ class GroupDetail(APIView):
     def get(self, request, pk):
         return Response(_group_detail(group_for_user(request.user, pk), request))
 
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk):
+        services.group_delete(group=group_for_user(request.user, pk, write=True), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 class GroupRuns(APIView):
     @extend_schema(request=s.RunsIn, responses={202: s.RunsOut})

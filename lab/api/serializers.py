@@ -26,12 +26,16 @@ class MemberIn(StrictIn):
     role = serializers.ChoiceField(choices=Role.choices)
 
 
+class MemberRoleIn(StrictIn):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
 class MemberOut(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username")
 
     class Meta:
         model = Membership
-        fields = ["id", "username", "role", "created_at"]
+        fields = ["id", "user_id", "username", "role", "created_at"]
 
 
 class ConnectionOut(serializers.ModelSerializer):

@@ -1,6 +1,7 @@
 """Lab API: workspaces, members, connections, the model catalog and the worker health check. Thin: access + service."""
 
 from django.db.models import F
+from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -55,8 +56,35 @@ class MemberList(generics.GenericAPIView):
         workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
         data = s.MemberIn(data=request.data)
         data.is_valid(raise_exception=True)
-        membership = services.membership_add(workspace=workspace, **data.validated_data)
+        membership = services.membership_add(workspace=workspace, actor=request.user, **data.validated_data)
         return Response(s.MemberOut(membership).data, status=status.HTTP_201_CREATED)
+
+
+class MemberDetail(APIView):
+    """An owner changes a member's role (PATCH) or removes them (DELETE); the member's tokens lose it at once."""
+
+    @extend_schema(request=s.MemberRoleIn, responses=s.MemberOut)
+    def patch(self, request, pk, user_id):
+        membership = self._membership(request, pk, user_id)
+        data = s.MemberRoleIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership = services.membership_add(
+            workspace=membership.workspace, username=membership.user.username, actor=request.user, **data.validated_data
+        )
+        return Response(s.MemberOut(membership).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk, user_id):
+        services.membership_remove(membership=self._membership(request, pk, user_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @staticmethod
+    def _membership(request, pk, user_id) -> Membership:
+        workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
+        membership = workspace.memberships.select_related("user", "workspace").filter(user_id=user_id).first()
+        if membership is None:
+            raise Http404("No such member.")
+        return membership
 
 
 class ConnectionList(generics.GenericAPIView):
@@ -73,7 +101,7 @@ class ConnectionList(generics.GenericAPIView):
         workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
         data = s.ConnectionIn(data=request.data)
         data.is_valid(raise_exception=True)
-        connection = services.connection_create(workspace=workspace, **data.validated_data)
+        connection = services.connection_create(workspace=workspace, actor=request.user, **data.validated_data)
         return Response(s.ConnectionOut(connection).data, status=status.HTTP_201_CREATED)
 
 
@@ -88,13 +116,13 @@ class ConnectionDetail(APIView):
         connection = self._connection(request, pk, connection_id, Role.OWNER)
         data = s.ConnectionUpdateIn(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        connection = services.connection_update(connection=connection, **data.validated_data)
+        connection = services.connection_update(connection=connection, actor=request.user, **data.validated_data)
         return Response(s.ConnectionOut(connection).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, pk, connection_id):
         connection = self._connection(request, pk, connection_id, Role.OWNER)
-        services.connection_delete(connection=connection)
+        services.connection_delete(connection=connection, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @staticmethod

@@ -7,6 +7,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from lab.consumers import REJOIN_S
 from lab.services import connection_create
 from promptlab.asgi import application
 from tests.compare.events import GroupEvents, in_thread
@@ -173,3 +174,19 @@ def test_a_page_that_connects_mid_stream_reloads_most_of_the_text_so_far_over_ht
         assert output["status"] == "running"
         assert output["text"].startswith("t0 t1 t2")
         assert " ".join(f"t{i}" for i in range(300)).startswith(output["text"])
+
+
+def test_a_socket_whose_group_membership_holds_is_never_told_to_resync(transactional_db, workspace, owner):
+    # The membership renewal (lab.consumers) asks pages to reload only when Redis lost it (tests/faults).
+    group = make_group(workspace, owner)
+    cookie = session_cookie(owner)
+
+    async def idle() -> bool:
+        socket, connected, _ = await open_socket(cookie, group.pk)
+        assert connected
+        await asyncio.sleep(2 * REJOIN_S + 0.5)  # two renewals
+        quiet = await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+        return quiet
+
+    assert asyncio.run(idle())

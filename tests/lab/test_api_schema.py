@@ -16,7 +16,6 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given, settings
-from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -25,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from compare.services import dataset_create
+from lab.tokens.services import api_token_create
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.judging_factories import answered_round
 
@@ -37,6 +37,9 @@ LISTS = [
     "workspaces/{id}/connections",
     "workspaces/{id}/members",
     "workspaces/{id}/judges",
+    "workspaces/{id}/invitations",
+    "workspaces/{id}/audit",
+    "tokens",
 ]
 
 
@@ -70,7 +73,7 @@ def token(owner, workspace) -> str:
     group = make_group(workspace, owner)
     answered_round(group, owner, ["one", "two"])
     dataset_create(workspace=workspace, user=owner, name="Rows", rows=[{"name": "one", "vars": {"a": 1}}])
-    return Token.objects.create(user=owner).key
+    return api_token_create(user=owner, name="tests")[1]
 
 
 def operations() -> list[tuple[str, str]]:

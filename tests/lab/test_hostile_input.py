@@ -15,10 +15,10 @@ import httpx
 import pytest
 from django.apps import apps
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from compare.models import Dataset
 from compare.services import dataset_create
+from lab.tokens.services import api_token_create
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.judging_factories import answered_round, make_judge
 
@@ -602,9 +602,9 @@ def test_the_corpus_covers_every_endpoint_that_takes_a_body():
     ],
 )
 def test_hostile_headers_are_a_json_answer_too(client, owner, headers, status):
-    token = Token.objects.create(user=owner)
+    token = api_token_create(user=owner, name="tests")[1]
     before = counts()
-    extra = {"CONTENT_TYPE": "application/json", "HTTP_AUTHORIZATION": f"Token {token.key}", **headers}
+    extra = {"CONTENT_TYPE": "application/json", "HTTP_AUTHORIZATION": f"Token {token}", **headers}
     content_type = extra.pop("CONTENT_TYPE")
 
     response = client.generic("POST", "/api/v1/workspaces/", b'{"name": "x"}', content_type=content_type, **extra)
@@ -685,7 +685,10 @@ def test_page_forms_refuse_what_cannot_be_stored_and_say_why(owner, world, url, 
 @pytest.mark.services
 def test_the_real_server_answers_the_worst_of_them_in_json(transactional_db, owner, workspace, web_server):
     """Through daphne, as a client meets it: the ASGI stack adds no 500 or HTML answer of its own."""
-    headers = {"Authorization": f"Token {Token.objects.create(user=owner).key}", "Content-Type": "application/json"}
+    headers = {
+        "Authorization": f"Token {api_token_create(user=owner, name='tests')[1]}",
+        "Content-Type": "application/json",
+    }
     w = World(workspace.pk, 0, 0, 0, 0, 0)
     cases = [
         (raw(group_body(w), "shared_variables", deep()), 400, "shared_variables"),

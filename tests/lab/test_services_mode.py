@@ -8,19 +8,7 @@ import pytest
 import websockets
 from websockets.exceptions import InvalidStatus
 
-from tests.fixtures.factories import PASSWORD
-
-
-def login(base_url: str, username: str) -> httpx.Client:
-    client = httpx.Client(base_url=base_url, follow_redirects=False)
-    client.get("/login/")
-    response = client.post(
-        "/login/",
-        data={"username": username, "password": PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
-        headers={"Referer": f"{base_url}/login/"},
-    )
-    assert response.status_code == 302, response.text[:500]
-    return client
+from tests.fixtures.processes import login
 
 
 async def next_event(socket, event_type: str, timeout: float = 20) -> dict:

@@ -19,11 +19,15 @@ pytestmark = pytest.mark.django_db
 API_WRITES = [
     ("post", "/api/v1/workspaces/{workspace}/worker-check/", {}),
     ("post", "/api/v1/workspaces/{workspace}/members/", {"username": "viewer", "role": "owner"}),
+    ("patch", "/api/v1/workspaces/{workspace}/members/{owner}/", {"role": "viewer"}),
+    ("delete", "/api/v1/workspaces/{workspace}/members/{owner}/", None),
+    ("post", "/api/v1/workspaces/{workspace}/invitations/", {"role": "editor", "email": "new@example.com"}),
     ("post", "/api/v1/workspaces/{workspace}/connections/", {"name": "mine", "kind": "simulated"}),
     ("patch", "/api/v1/workspaces/{workspace}/connections/{connection}/", {"rpm": 1}),
     ("delete", "/api/v1/workspaces/{workspace}/connections/{connection}/", None),
     ("post", "/api/v1/workspaces/{workspace}/connections/{connection}/refresh-models/", {}),
     ("post", "/api/v1/groups/", "group"),
+    ("delete", "/api/v1/groups/{group}/", None),
     ("post", "/api/v1/groups/{group}/runs/", {}),
     ("post", "/api/v1/groups/{group}/clone/", {}),
     ("put", "/api/v1/groups/{group}/judge/", {"judge": None}),
@@ -44,6 +48,8 @@ API_WRITES = [
 
 PAGE_WRITES = [
     ("/w/{workspace}/settings/members/", {"username": "viewer", "role": "owner"}),
+    ("/w/{workspace}/settings/members/{owner}/", {"role": "viewer"}),
+    ("/w/{workspace}/settings/invitations/", {"role": "editor", "email": "new@example.com"}),
     ("/w/{workspace}/settings/connections/", {"name": "mine", "kind": "simulated", "max_concurrency": 1, "rpm": 1}),
     ("/w/{workspace}/settings/connections/{connection}/refresh-models/", {}),
     ("/w/{workspace}/settings/connections/{connection}/remove/", {}),
@@ -72,6 +78,7 @@ def ids(workspace, owner, viewer, connections, fake_llm) -> dict[str, int]:
     judge, _ = make_judge(workspace, owner, fake_llm)
     return {
         "workspace": workspace.pk,
+        "owner": owner.pk,
         "connection": connections[0].pk,
         "group": group.pk,
         "round": round_.pk,

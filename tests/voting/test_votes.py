@@ -6,11 +6,11 @@ import httpx
 import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from rest_framework.authtoken.models import Token
 
 from compare.models import OutputStatus
 from lab.models import Role
 from lab.realtime import group_channel
+from lab.tokens.services import api_token_create
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.models import Vote
@@ -125,7 +125,7 @@ def post_votes_concurrently(base_url: str, requests: list[tuple[str, str, dict]]
 @pytest.mark.services
 def test_100_concurrent_votes_of_one_person_leave_exactly_one_vote(transactional_db, workspace, owner, web_server):
     round_ = finished_round(voting_group(workspace, owner), owner)
-    token = Token.objects.create(user=owner).key
+    token = api_token_create(user=owner, name="votes")[1]
     outputs = outputs_of(round_)
     url = f"/api/v1/rounds/{round_.pk}/vote/"
     statuses = post_votes_concurrently(
@@ -139,7 +139,7 @@ def test_100_concurrent_votes_of_one_person_leave_exactly_one_vote(transactional
 def test_concurrent_votes_of_50_people_are_all_counted(transactional_db, workspace, owner, web_server):
     round_ = finished_round(voting_group(workspace, owner), owner)
     voters = [add_member(workspace, f"voter{i}", Role.VIEWER) for i in range(50)]
-    tokens = [Token.objects.create(user=v).key for v in voters]
+    tokens = [api_token_create(user=v, name="votes")[1] for v in voters]
     first = outputs_of(round_)[0]
     url = f"/api/v1/rounds/{round_.pk}/vote/"
     statuses = post_votes_concurrently(web_server.url, [(t, url, {"output": first.pk}) for t in tokens])

@@ -33,3 +33,12 @@ class TallyOut(serializers.Serializer):
 class RoundVotesOut(serializers.Serializer):
     vote = VoteOut(allow_null=True)
     tally = TallyOut()
+
+
+class VoteCastOut(RoundVotesOut):
+    live = serializers.ChoiceField(
+        choices=["sent", "delayed"],
+        help_text="'delayed': the vote is saved, but the live update to open pages could not be sent now "
+        "(the realtime service is unavailable); they show it when they reload or reconnect.",
+    )
+    detail = serializers.CharField(required=False, help_text="what 'delayed' means, in a sentence for people")

@@ -38,7 +38,7 @@ function followProgress() {
   socket.addEventListener("open", soon);
   socket.addEventListener("message", (message) => {
     const event = JSON.parse(message.data);
-    if (["progress", "round.done", "output.done"].includes(event.type)) soon();
+    if (["progress", "round.done", "output.done", "resync"].includes(event.type)) soon();
   });
   setInterval(soon, 5000);
 }

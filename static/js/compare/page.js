@@ -1,5 +1,6 @@
 // The comparison page: streams every column live over the group's socket, keeps the round in step with the
-// database over HTTP (on connect, after each answer and whenever an event was missed), switches rounds in place,
+// database over HTTP (on connect, after each answer, on a gap in an answer's text and when the server says events
+// were missed while the socket stayed open), switches rounds in place,
 // and runs the header's actions and tabs. Votes and the judge's verdicts are the voting and judging apps'
 // partials, fetched by URL into the round (vote.js, judging/verdict_panel.js).
 import { postJSON, socketURL } from "../csrf.js";
@@ -79,9 +80,11 @@ function restoreStreams() {
 }
 
 function onDelta(event) {
+  const hadGap = streams.get(event.output)?.gap;
   const state = streams.apply(event.output, event.offset, event.text);
   const column = columnOf(event.output);
   if (column) showStream(column, state);
+  if (state.gap && !hadGap) resyncSoon(); // text went missing: what else did?
 }
 
 function onDone(event) {
@@ -265,18 +268,29 @@ function handle(event) {
     case "progress": onProgress(event); break;
     case "vote.tally": panel?.tally(event); break;
     case "verdict.done": verdicts?.verdictDone(event); break;
+    case "resync": resyncAll(); break;
     default: break;
   }
 }
 
+// The server says events may have been lost while the socket stayed open (the channel layer restarted): reload
+// the round, the tally and the verdicts over HTTP, as on a reconnect.
+function resyncAll() {
+  resync();
+  panel?.load();
+  verdicts?.load();
+}
+
 let retries = 0;
+let connected = false;
 function connect() {
   const socket = new WebSocket(socketURL(root.dataset.socket));
   socket.addEventListener("open", () => {
     retries = 0;
     root.dataset.live = "1";
     startPending();
-    resync();
+    if (connected) resyncAll(); else resync(); // on a reconnect, votes and verdicts may have changed meanwhile too
+    connected = true;
   });
   socket.addEventListener("message", (message) => handle(JSON.parse(message.data)));
   socket.addEventListener("close", (event) => {
@@ -285,7 +299,9 @@ function connect() {
       showNotice("Live updates stopped: you are signed out or no longer a member. Reload the page.");
       return;
     }
-    setTimeout(connect, Math.min(10000, 500 * 2 ** retries++));
+    // At most 4 s apart: after an outage longer than the channel layer's retries closed the socket, the page is
+    // live again within about that long of the server being back.
+    setTimeout(connect, Math.min(4000, 500 * 2 ** retries++));
   });
 }
 

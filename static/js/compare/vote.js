@@ -50,6 +50,8 @@ export class VotePanel {
       if (!this.slot.isConnected) return;
     }
     await this.load();
+    const status = this.section?.querySelector("[data-role=vote-status]");
+    if (status && result.data.live === "delayed") status.textContent = result.data.detail; // saved, not yet live
   }
 
   tally(event) {
