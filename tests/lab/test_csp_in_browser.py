@@ -35,6 +35,8 @@ PAGES = [
     "/w/{workspace}/judges/",
     "/w/{workspace}/judges/new/",
     "/judges/{judge}/",
+    "/settings/tokens/",
+    "/w/{workspace}/audit/",
     "/api/docs/",
 ]
 INJECT = """() => {
