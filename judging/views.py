@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from compare.access import round_for_user
 from lab.access import membership_for_user
@@ -23,6 +23,7 @@ from .rubric import DEFAULT_METRICS, PLACEHOLDERS
 
 
 @login_required
+@require_safe
 def judge_list(request, pk):
     membership = membership_for_user(request.user, pk)
     workspace = membership.workspace
@@ -35,12 +36,14 @@ def judge_list(request, pk):
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def judge_new(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     return _editor(request, workspace, None)
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def judge_edit(request, pk):
     judge = judge_for_user(request.user, pk, write=True)
     return _editor(request, judge.workspace, judge)
@@ -94,6 +97,7 @@ def _cached_models(workspace: Workspace) -> list[str]:
 
 
 @login_required
+@require_safe
 def judge_detail(request, pk):
     judge = judge_for_user(request.user, pk)
     membership = membership_for_user(request.user, judge.workspace_id)
@@ -118,6 +122,7 @@ def judge_delete(request, pk):
 
 
 @login_required
+@require_safe
 def verdict_panel(request, pk):
     round_ = round_for_user(request.user, pk)
     return _panel(request, round_)

@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
@@ -72,6 +73,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -80,6 +82,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "promptlab.urls"
@@ -231,7 +234,27 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+# Content-Security-Policy on every response (django-csp): only what this site ships may load or run, so a model
+# answer or user text that slipped past sanitising still cannot run script. No inline script or style anywhere.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],  # the API docs draw their icons from data: URLs
+        "connect-src": ["'self'"],  # fetch, and the websockets of the same host
+        "frame-src": ["'none'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
 # --- API ---
+# The largest field takes 5 MiB of text (an experiment file, a dataset import); JSON escaping and the other
+# fields need room beside it. Above this a body is refused with a JSON 413 (lab.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(16 * 1024 * 1024)))
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "lab.tokens.auth.ApiTokenAuthentication",
@@ -242,6 +265,12 @@ REST_FRAMEWORK = {
         "lab.tokens.auth.TokenScopeAllows",
     ],
     "EXCEPTION_HANDLER": "lab.api.errors.exception_handler",
+    # JSON that the database can store and the stack can hold (lab.values), or a 400 naming the field.
+    "DEFAULT_PARSER_CLASSES": [
+        "lab.api.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -260,6 +289,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation's error answers are documented once, by the shared machinery that gives them.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lab.api.schema.document_error_responses",
+    ],
     # Several apps have fields called "mode" and "status"; name their enums after what they are.
     "ENUM_NAME_OVERRIDES": {
         "CompareModeEnum": "compare.models.Mode",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user
 from compare.experiments.models import Experiment
@@ -27,6 +28,7 @@ def experiment_warnings(group) -> list[str]:
 
 
 @login_required
+@require_safe
 def report_page(request, pk):
     group = group_for_user(request.user, pk)
     data = cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)
@@ -101,6 +103,7 @@ def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
 
 
 @login_required
+@require_safe
 def leaderboard_page(request, pk):
     workspace = workspace_for_user(request.user, pk)
     query = LeaderboardQueryIn(data=request.GET, context={"workspace": workspace})

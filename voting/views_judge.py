@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from judging.access import judge_for_user
 from judging.models import JudgeConfig
@@ -91,6 +92,7 @@ def pooled_sizes(sizes: tuple[int, ...]) -> str:
 
 
 @login_required
+@require_safe
 def judge_agreement_partial(request, pk):
     judge = judge_for_user(request.user, pk)
     choices = judge_round_choices(judge)

@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from lab.api.inputs import StrictIn
+
 from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Dataset, DatasetRow, Mode, Output, Round, Variant
 from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
 
@@ -42,7 +44,7 @@ class VariantListIn(serializers.ListSerializer):
             raise
 
 
-class VariantIn(serializers.Serializer):
+class VariantIn(StrictIn):
     label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
     model = serializers.CharField(max_length=300)
     prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
@@ -55,7 +57,7 @@ class VariantIn(serializers.Serializer):
         list_serializer_class = VariantListIn
 
 
-class GroupFieldsIn(serializers.Serializer):
+class GroupFieldsIn(StrictIn):
     """Everything of a group except where it lives; shared by create, preview and clone."""
 
     title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -78,7 +80,11 @@ class GroupIn(GroupFieldsIn):
 
 
 class GroupPreviewIn(GroupFieldsIn):
+    """A group-create body; where the group would live does not change what it renders, so it is read and unused."""
+
     mode = serializers.ChoiceField(choices=Mode.choices, required=False, default=Mode.PROMPTS)
+    workspace = serializers.IntegerField(required=False)
+    dataset = serializers.IntegerField(required=False, allow_null=True)
 
 
 class GroupCloneIn(GroupFieldsIn):
@@ -87,17 +93,17 @@ class GroupCloneIn(GroupFieldsIn):
     copy_variant = serializers.IntegerField(min_value=1, required=False, allow_null=True)
 
 
-class RunsIn(serializers.Serializer):
+class RunsIn(StrictIn):
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
     dataset = serializers.IntegerField(required=False, allow_null=True)
 
 
-class DatasetRowIn(serializers.Serializer):
+class DatasetRowIn(StrictIn):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     vars = serializers.DictField(child=serializers.JSONField())
 
 
-class DatasetIn(serializers.Serializer):
+class DatasetIn(StrictIn):
     workspace = serializers.IntegerField()
     name = serializers.CharField(max_length=200)
     rows = DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)

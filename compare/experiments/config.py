@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from lab import values
+
 from .files import Files
 from .read_combinations import CombinationsReader
 from .read_dataset import DatasetReader
@@ -36,6 +38,8 @@ def config_read(text: str, *, source: str, files: Files) -> ExperimentConfig:
         data = json.loads(text) if PurePath(source).suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise ConfigError([f"{source}: not valid {_syntax(source)}: {parse_problem(exc)}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{source}: nested more than {values.MAX_DEPTH} levels deep."]) from None
     return config_from_data(data, source=source, files=files)
 
 
@@ -45,6 +49,9 @@ def _syntax(source: str) -> str:
 
 def config_from_data(data: Any, *, source: str, files: Files) -> ExperimentConfig:
     """Check already-parsed data; raises ConfigError listing every problem."""
+    if found := values.value_problem(data):
+        path, problem = found
+        raise ConfigError([f"{source}: {values.dotted(path) or 'the file'}: {problem}"])
     reader = _Reader(source, files)
     config = reader.read(data)
     if reader.problems:

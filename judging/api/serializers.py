@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from lab.api.inputs import StrictIn
+
 from ..classification import JudgeKind
 from ..models import JudgeConfig, Verdict, VerdictOutput
 from ..rubric import MAX_METRICS, JudgeMode, Scale
@@ -10,14 +12,14 @@ from ..services import MAX_SEED
 # --- Input ---
 
 
-class MetricIn(serializers.Serializer):
+class MetricIn(StrictIn):
     name = serializers.CharField(max_length=60)
     weight = serializers.FloatField(min_value=0, max_value=100)
     low = serializers.CharField(max_length=500)
     high = serializers.CharField(max_length=500)
 
 
-class JudgeIn(serializers.Serializer):
+class JudgeIn(StrictIn):
     name = serializers.CharField(max_length=120)
     model = serializers.CharField(max_length=300, help_text="`<connection>::<model>`")
     scale = serializers.ChoiceField(choices=Scale.choices, required=False, default=Scale.ONE_TO_FIVE)
@@ -46,11 +48,11 @@ class JudgeIn(serializers.Serializer):
     )
 
 
-class RoundJudgeIn(serializers.Serializer):
+class RoundJudgeIn(StrictIn):
     judge = serializers.IntegerField(required=False, allow_null=True, help_text="default: the comparison's judge")
 
 
-class GroupJudgeIn(serializers.Serializer):
+class GroupJudgeIn(StrictIn):
     judge = serializers.IntegerField(allow_null=True, help_text="null: judge no round automatically")
     allow_same_family = serializers.BooleanField(
         required=False,

@@ -18,7 +18,7 @@ from . import serializers as s
 class JudgeList(generics.GenericAPIView):
     serializer_class = s.JudgeOut
 
-    @extend_schema(operation_id="judges_list")
+    @extend_schema(operation_id="judges_list", responses=s.JudgeOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(selectors.judges_of(workspace))

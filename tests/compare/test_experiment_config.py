@@ -202,3 +202,19 @@ def test_the_command_lists_the_problems_and_runs_nothing(workspace, connections)
     assert "duplicate_names.yaml: prompts[2] (ask): name: prompts[1] (ask) already uses 'ask'" in ran.err
     assert "The experiment has 4 problem(s) (listed above); nothing was run." in ran.err
     assert not CompareGroup.objects.exists()
+
+
+def test_an_uploaded_prompt_file_with_a_nul_character_is_refused_naming_it(workspace, connections):
+    text = (
+        sample("minimal.yaml")
+        .read_text()
+        .replace(
+            "prompt: Write a short greeting for <<person>>, who likes <<drink>>.", "prompt: $file:prompts/greet.txt"
+        )
+    )
+
+    with pytest.raises(ConfigError) as caught:
+        config = config_read(text, source="minimal.yaml", files=UploadedFiles({"greet.txt": b"Hello\x00 <<person>>"}))
+        experiment_plan(config=config, workspace=workspace)
+
+    assert "prompts/greet.txt: text may not contain the NUL character" in " ".join(caught.value.messages)

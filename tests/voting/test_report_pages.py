@@ -12,7 +12,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compare.models import OutputStatus, Round, RoundStatus
 from lab.models import Role
-from tests.fixtures.browser import log_in, off_loop
+from tests.fixtures.browser import log_in, off_loop, watch
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -67,25 +67,6 @@ def painted(page, canvas_id: str, timeout: float = 10) -> int:
             pytest.fail(f"the chart #{canvas_id} painted {count} pixels")
         time.sleep(0.05)
     return count
-
-
-def console_error(message) -> bool:
-    """Console errors include Content-Security-Policy violations. Failed loads are caught as responses instead:
-    the console also reports Chromium's own /favicon.ico request, which the site does not serve."""
-    return message.type == "error" and not message.text.startswith("Failed to load resource")
-
-
-def watch(page) -> tuple[list[str], list[str]]:
-    """Every URL the page requests, and every script or console error it hits."""
-    requested, errors = [], []
-    page.on("request", lambda request: requested.append(request.url))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "response",
-        lambda response: errors.append(f"{response.status} {response.url}") if response.status >= 400 else None,
-    )
-    page.on("console", lambda message: errors.append(message.text) if console_error(message) else None)
-    return requested, errors
 
 
 def assert_stayed_local(requested: list[str]) -> None:
