@@ -8,6 +8,7 @@ Two run modes share all code and differ only in transport:
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 import dj_email_url
@@ -191,6 +192,14 @@ for _provider in ("github", "google"):
             ],
             "SCOPE": ["user:email"] if _provider == "github" else ["profile", "email"],
         }
+# A provider's button posts to us and we redirect to the provider: browsers hold that redirect to the form-action
+# policy, so each configured provider's sign-in origin is allowed there (the OIDC authorize endpoint is assumed
+# to be on the issuer's origin, as it is for Keycloak, Okta, Entra ID, Auth0 and Authentik).
+_SIGN_IN_ORIGINS = {"github": "https://github.com", "google": "https://accounts.google.com"}
+if OIDC_ISSUER_URL:
+    _issuer = urlsplit(OIDC_ISSUER_URL)
+    _SIGN_IN_ORIGINS["openid_connect"] = f"{_issuer.scheme}://{_issuer.netloc}"
+SIGN_IN_FORM_ORIGINS = sorted(_SIGN_IN_ORIGINS[name] for name in SOCIALACCOUNT_PROVIDERS)
 # Mail: the console in development; EMAIL_URL (smtp://user:password@host:587/?tls=True) in production.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Prompt Lab <promptlab@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
@@ -246,7 +255,7 @@ CONTENT_SECURITY_POLICY = {
         "frame-src": ["'none'"],
         "object-src": ["'none'"],
         "base-uri": ["'none'"],
-        "form-action": ["'self'"],
+        "form-action": ["'self'", *SIGN_IN_FORM_ORIGINS],
         "frame-ancestors": ["'none'"],
     }
 }
