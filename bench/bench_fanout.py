@@ -91,6 +91,9 @@ class QuietHooks:
     async def cancelled(self) -> bool:
         return False
 
+    async def waiting(self, key: int, connection: str, ahead: int) -> None:
+        return None
+
 
 class ChannelHooks(QuietHooks):
     """Sends deltas through the real broadcast helper, exactly as a round does."""

@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from lab.jobs.kinds import Lane
 from lab.models import Workspace
 from lab.templating import VariantTemplate
 
@@ -181,6 +182,8 @@ class Round(models.Model):
     seed = models.BigIntegerField(null=True, blank=True)  # the seed sent, when the group sets one
     run_id = models.UUIDField(default=uuid.uuid4)  # shared by the rounds of one "runs" request, for progress
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Interactive: a single round someone started; batch: one of many (a dataset, repeats, an experiment).
+    lane = models.CharField(max_length=12, choices=[(lane, lane) for lane in Lane.ALL], default=Lane.INTERACTIVE)
     error = models.TextField(blank=True)  # why the round failed or was cancelled, readable
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
@@ -196,6 +199,7 @@ class Round(models.Model):
             # Also serves "the rounds of a group, newest first".
             models.UniqueConstraint(fields=["group", "number"], name="round_number_unique_in_group"),
             models.CheckConstraint(condition=Q(status__in=RoundStatus.values), name="round_status_valid"),
+            models.CheckConstraint(condition=Q(lane__in=Lane.ALL), name="round_lane_valid"),
             models.CheckConstraint(
                 condition=~Q(status=RoundStatus.RUNNING) | Q(deadline__isnull=False),
                 name="round_running_has_deadline",

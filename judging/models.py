@@ -75,6 +75,7 @@ class VerdictStatus(models.TextChoices):
 
 
 VERDICT_UNFINISHED = (VerdictStatus.QUEUED, VerdictStatus.RUNNING)
+VERDICT_JOB = "verdict"  # the verdict's job kind in lab.jobs (registered by judging.jobs)
 VERDICT_TRANSITIONS: dict[str, tuple[str, ...]] = {
     VerdictStatus.RUNNING: (VerdictStatus.QUEUED,),
     VerdictStatus.DONE: (VerdictStatus.RUNNING,),

@@ -7,7 +7,6 @@ of a verdict (claim, judge, record) is in `verdicts.py`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,12 +14,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from compare.models import CompareGroup, OutputStatus, Round
+from lab.jobs.enqueue import enqueue_on_commit
 from lab.models import Connection, Workspace
 from lab.templating import variant_name
 
 from .calls import judge_model_resolve
 from .families import Candidate, family_conflicts
-from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
+from .models import VERDICT_JOB, GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import DEFAULT_METRICS, JudgeMode, rubric_check
 
 MAX_SEED = 2**62
@@ -228,9 +228,7 @@ def _reset(verdict: Verdict, judge: JudgeConfig, user) -> None:
 
 
 def _enqueue(verdict: Verdict) -> None:
-    from .tasks import judge_verdict  # here, not at the top: the tasks module imports the services
-
-    transaction.on_commit(partial(judge_verdict.delay, verdict.pk))
+    enqueue_on_commit(VERDICT_JOB, verdict.pk)
 
 
 @transaction.atomic

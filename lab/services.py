@@ -144,6 +144,7 @@ def connection_create(
     api_key: str = "",
     max_concurrency: int = 4,
     rpm: int = 60,
+    tpm: int = 0,
 ) -> Connection:
     connection = Connection(
         workspace=workspace,
@@ -152,6 +153,7 @@ def connection_create(
         base_url=base_url or "",
         max_concurrency=max_concurrency,
         rpm=rpm,
+        tpm=tpm,
     )
     _validate_connection(connection, api_key_given=bool(api_key))
     connection.set_api_key(api_key)
@@ -165,7 +167,7 @@ def connection_update(*, connection: Connection, **changes) -> Connection:
     """Change fields; an api_key of "" keeps the stored key, None leaves it alone, a value replaces it."""
     api_key = changes.pop("api_key", None)
     endpoint_before = connection.base_url
-    for field in ("name", "base_url", "max_concurrency", "rpm"):
+    for field in ("name", "base_url", "max_concurrency", "rpm", "tpm"):
         if field in changes:
             setattr(connection, field, changes[field])
     _validate_connection(connection, api_key_given=bool(api_key))

@@ -1,9 +1,14 @@
 """Lab tasks: thin wrappers that load by id and call a service."""
 
+import logging
+
 from celery import shared_task
 
 from . import services
+from .jobs.lifecycle import jobs_sweep
 from .realtime import broadcast, workspace_channel
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="lab.worker_check")
@@ -11,3 +16,17 @@ def worker_check(workspace_id: int) -> None:
     """Health check from the settings page: proves worker → database → websocket all work."""
     services.workspace_mark_worker_seen(workspace_id=workspace_id)
     broadcast(workspace_channel(workspace_id), "worker.pong", workspace=workspace_id)
+
+
+@shared_task(name="lab.sweep_jobs")
+def sweep_jobs() -> None:
+    """Every job kind's sweep (beat sends it every COMPARE_SWEEP_INTERVAL_S)."""
+    for name, report in jobs_sweep().items():
+        if report:
+            logger.info(
+                "Sweep of %ss: failed %s, re-enqueued %s, expired %s",
+                name,
+                report.failed,
+                report.requeued,
+                report.expired,
+            )

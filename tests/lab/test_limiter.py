@@ -131,9 +131,9 @@ class CountingLimiter(LocalLimiter):
 
     asked = 0
 
-    async def _try_acquire(self, limit, token):
+    async def _try_acquire(self, *args):
         self.asked += 1
-        return await super()._try_acquire(limit, token)
+        return await super()._try_acquire(*args)
 
 
 async def test_waiters_queue_in_arrival_order_and_only_the_first_asks_for_a_slot():
