@@ -100,7 +100,7 @@ class Limiter(ABC):
         self.process = uuid.uuid4().hex  # this limiter's name among the waiters of every process
         self._freed: dict[str, asyncio.Condition] = {}
         # This process's waiters per (connection, lane), in the shared queue's order, and how each is woken.
-        self._local: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
+        self._local: dict[tuple[str, str], list[tuple[tuple[float, ...], str]]] = defaultdict(list)
         self._turns: dict[str, asyncio.Event] = {}
         self._waiting: dict[str, int] = defaultdict(int)
         self._keeper: asyncio.Task | None = None
@@ -201,7 +201,7 @@ class Limiter(ABC):
             await self._renew(limit, token)
 
     @abstractmethod
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, float]:
+    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
         """Enter the connection's queue; returns how many calls are ahead, and the place's order (lower first)."""
 
     @abstractmethod
@@ -437,10 +437,10 @@ class RedisLimiter(Limiter):
     def _lease_ms(self) -> int:
         return int(self.lease_s * 1000)
 
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, float]:
+    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
         args = [self._member(token), LANE_RANK[lane], self.process, self._lease_ms()]
         ahead, order = await self._join_script(keys=self._keys(limit.key), args=args)
-        return int(ahead), float(order)
+        return int(ahead), (float(order),)
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
         window_ms = int(self.window_s * 1000)
@@ -519,11 +519,11 @@ class LocalLimiter(Limiter):
         mine = state.waiters[token]
         return sum(1 for other in state.waiters.values() if other < mine)
 
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, float]:
+    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
         with self._lock:
             state = self._state(limit.key, time.monotonic())
             state.waiters[token] = (LANE_RANK[lane], time.monotonic())
-            return self._ahead(state, token), LANE_RANK[lane] * 1e13 + state.waiters[token][1]
+            return self._ahead(state, token), state.waiters[token]
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
         now = time.monotonic()
