@@ -41,8 +41,8 @@ format: install  ## apply ruff's fixes and formatting
 web: install  ## services mode: the ASGI web process (needs DATABASE_URL, REDIS_URL)
 	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) promptlab.asgi:application
 
-worker: install  ## services mode: a Celery worker
-	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO
+worker: install  ## services mode: a Celery worker for both lanes (QUEUES=batch for a dedicated batch worker)
+	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO -Q $${QUEUES:-interactive,batch}
 
 beat: install  ## services mode: the periodic scheduler (sweeper)
 	$(VENV)/bin/celery -A promptlab beat --loglevel=INFO
