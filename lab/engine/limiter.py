@@ -35,6 +35,9 @@ POLL_S = 0.02  # how often a waiter looks for a slot freed by another process
 INTERACTIVE, BATCH = "interactive", "batch"
 LANE_RANK = {INTERACTIVE: 0, BATCH: 1}
 BACKOFF_MEMORY_S = 300  # how long a connection remembers its 429 back-off when nothing happens
+# A request reaches the provider a little after it is counted (connection set-up, a busy host), and providers
+# count at arrival: each request stays in the window this much longer, so theirs never sees more than the limit.
+SEND_MARGIN_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Limiter(ABC):
 
     def __init__(self, *, lease_s: float = LEASE_S, window_s: float | None = None, poll_s: float = POLL_S):
         self.lease_s, self.poll_s = lease_s, poll_s
-        self.window_s = window_s if window_s is not None else settings.SCHEDULER_WINDOW_S
+        self.window_s = (window_s if window_s is not None else settings.SCHEDULER_WINDOW_S) + SEND_MARGIN_S
         self.process = uuid.uuid4().hex  # this limiter's name among the waiters of every process
         self._freed: dict[str, asyncio.Condition] = {}
         # This process's waiters per (connection, lane), in the shared queue's order, and how each is woken.
