@@ -38,9 +38,8 @@ class Workers:
 kinds = pytest.mark.parametrize("kind", ["redis", "local"])
 
 
-@kinds
-async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kind):
-    shared = limit(max_concurrency=3)
+async def most_at_once(workers: list, shared: Limit, requests: int, hold_s: float) -> int:
+    """Send `requests` through the two workers in turn, each holding its slot `hold_s`; the most in at once."""
     in_flight, most = 0, 0
 
     async def request(limiter):
@@ -48,13 +47,19 @@ async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kin
         async with limiter.slot(shared):
             in_flight += 1
             most = max(most, in_flight)
-            await asyncio.sleep(0.03)
+            await asyncio.sleep(hold_s)
             in_flight -= 1
 
-    async with Workers(kind) as (first, second):
-        await asyncio.gather(*(request(first if i % 2 else second) for i in range(16)))
-        assert await first.in_flight(shared) == 0
-    assert most == 3
+    await asyncio.gather(*(request(workers[i % 2]) for i in range(requests)))
+    return most
+
+
+@kinds
+async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kind):
+    shared = limit(max_concurrency=3)
+    async with Workers(kind) as workers:
+        assert await most_at_once(workers, shared, requests=16, hold_s=0.03) == 3
+        assert await workers[0].in_flight(shared) == 0
 
 
 @kinds
@@ -239,15 +244,5 @@ async def test_a_429_backs_the_whole_connection_off_for_every_worker_and_halves_
         started = time.monotonic()
         async with second.slot(shared):
             assert time.monotonic() - started >= 0.35  # the other worker waited out the back-off too
-        in_flight, most = 0, 0
-
-        async def request(limiter):
-            nonlocal in_flight, most
-            async with limiter.slot(shared):
-                in_flight += 1
-                most = max(most, in_flight)
-                await asyncio.sleep(0.05)
-                in_flight -= 1
-
-        await asyncio.gather(*(request(first if i % 2 else second) for i in range(8)))
-    assert most <= 3  # halved to 2 after the 429; each success gives one back
+        # Halved to 2 after the 429; each success gives one back.
+        assert await most_at_once([first, second], shared, requests=8, hold_s=0.05) <= 3
