@@ -50,8 +50,9 @@ beat: install  ## services mode: the periodic scheduler (sweeper)
 fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire formats) on :8765
 	$(PY) -m lab.fake_llm --port 8765
 
-bench: install  ## the benchmarks in bench/ (fan-out, rounds end to end, reports, experiments), see docs/benchmarks.md
+bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, experiments), see docs/benchmarks.md
 	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
+	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_scheduling.py
 	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_experiment.py
