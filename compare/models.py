@@ -12,7 +12,6 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
 from lab.jobs.kinds import Lane
 from lab.models import Workspace
@@ -159,14 +158,6 @@ ROUND_TRANSITIONS: dict[str, tuple[str, ...]] = {
 class RoundQuerySet(models.QuerySet):
     def unfinished(self) -> RoundQuerySet:
         return self.filter(status__in=ROUND_UNFINISHED)
-
-    def overdue(self, now=None) -> RoundQuerySet:
-        """Running rounds past their deadline: their worker is gone (or hung)."""
-        return self.filter(status=RoundStatus.RUNNING, deadline__lt=now or timezone.now())
-
-    def waiting_since(self, before) -> RoundQuerySet:
-        """Queued rounds last enqueued before `before`: their message may have been lost."""
-        return self.filter(status=RoundStatus.QUEUED, enqueued_at__lt=before)
 
     def transition(self, pk: int, to: str, **fields) -> bool:
         """Move one round to `to` if its current status allows it; False when it did not (someone else did)."""

@@ -186,7 +186,7 @@ def verdict_request(*, round_: Round, user, judge: JudgeConfig | None = None) ->
         round=round_, judge=judge, defaults={**_snapshot(judge), "requested_by": user}
     )
     if not created:
-        in_progress = not verdict.is_finished and not Verdict.objects.stale().filter(pk=verdict.pk).exists()
+        in_progress = not verdict.is_finished and not Verdict.objects.overdue().filter(pk=verdict.pk).exists()
         if in_progress:
             return verdict
         _reset(verdict, judge, user)
