@@ -409,22 +409,37 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 )
 
 
+# Commands one limiter has in flight at once: hundreds of calls joining a queue together would otherwise each take
+# a connection from the client's pool, which refuses ("Too many connections") rather than waits.
+REDIS_CALLS_AT_ONCE = 16
+
+
 class RedisLimiter(Limiter):
     """The queue, slots and windows as sorted sets in Redis, shared by every worker process."""
 
     def __init__(self, client: aioredis.Redis, **kwargs):
         super().__init__(**kwargs)
         self.client = client
-        self._join_script = client.register_script(JOIN_SCRIPT)
-        self._acquire = client.register_script(ACQUIRE_SCRIPT)
-        self._attempt_script = client.register_script(ATTEMPT_SCRIPT)
-        self._rate_limited_script = client.register_script(RATE_LIMITED_SCRIPT)
-        self._succeeded_script = client.register_script(SUCCEEDED_SCRIPT)
-        self._used_script = client.register_script(USED_SCRIPT)
-        self._leave_script = client.register_script(LEAVE_SCRIPT)
-        self._renew_script = client.register_script(RENEW_SCRIPT)
-        self._renew_waiting_script = client.register_script(RENEW_WAITING_SCRIPT)
-        self._count = client.register_script(COUNT_SCRIPT)
+        self._calls = asyncio.Semaphore(REDIS_CALLS_AT_ONCE)
+        self._join_script = self._script(JOIN_SCRIPT)
+        self._acquire = self._script(ACQUIRE_SCRIPT)
+        self._attempt_script = self._script(ATTEMPT_SCRIPT)
+        self._rate_limited_script = self._script(RATE_LIMITED_SCRIPT)
+        self._succeeded_script = self._script(SUCCEEDED_SCRIPT)
+        self._used_script = self._script(USED_SCRIPT)
+        self._leave_script = self._script(LEAVE_SCRIPT)
+        self._renew_script = self._script(RENEW_SCRIPT)
+        self._renew_waiting_script = self._script(RENEW_WAITING_SCRIPT)
+        self._count = self._script(COUNT_SCRIPT)
+
+    def _script(self, source: str) -> Callable[..., Awaitable]:
+        script = self.client.register_script(source)
+
+        async def run(**kwargs):
+            async with self._calls:
+                return await script(**kwargs)
+
+        return run
 
     @staticmethod
     def _keys(key: str) -> list[str]:
@@ -484,7 +499,8 @@ class RedisLimiter(Limiter):
         await self._renew_script(keys=self._keys(limit.key)[:1], args=[token, self._lease_ms()])
 
     async def _release(self, limit: Limit, token: str) -> None:
-        await self.client.zrem(self._keys(limit.key)[0], token)
+        async with self._calls:
+            await self.client.zrem(self._keys(limit.key)[0], token)
 
     async def in_flight(self, limit: Limit) -> int:
         return int(await self._count(keys=self._keys(limit.key)[:1]))
