@@ -47,6 +47,7 @@ class ClaimedRound:
     group_id: int
     calls: list[Call]
     run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
+    lane: str
 
 
 @transaction.atomic
@@ -98,7 +99,9 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
-    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds())
+    return ClaimedRound(
+        round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds(), lane=round_.lane
+    )
 
 
 def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:
