@@ -7,7 +7,6 @@ the loop goes through thread-sensitive `database_sync_to_async`.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
@@ -18,7 +17,6 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
-from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, group_channel
 
 from . import rounds, selectors
@@ -28,11 +26,7 @@ logger = logging.getLogger(__name__)
 
 
 def round_execute(*, round_id: int) -> None:
-    """Claim, stream every variant at once, record, finish. A redelivered message returns at the claim.
-
-    An interactive round is streamed while this thread waits. A batch round is handed to the engine loop and this
-    thread returns at once: its calls may wait a long time for their connections' turns, and a waiting call must
-    hold no worker thread, or a batch would keep interactive rounds from starting."""
+    """Claim, stream every variant at once, record, finish. A redelivered message returns at the claim."""
     claimed = rounds.round_claim(round_id=round_id)
     if claimed is None:
         logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
@@ -43,41 +37,16 @@ def round_execute(*, round_id: int) -> None:
         connection.close()
     engine = runtime()
     limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
-    if claimed.lane == Lane.BATCH:
-        engine.start(_run_on_loop(claimed, engine, limit_s))
-        return
     try:
         # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
         engine.run(_stream(claimed, engine), timeout=limit_s)
     except RunTimedOut:
-        rounds.round_fail(round_id=round_id, error=_past_limit(limit_s))
+        rounds.round_fail(round_id=round_id, error=f"The round ran past its time limit ({limit_s:.0f} s).")
         return
     except Exception:
-        rounds.round_fail(round_id=round_id, error=UNEXPECTED)
+        rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
         raise
     rounds.round_finish(round_id=round_id)
-
-
-UNEXPECTED = "The worker hit an unexpected error while running this round."
-
-
-def _past_limit(limit_s: float) -> str:
-    return f"The round ran past its time limit ({limit_s:.0f} s)."
-
-
-async def _run_on_loop(claimed: rounds.ClaimedRound, engine: Runtime, limit_s: float) -> None:
-    """A batch round from start to finish on the engine loop, with the same limit and outcomes as above."""
-    try:
-        async with asyncio.timeout(limit_s):
-            await _stream(claimed, engine)
-    except TimeoutError:
-        await database_sync_to_async(rounds.round_fail)(round_id=claimed.round_id, error=_past_limit(limit_s))
-        return
-    except Exception:
-        logger.exception("Round %s failed unexpectedly", claimed.round_id)
-        await database_sync_to_async(rounds.round_fail)(round_id=claimed.round_id, error=UNEXPECTED)
-        return
-    await database_sync_to_async(rounds.round_finish)(round_id=claimed.round_id)
 
 
 async def _stream(claimed: rounds.ClaimedRound, engine: Runtime) -> None:

@@ -47,7 +47,6 @@ class ClaimedRound:
     group_id: int
     calls: list[Call]
     run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
-    lane: str
 
 
 @transaction.atomic
@@ -99,9 +98,7 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
-    return ClaimedRound(
-        round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds(), lane=round_.lane
-    )
+    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds())
 
 
 def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:

@@ -44,7 +44,6 @@ class Runtime:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="engine-loop", daemon=True)
         self._thread.start()
-        self._detached: set[concurrent.futures.Future] = set()
         # Made on the loop: both bind their connections to the loop that first uses them.
         self.client, self.limiter = self.run(self._open())
 
@@ -66,14 +65,6 @@ class Runtime:
         except BaseException:
             future.cancel()
             raise
-
-    def start(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future:
-        """Run `coro` on the loop without waiting for it (the caller's thread goes on); it must handle its own
-        errors and time limit. Kept referenced until it ends."""
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        self._detached.add(future)
-        future.add_done_callback(self._detached.discard)
-        return future
 
     def close(self) -> None:
         """Close the connections and stop the loop (tests; a worker simply exits)."""
