@@ -41,8 +41,8 @@ format: install  ## apply ruff's fixes and formatting
 web: install  ## services mode: the ASGI web process (needs DATABASE_URL, REDIS_URL)
 	$(VENV)/bin/daphne -b 0.0.0.0 -p $(PORT) promptlab.asgi:application
 
-worker: install  ## services mode: a Celery worker
-	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO
+worker: install  ## services mode: a Celery worker for both lanes (QUEUES=batch for a dedicated batch worker)
+	$(VENV)/bin/celery -A promptlab worker --loglevel=INFO -Q $${QUEUES:-interactive,batch}
 
 beat: install  ## services mode: the periodic scheduler (sweeper)
 	$(VENV)/bin/celery -A promptlab beat --loglevel=INFO
@@ -50,8 +50,9 @@ beat: install  ## services mode: the periodic scheduler (sweeper)
 fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire formats) on :8765
 	$(PY) -m lab.fake_llm --port 8765
 
-bench: install  ## the benchmarks in bench/ (fan-out, rounds end to end, reports, experiments, inbox), see docs/benchmarks.md
+bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, experiments, inbox), see docs/benchmarks.md
 	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
+	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_scheduling.py
 	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 	$(PY) bench/bench_inbox.py

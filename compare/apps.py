@@ -8,8 +8,13 @@ class CompareConfig(AppConfig):
     verbose_name = "Compare"
 
     def ready(self) -> None:
-        # Experiments evaluate a round's answers and check their budget when it finishes (and register their task).
+        # Rounds and evaluations are jobs of lab.jobs; experiments evaluate a round's answers and check their budget
+        # when it finishes.
+        from .experiments import jobs as experiment_jobs
         from .experiments.receivers import on_round_finished
+        from .jobs import register_kinds
         from .signals import round_finished
 
+        register_kinds()
+        experiment_jobs.register_kinds()
         round_finished.connect(on_round_finished, dispatch_uid="compare.experiments.on_round_finished")

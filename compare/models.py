@@ -12,8 +12,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
+from lab.jobs.kinds import Lane
 from lab.models import Workspace
 from lab.templating import VariantTemplate
 
@@ -164,14 +164,6 @@ class RoundQuerySet(models.QuerySet):
     def unfinished(self) -> RoundQuerySet:
         return self.filter(status__in=ROUND_UNFINISHED)
 
-    def overdue(self, now=None) -> RoundQuerySet:
-        """Running rounds past their deadline: their worker is gone (or hung)."""
-        return self.filter(status=RoundStatus.RUNNING, deadline__lt=now or timezone.now())
-
-    def waiting_since(self, before) -> RoundQuerySet:
-        """Queued rounds last enqueued before `before`: their message may have been lost."""
-        return self.filter(status=RoundStatus.QUEUED, enqueued_at__lt=before)
-
     def transition(self, pk: int, to: str, **fields) -> bool:
         """Move one round to `to` if its current status allows it; False when it did not (someone else did)."""
         return self.filter(pk=pk, status__in=ROUND_TRANSITIONS[to]).update(status=to, **fields) == 1
@@ -186,6 +178,8 @@ class Round(models.Model):
     seed = models.BigIntegerField(null=True, blank=True)  # the seed sent, when the group sets one
     run_id = models.UUIDField(default=uuid.uuid4)  # shared by the rounds of one "runs" request, for progress
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # Interactive: a single round someone started; batch: one of many (a dataset, repeats, an experiment).
+    lane = models.CharField(max_length=12, choices=[(lane, lane) for lane in Lane.ALL], default=Lane.INTERACTIVE)
     error = models.TextField(blank=True)  # why the round failed or was cancelled, readable
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
@@ -201,6 +195,7 @@ class Round(models.Model):
             # Also serves "the rounds of a group, newest first".
             models.UniqueConstraint(fields=["group", "number"], name="round_number_unique_in_group"),
             models.CheckConstraint(condition=Q(status__in=RoundStatus.values), name="round_status_valid"),
+            models.CheckConstraint(condition=Q(lane__in=Lane.ALL), name="round_lane_valid"),
             models.CheckConstraint(
                 condition=~Q(status=RoundStatus.RUNNING) | Q(deadline__isnull=False),
                 name="round_running_has_deadline",

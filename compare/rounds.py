@@ -1,15 +1,16 @@
-"""The worker's side of a round: claim it, record each answer, finish it; and the sweeper for stuck rounds.
+"""The worker's side of a round: claim it, record each answer, finish it, or fail it readably.
 
 A round is claimed with a conditional UPDATE, so a redelivered message finds it taken and does nothing. The
 worker writes little: the claim (round and outputs at once), one row per answer, and the finish. Whatever a
-dead worker leaves behind, the sweeper finishes with a readable error once the round's deadline has passed.
+dead worker leaves behind, the jobs sweeper (lab.jobs) fails with a readable error once the round's deadline has
+passed.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import cache, partial
 
 from django.conf import settings
@@ -21,6 +22,7 @@ from django.utils import timezone
 from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import CANCELLED, Call, Result
+from lab.engine.scheduler import queue_deadline_s
 from lab.markdown import render_markdown
 from lab.models import Workspace
 from lab.providers.answer import stored_cost
@@ -37,7 +39,6 @@ logger = logging.getLogger(__name__)
 
 WORKER_STOPPED = "The worker stopped before this answer finished."
 ROUND_WORKER_STOPPED = "The worker stopped before this round finished; it was failed when its deadline passed."
-SWEEP_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class ClaimedRound:
     round_id: int
     group_id: int
     calls: list[Call]
+    run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
 
 
 @transaction.atomic
@@ -55,7 +57,9 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
         return None
     group = round_.group
     now = timezone.now()
-    longest = group.longest_run(group.variants.count())
+    # Waiting for a connection's turn is not part of an answer's timeout, so the round may also wait its lane's
+    # queue deadline before its slowest answer starts.
+    longest = group.longest_run(group.variants.count()) + timedelta(seconds=queue_deadline_s(round_.lane))
     deadline = now + longest + timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
     if not Round.objects.transition(round_.pk, RoundStatus.RUNNING, started_at=now, deadline=deadline):
         return None
@@ -94,7 +98,7 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
-    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls)
+    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds())
 
 
 def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:
@@ -121,6 +125,8 @@ def _call(
         model_info=info,
         start_after_s=group.start_after_s(variant.position),
         timeout_s=group.timeout_s(variant.position),
+        lane=output.round.lane,
+        queue_deadline_s=queue_deadline_s(output.round.lane),
     )
 
 
@@ -229,50 +235,3 @@ def announce_finished(round_: Round) -> None:
     )
     if counts["total"] > 1:
         broadcast(channel, "progress", run=str(round_.run_id), done=counts["finished"], total=counts["total"])
-
-
-@dataclass(frozen=True)
-class SweepReport:
-    failed: list[int]  # running past their deadline: the worker is gone
-    requeued: list[int]  # queued too long: the message may have been lost
-    expired: list[int]  # queued so long that no worker is coming
-
-
-def rounds_sweep(*, now: datetime | None = None) -> SweepReport:
-    """Finish what dead workers and lost messages left behind, so nothing stays unfinished forever."""
-    now = now or timezone.now()
-    failed = [
-        pk
-        for pk in Round.objects.overdue(now).values_list("pk", flat=True)[:SWEEP_BATCH]
-        if round_fail(round_id=pk, error=ROUND_WORKER_STOPPED, output_error=WORKER_STOPPED)
-    ]
-    expiry = now - timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S)
-    expired = [
-        pk
-        for pk in Round.objects.filter(status=RoundStatus.QUEUED, created_at__lt=expiry).values_list("pk", flat=True)[
-            :SWEEP_BATCH
-        ]
-        if round_fail(
-            round_id=pk,
-            error=f"No worker started this round within {settings.COMPARE_QUEUE_EXPIRY_S // 60} minutes; "
-            "is a worker running?",
-        )
-    ]
-    cutoff = now - timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S)
-    requeued = [
-        pk
-        for pk in Round.objects.waiting_since(cutoff).values_list("pk", flat=True)[:SWEEP_BATCH]
-        if _requeue(pk, cutoff, now)
-    ]
-    return SweepReport(failed=failed, requeued=requeued, expired=expired)
-
-
-@transaction.atomic
-def _requeue(round_id: int, cutoff: datetime, now: datetime) -> bool:
-    # Re-sending is harmless: if the first message was only slow, whichever arrives second finds the round taken.
-    if not Round.objects.waiting_since(cutoff).filter(pk=round_id).update(enqueued_at=now):
-        return False
-    from .tasks import run_round  # here, not at the top: the tasks module imports this one
-
-    transaction.on_commit(partial(run_round.delay, round_id))
-    return True

@@ -2,7 +2,7 @@
 
 Every rule a comparison obeys lives here. Errors are Django ValidationErrors keyed by field, and a message
 about one variant names it ("Variant 2 (Concise): …"), so the API turns them into 400s a person can act on.
-The worker's side of a round (claim, record, finish, sweep) is in `rounds.py`.
+The worker's side of a round (claim, record, finish, fail) is in `rounds.py`; its job kind in `jobs.py`.
 """
 
 from __future__ import annotations
@@ -22,18 +22,22 @@ from django.utils import timezone
 from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
+from lab.jobs.enqueue import enqueue_on_commit
+from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.templating import VariantTemplate, render_variants, variant_name
 
 from .catalog import resolve_model
+from .jobs import ROUND
 from .models import (
     MAX_EXPERIMENT_VARIANTS,
     MAX_VARIANTS,
     CompareGroup,
     Dataset,
     DatasetRow,
+    Experiment,
     Mode,
     Output,
     OutputStatus,
@@ -301,6 +305,8 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
     snapshots = [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
     _check_rows(group, variants, rows, snapshots)
 
+    # One round someone started is interactive; a dataset, repeats or an experiment's rows are batch work.
+    lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not _is_experiment(group) else Lane.BATCH
     first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
     now = timezone.now()
     run = uuid.uuid4()
@@ -313,6 +319,7 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
             seed=group.params.get("seed"),
             run_id=run,
             created_by=user,
+            lane=lane,
             enqueued_at=now,
         )
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
@@ -320,11 +327,13 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
     Output.objects.bulk_create(
         Output(round=round_, variant=variant) for round_ in rounds for variant in _creation_order(group, variants)
     )
-    from .tasks import run_round  # here, not at the top: the tasks module imports this one
-
     for round_ in rounds:
-        transaction.on_commit(partial(run_round.delay, round_.pk))
+        enqueue_on_commit(ROUND, round_.pk)
     return rounds
+
+
+def _is_experiment(group: CompareGroup) -> bool:
+    return Experiment.objects.filter(group=group).exists()
 
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:

@@ -1,16 +1,16 @@
-"""Compare tasks: thin wrappers that take ids and call the round services."""
+"""Compare tasks: thin wrappers that take ids and call the round and evaluation services.
 
-import logging
+Nothing imports this module to enqueue: jobs are sent by task name (lab.jobs.enqueue); Celery finds it here.
+"""
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from . import execution, rounds
+from . import execution
+from .experiments import evaluation
 
-logger = logging.getLogger(__name__)
 
-
-# A database blip before the claim retries; after the claim a retry finds the round taken, and the sweeper
+# A database blip before the claim retries; after the claim a retry finds the round taken, and the jobs sweeper
 # finishes whatever was left.
 @shared_task(
     name="compare.run_round", autoretry_for=(OperationalError, InterfaceError), retry_backoff=True, max_retries=5
@@ -19,8 +19,12 @@ def run_round(round_id: int) -> None:
     execution.round_execute(round_id=round_id)
 
 
-@shared_task(name="compare.sweep")
-def sweep() -> None:
-    report = rounds.rounds_sweep()
-    if report.failed or report.requeued or report.expired:
-        logger.info("Sweep: failed %s, re-enqueued %s, expired %s", report.failed, report.requeued, report.expired)
+# A redelivered message finds the evaluations claimed and does nothing.
+@shared_task(
+    name="compare.evaluate_experiment_round",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
+)
+def evaluate_experiment_round(round_id: int) -> None:
+    evaluation.experiment_round_evaluate(round_id=round_id)

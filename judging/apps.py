@@ -14,7 +14,9 @@ class JudgingConfig(AppConfig):
         from compare.signals import round_finished
 
         from .experiment_scoring import PointwiseScorer
+        from .jobs import register_kinds
         from .receivers import on_round_finished
 
+        register_kinds()
         round_finished.connect(on_round_finished, dispatch_uid="judging.on_round_finished")
         register_scorer(PointwiseScorer())

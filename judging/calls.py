@@ -20,10 +20,12 @@ from django.core.exceptions import ValidationError
 
 from lab.catalog import model_info_for
 from lab.engine.fanout import limit_for
-from lab.engine.limiter import Limiter
+from lab.engine.limiter import INTERACTIVE, Limiter, QueueDeadlineExceeded
+from lab.engine.scheduler import queue_deadline_s, waited_message
 from lab.models import Workspace
 from lab.providers.answer import cost_of, estimate_tokens, stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo, ProviderError
+from lab.providers.http import attempt_gate
 from lab.providers.params import unsupported_params
 from lab.providers.registry import get_adapter
 
@@ -102,8 +104,16 @@ class Ask:
 class JudgeClient:
     """Asks one judge model; shared by all calls of a verdict so the temperature lesson is learnt once."""
 
-    def __init__(self, judge: JudgeModel, *, client: httpx.AsyncClient, limiter: Limiter, concurrency: int = 4):
-        self.judge = judge
+    def __init__(
+        self,
+        judge: JudgeModel,
+        *,
+        client: httpx.AsyncClient,
+        limiter: Limiter,
+        concurrency: int = 4,
+        lane: str = INTERACTIVE,
+    ):
+        self.judge, self.lane = judge, lane
         self.adapter = get_adapter(judge.config, client)
         self.limiter = limiter
         self.ledger = Ledger(info=judge.info)
@@ -155,14 +165,24 @@ class JudgeClient:
         self.ledger.calls += 1
         entry["calls"] = entry.get("calls", 0) + 1
         started = time.monotonic()
-        async with self._gate, self.limiter.slot(limit_for(self.judge.config)):
-            try:
-                async with asyncio.timeout(CALL_TIMEOUT_S):
-                    completion = await self.adapter.complete(
-                        request, json_schema=prompt.schema, model_info=self.judge.info
-                    )
-            except TimeoutError:
-                raise ProviderError(f"The judge gave no reply within {CALL_TIMEOUT_S:g} s.") from None
+        slot = self.limiter.slot(
+            limit_for(self.judge.config), lane=self.lane, queue_deadline_s=queue_deadline_s(self.lane)
+        )
+        try:
+            async with self._gate, slot as turn:
+                gate = attempt_gate.set(turn)  # each retry takes an rpm token; a 429 slows the connection
+                try:
+                    async with asyncio.timeout(CALL_TIMEOUT_S):  # from the request on, not the wait for a turn
+                        completion = await self.adapter.complete(
+                            request, json_schema=prompt.schema, model_info=self.judge.info
+                        )
+                except TimeoutError:
+                    raise ProviderError(f"The judge gave no reply within {CALL_TIMEOUT_S:g} s.") from None
+                finally:
+                    attempt_gate.reset(gate)
+        except QueueDeadlineExceeded as exc:
+            message = waited_message(waited_s=exc.waited_s, connection=self.judge.config.name, ahead=exc.ahead)
+            raise ProviderError(message) from None
         entry["ms"] = int((time.monotonic() - started) * 1000)
         usage = completion.usage
         prompt_text = "".join(message["content"] for message in prompt.messages)

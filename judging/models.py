@@ -99,6 +99,7 @@ class VerdictStatus(models.TextChoices):
 
 
 VERDICT_UNFINISHED = (VerdictStatus.QUEUED, VerdictStatus.RUNNING)
+VERDICT_JOB = "verdict"  # the verdict's job kind in lab.jobs (registered by judging.jobs)
 VERDICT_TRANSITIONS: dict[str, tuple[str, ...]] = {
     VerdictStatus.RUNNING: (VerdictStatus.QUEUED,),
     VerdictStatus.DONE: (VerdictStatus.RUNNING,),
@@ -110,13 +111,9 @@ class VerdictQuerySet(models.QuerySet):
     def finished(self) -> VerdictQuerySet:
         return self.exclude(status__in=VERDICT_UNFINISHED)
 
-    def stale(self, now=None) -> VerdictQuerySet:
-        """Running verdicts past their deadline: the worker that held them is gone."""
+    def overdue(self, now=None) -> VerdictQuerySet:
+        """Running verdicts past their deadline: the worker that held them is gone (the jobs sweeper fails them)."""
         return self.filter(status=VerdictStatus.RUNNING, deadline__lt=now or timezone.now())
-
-    def waiting_since(self, before) -> VerdictQuerySet:
-        """Queued verdicts last enqueued before `before`: their message may have been lost."""
-        return self.filter(status=VerdictStatus.QUEUED, enqueued_at__lt=before)
 
     def transition(self, pk: int, to: str, **fields) -> bool:
         """Move one verdict to `to` if its status allows it; False when it did not (someone else did)."""

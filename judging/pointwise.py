@@ -16,18 +16,15 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
-from asgiref.sync import async_to_sync
 
-from lab.engine.limiter import Limiter, open_limiter
-from lab.providers.http import tls_context
+from lab.engine.limiter import BATCH, Limiter
+from lab.engine.runtime import runtime
 
 from .calls import Ask, JudgeClient, JudgeModel
 from .engine import MetricScore
 from .prompts import Shown, pointwise_prompt
 from .replies import read_metric_scores
 from .rubric import Rubric
-
-HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 @dataclass
@@ -57,7 +54,7 @@ async def answer_score_async(
 ) -> PointwiseScore:
     """Score `response` to `prompt` on every metric of `rubric` (one call, one retry on a bad reply); a
     `reference` answer, when given, is shown to the judge for comparison."""
-    client = JudgeClient(judge, client=http, limiter=limiter)
+    client = JudgeClient(judge, client=http, limiter=limiter, lane=BATCH)  # experiments' scoring is batch work
     shown = Shown("A", prompt, response, reference)
     ask = Ask(
         kind="pointwise",
@@ -103,13 +100,13 @@ def _summarise(result: PointwiseScore, rubric: Rubric, metrics: Mapping[str, Met
         result.reason = " ".join(f"{name}: {score.reason}" for name, score in metrics.items())
 
 
-def answer_score(*, judge: JudgeModel, rubric: Rubric, prompt: str, response: str) -> PointwiseScore:
-    """The same from sync code (a management command, a task), with its own client and limiter."""
-
-    async def run() -> PointwiseScore:
-        async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
-            return await answer_score_async(
-                judge=judge, rubric=rubric, prompt=prompt, response=response, http=http, limiter=limiter
-            )
-
-    return async_to_sync(run)()
+def answer_score(
+    *, judge: JudgeModel, rubric: Rubric, prompt: str, response: str, timeout_s: float | None = None
+) -> PointwiseScore:
+    """The same from sync code (a management command, a task), on the process's engine loop: its HTTP client and
+    the connections' shared scheduler. `timeout_s` bounds the wait (RunTimedOut, the call cancelled)."""
+    engine = runtime()
+    call = answer_score_async(
+        judge=judge, rubric=rubric, prompt=prompt, response=response, http=engine.client, limiter=engine.limiter
+    )
+    return engine.run(call, timeout=timeout_s)

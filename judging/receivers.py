@@ -1,14 +1,13 @@
 """Judging's answer to compare's signals: a finished round of a comparison that names a judge gets judged."""
 
-from functools import partial
+from lab.jobs.enqueue import enqueue_on_commit
 
-from django.db import transaction
-
-from .models import GroupJudge
-from .tasks import judge_finished_round
+from .models import VERDICT_JOB, VerdictStatus
+from .services import verdict_for_finished_round
 
 
 def on_round_finished(sender, round_id: int, **kwargs) -> None:
-    """Runs inside compare's transaction: only enqueue, and only once it commits (the round is then done)."""
-    if GroupJudge.objects.filter(group__rounds=round_id).exists():
-        transaction.on_commit(partial(judge_finished_round.delay, round_id))
+    """Runs inside compare's transaction: the verdict is created with the round's finish and sent once it commits."""
+    verdict = verdict_for_finished_round(round_id=round_id)
+    if verdict is not None and verdict.status == VerdictStatus.QUEUED:
+        enqueue_on_commit(VERDICT_JOB, verdict.pk)

@@ -7,7 +7,6 @@ of a verdict (claim, judge, record) is in `verdicts.py`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -15,13 +14,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from compare.models import CompareGroup, OutputStatus, Round
+from lab.jobs.enqueue import enqueue_on_commit
 from lab.models import Connection, Workspace
 from lab.templating import variant_name
 
 from .calls import judge_model_resolve
 from .classification import JudgeKind, classifier_check
 from .families import Candidate, family_conflicts
-from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
+from .models import VERDICT_JOB, GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import DEFAULT_METRICS, JudgeMode, rubric_check
 
 MAX_SEED = 2**62
@@ -247,7 +247,7 @@ def verdict_request(*, round_: Round, user, judge: JudgeConfig | None = None) ->
         round=round_, judge=judge, defaults={**_snapshot(judge), "requested_by": user}
     )
     if not created:
-        in_progress = not verdict.is_finished and not Verdict.objects.stale().filter(pk=verdict.pk).exists()
+        in_progress = not verdict.is_finished and not Verdict.objects.overdue().filter(pk=verdict.pk).exists()
         if in_progress:
             return verdict
         _reset(verdict, judge, user)
@@ -289,9 +289,7 @@ def _reset(verdict: Verdict, judge: JudgeConfig, user) -> None:
 
 
 def _enqueue(verdict: Verdict) -> None:
-    from .tasks import judge_verdict  # here, not at the top: the tasks module imports the services
-
-    transaction.on_commit(partial(judge_verdict.delay, verdict.pk))
+    enqueue_on_commit(VERDICT_JOB, verdict.pk)
 
 
 @transaction.atomic

@@ -1,41 +1,38 @@
 """The worker's side of a verdict: claim it, judge the round's complete answers, record the result, announce it.
 
-A verdict is claimed with a conditional UPDATE (queued → running), so a redelivered message finds it taken and
-does nothing. Answers that failed, timed out, were cancelled or cut off at the token limit are never judged as
-if they were whole: they are listed as skipped and the round is judged on the others.
+A verdict is a job of lab.jobs: claimed with a conditional UPDATE (queued → running) and a deadline, so a
+redelivered message finds it taken and does nothing, and a dead worker's verdict is failed by the sweeper. It is
+judged on the process's engine loop (lab.engine.runtime), whose HTTP client and connection scheduler it shares
+with the rounds, and its time limit is enforced here, by the caller, whatever the worker's pool.
+
+Answers that failed, timed out, were cancelled or cut off at the token limit are never judged as if they were
+whole: they are listed as skipped and the round is judged on the others.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import secrets
-from datetime import timedelta
 from functools import partial
 
-import httpx
-from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from compare.models import Output
-from lab.engine.limiter import open_limiter
-from lab.providers.http import tls_context
+from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.jobs.kinds import kind
+from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classify import classify_answers
 from .engine import Candidate, Judgement, judge_answers
-from .models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
+from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
-from .services import verdict_for_finished_round
 
 logger = logging.getLogger(__name__)
-
-HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 def skip_reason(output: Output) -> str:
@@ -45,22 +42,21 @@ def skip_reason(output: Output) -> str:
 
 def verdict_execute(*, verdict_id: int, seed: int | None = None) -> Verdict | None:
     """Claim, judge and record one verdict; None when it was not queued (claimed before, or re-requested)."""
-    now = timezone.now()
-    deadline = now + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-    if not Verdict.objects.transition(verdict_id, VerdictStatus.RUNNING, started_at=now, deadline=deadline):
+    limit_s = job_time_limit_s()
+    if not job_claim(kind(VERDICT_JOB), verdict_id, deadline=job_deadline(limit_s)):
         logger.info("Verdict %s is not queued any more; nothing to do.", verdict_id)
         return None
     verdict = Verdict.objects.select_related("round__group__workspace", "judge").get(pk=verdict_id)
     try:
-        return _judge(verdict, seed)
-    except SoftTimeLimitExceeded:
-        return verdict_fail(verdict=verdict, error="Judging ran past the worker's time limit.")
+        return _judge(verdict, seed, limit_s)
+    except RunTimedOut:
+        return verdict_fail(verdict=verdict, error=f"Judging ran past its time limit ({limit_s:g} s).")
     except Exception:
         verdict_fail(verdict=verdict, error="The worker hit an unexpected error while judging this round.")
         raise
 
 
-def _judge(verdict: Verdict, seed: int | None) -> Verdict:
+def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
     judge: JudgeConfig | None = verdict.judge
     if judge is None:
         return verdict_fail(verdict=verdict, error="The judge configuration was deleted.")
@@ -79,19 +75,22 @@ def _judge(verdict: Verdict, seed: int | None) -> Verdict:
     seed = next(value for value in (seed, judge.seed, secrets.randbits(62)) if value is not None)
     # The round is part of the stream's seed, so a judge with a fixed seed still letters each round differently.
     rng = random.Random(f"{seed}:{verdict.round_id}")
+    engine = runtime()
     if judge.classifies:
-        return _classify(verdict, judge, judge_model, candidates, rng, seed, skipped)
-    judgement, client = asyncio.run(_run(judge_model, rubric, judge.mode, candidates, rng))
+        return _classify(verdict, judge, judge_model, candidates, rng, seed, skipped, engine, limit_s)
+    judged = _run(judge_model, rubric, judge.mode, candidates, rng, engine, verdict.round.lane)
+    judgement, client = engine.run(judged, timeout=limit_s)
     return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
 
 
-def _classify(verdict, judge, judge_model, candidates, rng, seed, skipped) -> Verdict:
+def _classify(verdict, judge, judge_model, candidates, rng, seed, skipped, engine: Runtime, limit_s: float) -> Verdict:
     try:
         classifier = judge.classifier()
         columns = round_columns(verdict.round, classifier.input_columns)
     except ValidationError as exc:
         return verdict_fail(verdict=verdict, error=" ".join(exc.messages), skipped=skipped)
-    judgement, client = asyncio.run(_run_classification(judge_model, classifier, candidates, columns, rng))
+    judged = _run_classification(judge_model, classifier, candidates, columns, rng, engine, verdict.round.lane)
+    judgement, client = engine.run(judged, timeout=limit_s)
     return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
 
 
@@ -105,12 +104,11 @@ def round_columns(round_, names) -> dict:
     return {name: values[name] for name in names}
 
 
-async def _run_classification(judge_model, classifier, candidates, columns, rng):
-    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
-        client = JudgeClient(judge_model, client=http, limiter=limiter)
-        judgement = await classify_answers(
-            client=client, classifier=classifier, candidates=candidates, columns=columns, rng=rng
-        )
+async def _run_classification(judge_model, classifier, candidates, columns, rng, engine: Runtime, lane: str):
+    client = JudgeClient(judge_model, client=engine.client, limiter=engine.limiter, lane=lane)
+    judgement = await classify_answers(
+        client=client, classifier=classifier, candidates=candidates, columns=columns, rng=rng
+    )
     return judgement, client
 
 
@@ -122,11 +120,16 @@ def _request_of(output: Output) -> str:
 
 
 async def _run(
-    judge_model: JudgeModel, rubric: Rubric, mode: str, candidates: list[Candidate], rng: random.Random
+    judge_model: JudgeModel,
+    rubric: Rubric,
+    mode: str,
+    candidates: list[Candidate],
+    rng: random.Random,
+    engine: Runtime,
+    lane: str,
 ) -> tuple[Judgement, JudgeClient]:
-    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
-        client = JudgeClient(judge_model, client=http, limiter=limiter)
-        judgement = await judge_answers(client=client, rubric=rubric, mode=mode, candidates=candidates, rng=rng)
+    client = JudgeClient(judge_model, client=engine.client, limiter=engine.limiter, lane=lane)
+    judgement = await judge_answers(client=client, rubric=rubric, mode=mode, candidates=candidates, rng=rng)
     return judgement, client
 
 
@@ -187,16 +190,23 @@ def verdict_record(
     return verdict
 
 
-@transaction.atomic
 def verdict_fail(*, verdict: Verdict, error: str, skipped: dict[int, str] | None = None) -> Verdict:
+    if verdict_fail_by_id(verdict_id=verdict.pk, error=error, skipped=skipped):
+        verdict.refresh_from_db()
+    return verdict
+
+
+@transaction.atomic
+def verdict_fail_by_id(*, verdict_id: int, error: str, skipped: dict[int, str] | None = None) -> bool:
+    """Fail an unfinished verdict with a readable error and announce it; False when it had finished."""
     fields = {"error": error, "finished_at": timezone.now()}
     if skipped:
         fields["skipped"] = [{"output": output_id, "reason": reason} for output_id, reason in skipped.items()]
-    if Verdict.objects.transition(verdict.pk, VerdictStatus.FAILED, **fields):
-        logger.warning("Verdict %s failed: %s", verdict.pk, error)
-        verdict.refresh_from_db()
-        transaction.on_commit(partial(announce, verdict))
-    return verdict
+    if not Verdict.objects.transition(verdict_id, VerdictStatus.FAILED, **fields):
+        return False
+    logger.warning("Verdict %s failed: %s", verdict_id, error)
+    transaction.on_commit(partial(announce, Verdict.objects.select_related("round").get(pk=verdict_id)))
+    return True
 
 
 def announce(verdict: Verdict) -> None:
@@ -211,11 +221,3 @@ def announce(verdict: Verdict) -> None:
         tie=verdict.tie,
         error=verdict.error,
     )
-
-
-def verdict_for_finished_round_execute(*, round_id: int) -> Verdict | None:
-    """The automatic path: create the round's verdict if its comparison names a judge, then judge it here."""
-    verdict = verdict_for_finished_round(round_id=round_id)
-    if verdict is None or verdict.status != VerdictStatus.QUEUED:
-        return verdict
-    return verdict_execute(verdict_id=verdict.pk) or verdict

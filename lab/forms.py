@@ -33,3 +33,10 @@ class ConnectionForm(forms.Form):
     )
     max_concurrency = forms.IntegerField(min_value=1, max_value=1000, initial=4)
     rpm = forms.IntegerField(min_value=1, max_value=100000, initial=60, label="Requests per minute")
+    tpm = forms.IntegerField(
+        min_value=0,
+        max_value=100_000_000,
+        initial=0,
+        label="Tokens per minute",
+        help_text="Input plus expected output, across all workers; 0 for no budget.",
+    )

@@ -69,6 +69,9 @@ class Connection(models.Model):
     api_key_hint = models.CharField(max_length=20, blank=True, editable=False)
     max_concurrency = models.PositiveIntegerField(default=4)
     rpm = models.PositiveIntegerField(default=60, help_text="Requests per minute across all workers.")
+    tpm = models.PositiveIntegerField(
+        default=0, help_text="Tokens per minute across all workers (input + expected output); 0 for no budget."
+    )
     models_cache = models.JSONField(default=list, blank=True, editable=False)
     models_fetched_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -149,6 +149,7 @@ def connection_create(
     api_key: str = "",
     max_concurrency: int = 4,
     rpm: int = 60,
+    tpm: int = 0,
     actor=None,
 ) -> Connection:
     connection = Connection(
@@ -158,6 +159,7 @@ def connection_create(
         base_url=base_url or "",
         max_concurrency=max_concurrency,
         rpm=rpm,
+        tpm=tpm,
     )
     _validate_api_key(api_key)
     _validate_connection(connection, api_key_given=bool(api_key))
@@ -175,7 +177,7 @@ def connection_update(*, connection: Connection, actor=None, **changes) -> Conne
     api_key = changes.pop("api_key", None)
     endpoint_before = connection.base_url
     changed = {}
-    for field in ("name", "base_url", "max_concurrency", "rpm"):
+    for field in ("name", "base_url", "max_concurrency", "rpm", "tpm"):
         if field in changes and changes[field] != getattr(connection, field):
             changed[field] = {"from": getattr(connection, field), "to": changes[field]}
             setattr(connection, field, changes[field])

@@ -1,10 +1,15 @@
 """Lab tasks: thin wrappers that load by id and call a service."""
 
+import logging
+
 from celery import shared_task
 
 from . import services
 from .audit import services as audit_services
+from .jobs.lifecycle import jobs_sweep
 from .realtime import broadcast, workspace_channel
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="lab.worker_check")
@@ -18,3 +23,17 @@ def worker_check(workspace_id: int) -> None:
 def audit_prune() -> int:
     """Daily (beat): drop audit entries older than AUDIT_RETENTION_DAYS."""
     return audit_services.audit_prune()
+
+
+@shared_task(name="lab.sweep_jobs")
+def sweep_jobs() -> None:
+    """Every job kind's sweep (beat sends it every COMPARE_SWEEP_INTERVAL_S)."""
+    for name, report in jobs_sweep().items():
+        if report:
+            logger.info(
+                "Sweep of %ss: failed %s, re-enqueued %s, expired %s",
+                name,
+                report.failed,
+                report.requeued,
+                report.expired,
+            )

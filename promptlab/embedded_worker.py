@@ -26,6 +26,7 @@ def start_embedded_worker(concurrency: int = 8) -> None:
         concurrency=concurrency,
         pool_cls="threads",
         hostname="embedded@localhost",
+        queues=["interactive", "batch"],  # both lanes (lab.jobs.kinds.Lane)
         without_heartbeat=True,
         without_mingle=True,
         without_gossip=True,

@@ -368,6 +368,16 @@ COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "30"))
 COMPARE_REQUEUE_AFTER_S = int(os.environ.get("COMPARE_REQUEUE_AFTER_S", "120"))
 # … and one still queued after this long is failed: no worker is coming.
 COMPARE_QUEUE_EXPIRY_S = int(os.environ.get("COMPARE_QUEUE_EXPIRY_S", "3600"))
+# --- Scheduling provider calls (lab/engine/scheduler.py) ---
+# How long one call may wait for its connection's turn before it fails ("waited N s for connection X"); the wait
+# is not part of the answer's timeout, which starts when the request is sent. Short for a round someone is
+# watching, long for batch work that queues behind a connection's limits.
+SCHEDULER_QUEUE_DEADLINE_S = {
+    "interactive": float(os.environ.get("SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S", "60")),
+    "batch": float(os.environ.get("SCHEDULER_BATCH_QUEUE_DEADLINE_S", "3600")),
+}
+# The length of the rpm and tpm windows. A minute in production; tests shorten it to run the same code in seconds.
+SCHEDULER_WINDOW_S = float(os.environ.get("SCHEDULER_WINDOW_S", "60"))
 
 CELERY = {
     "broker_url": REDIS_URL or "memory://",
@@ -394,9 +404,11 @@ CELERY = {
     "worker_cancel_long_running_tasks_on_connection_loss": False,
     "worker_hijack_root_logger": False,
     "timezone": "UTC",
+    # Two lanes (lab.jobs.kinds.Lane): a worker started without -Q serves both, interactive first.
+    "task_queues": {"interactive": {}, "batch": {}},
+    "task_default_queue": "interactive",
     "beat_schedule": {
-        "compare-sweep": {"task": "compare.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
-        "judging-sweep": {"task": "judging.sweep", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
+        "jobs-sweep": {"task": "lab.sweep_jobs", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
         "lab-audit-prune": {"task": "lab.audit_prune", "schedule": 24 * 3600.0},
     },
 }

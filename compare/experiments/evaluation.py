@@ -1,8 +1,10 @@
 """Evaluating an experiment's answers once their round has finished: the schema check and the judge's score.
 
 The evaluation task (queued when a round finishes) and the command line (after running a round itself) both call
-`experiment_round_evaluate`; each evaluation is claimed with a conditional UPDATE, so no answer is judged twice.
-A round's answers are judged concurrently, through the judge connection's shared limits.
+`experiment_round_evaluate`; each evaluation is claimed with a conditional UPDATE and a deadline (lab.jobs), so no
+answer is judged twice and a dead worker's evaluations are failed by the sweeper. A round's answers are judged
+concurrently on the process's engine loop (lab.engine.runtime: its HTTP client and the connections' shared
+scheduler), and the time limit is enforced here, by the caller, on every pool.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from lab.engine.limiter import open_limiter
-from lab.providers.http import tls_context
+from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.jobs.kinds import kind
+from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
 from ..models import Output, OutputStatus, Round
 from ..round_rows import REFERENCE
+from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus
 from .scoring import Score, scorer
 from .services import experiment_announce, experiment_budget_enforce
@@ -29,7 +32,6 @@ from .structured import answer_check
 
 logger = logging.getLogger(__name__)
 
-HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 FIELDS = [
     "status",
     "score",
@@ -92,11 +94,8 @@ def experiment_round_evaluate(*, round_id: int) -> int:
 
 def _claim(round_id: int) -> list[Evaluation]:
     queued = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
-    mine = [
-        pk
-        for pk in queued.values_list("pk", flat=True)
-        if Evaluation.objects.filter(pk=pk, status=EvaluationStatus.QUEUED).update(status=EvaluationStatus.RUNNING)
-    ]
+    job, deadline = kind(EVALUATION), job_deadline(job_time_limit_s())
+    mine = [pk for pk in queued.values_list("pk", flat=True) if job_claim(job, pk, deadline=deadline)]
     return list(
         Evaluation.objects.filter(pk__in=mine)
         .select_related("experiment__group__workspace", "output__round")
@@ -150,7 +149,15 @@ def _judge(jobs: list[_Job], experiment) -> None:
         for job in jobs:
             job.evaluation.status, job.evaluation.reason = EvaluationStatus.FAILED, " ".join(exc.messages)
         return
-    results = asyncio.run(_score_all(judging, judge, jobs))
+    engine = runtime()
+    limit_s = job_time_limit_s()
+    try:
+        results = engine.run(_score_all(judging, judge, jobs, engine), timeout=limit_s)
+    except RunTimedOut:
+        for job in jobs:
+            job.evaluation.status = EvaluationStatus.FAILED
+            job.evaluation.reason = f"Judging ran past its time limit ({limit_s:g} s)."
+        return
     for job, (score, latency_ms) in zip(jobs, results, strict=True):
         evaluation = job.evaluation
         evaluation.estimated_input_tokens = judging.input_tokens(
@@ -165,25 +172,23 @@ def _judge(jobs: list[_Job], experiment) -> None:
         evaluation.status = EvaluationStatus.DONE if judged else EvaluationStatus.FAILED
 
 
-async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]]:
-    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
+async def _score_all(judging, judge, jobs: list[_Job], engine: Runtime) -> list[tuple[Score, int]]:
+    async def one(job: _Job) -> tuple[Score, int]:
+        started = time.monotonic()
+        try:
+            score = await judging.score(
+                judge,
+                request=job.request,
+                response=job.response,
+                reference=job.reference,
+                http=engine.client,
+                limiter=engine.limiter,
+                columns=job.columns,
+            )
+        except Exception as exc:
+            # One answer's judging failing must not lose the others' scores; the reason is shown on its row.
+            logger.exception("Judging evaluation %s failed unexpectedly", job.evaluation.pk)
+            score = Score(score=None, scale_score=None, reason=f"Unexpected error: {type(exc).__name__}: {exc}")
+        return score, int((time.monotonic() - started) * 1000)
 
-        async def one(job: _Job) -> tuple[Score, int]:
-            started = time.monotonic()
-            try:
-                score = await judging.score(
-                    judge,
-                    request=job.request,
-                    response=job.response,
-                    reference=job.reference,
-                    http=http,
-                    limiter=limiter,
-                    columns=job.columns,
-                )
-            except Exception as exc:
-                # One answer's judging failing must not lose the others' scores; the reason is shown on its row.
-                logger.exception("Judging evaluation %s failed unexpectedly", job.evaluation.pk)
-                score = Score(score=None, scale_score=None, reason=f"Unexpected error: {type(exc).__name__}: {exc}")
-            return score, int((time.monotonic() - started) * 1000)
-
-        return list(await asyncio.gather(*(one(job) for job in jobs)))
+    return list(await asyncio.gather(*(one(job) for job in jobs)))

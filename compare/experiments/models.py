@@ -9,11 +9,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ..models import CompareGroup, Output
+# Models of compare's own module are named as strings: compare.models imports this module, never the reverse.
 
 
 class Experiment(models.Model):
-    group = models.OneToOneField(CompareGroup, on_delete=models.CASCADE, related_name="experiment")
+    group = models.OneToOneField("compare.CompareGroup", on_delete=models.CASCADE, related_name="experiment")
     source = models.CharField(max_length=300, blank=True)  # the file it was read from, or "form"
     # The file as understood: names kept, `$file:` and `file:` references read in, our placeholder syntax. Export
     # writes the group's variants, which this names; it is also what the page's "run again" starts from.
@@ -72,7 +72,7 @@ class Evaluation(models.Model):
     """One answer of an experiment, checked against the schema and scored pointwise by the judge."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="evaluations")
-    output = models.OneToOneField(Output, on_delete=models.CASCADE, related_name="evaluation")
+    output = models.OneToOneField("compare.Output", on_delete=models.CASCADE, related_name="evaluation")
     status = models.CharField(max_length=10, choices=EvaluationStatus.choices, default=EvaluationStatus.QUEUED)
     score = models.FloatField(null=True, blank=True)  # 0–1; None when not judged
     scale_score = models.FloatField(null=True, blank=True)  # on the evaluation type's scale, e.g. 4 on 1-5
@@ -87,6 +87,10 @@ class Evaluation(models.Model):
     estimated_input_tokens = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Set when its round finishes and the evaluation is sent to a worker; a queued one without it waits for its round.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -97,10 +101,20 @@ class Evaluation(models.Model):
                 condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=1)),
                 name="evaluation_score_in_unit_interval",
             ),
+            models.CheckConstraint(
+                condition=~Q(status=EvaluationStatus.RUNNING) | Q(deadline__isnull=False),
+                name="evaluation_running_has_deadline",
+            ),
         ]
         indexes = [
             # Progress and budget: an experiment's evaluations by status.
             models.Index(fields=["experiment", "status"], name="evaluation_experiment_status"),
+            # The sweeper: unfinished evaluations by deadline (running) and by enqueue time (queued).
+            models.Index(
+                fields=["status", "deadline", "enqueued_at"],
+                name="evaluation_unfinished",
+                condition=Q(status__in=EVALUATION_UNFINISHED),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -3,10 +3,13 @@
 from functools import partial
 
 from django.db import transaction
+from django.utils import timezone
 
-from .models import Experiment
+from lab.jobs.enqueue import enqueue_on_commit
+
+from .jobs import EVALUATION
+from .models import Evaluation, EvaluationStatus, Experiment
 from .services import experiment_budget_enforce
-from .tasks import evaluate_experiment_round
 
 
 def on_round_finished(sender, round_id: int, **kwargs) -> None:
@@ -15,5 +18,6 @@ def on_round_finished(sender, round_id: int, **kwargs) -> None:
     if experiment_id is None:
         return
     transaction.on_commit(partial(experiment_budget_enforce, experiment_id=experiment_id))
-    if Experiment.objects.filter(pk=experiment_id, evaluations__output__round_id=round_id).exists():
-        transaction.on_commit(partial(evaluate_experiment_round.delay, round_id))
+    waiting = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
+    if waiting.update(enqueued_at=timezone.now()):
+        enqueue_on_commit(EVALUATION, round_id)

@@ -53,6 +53,7 @@ class ConnectionOut(serializers.ModelSerializer):
             "has_api_key",
             "max_concurrency",
             "rpm",
+            "tpm",
             "model_count",
             "models_fetched_at",
             "created_at",
@@ -73,6 +74,7 @@ class ConnectionIn(StrictIn):
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
+    tpm = serializers.IntegerField(min_value=0, max_value=100_000_000, required=False, default=0)
 
 
 class ConnectionUpdateIn(StrictIn):
@@ -81,6 +83,7 @@ class ConnectionUpdateIn(StrictIn):
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)
+    tpm = serializers.IntegerField(min_value=0, max_value=100_000_000, required=False)
 
 
 class ModelOut(serializers.Serializer):

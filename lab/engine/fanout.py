@@ -1,15 +1,15 @@
-"""Run many answers at once in one event loop: staggered starts, a timeout each, connection limits, cancel.
+"""Run many answers at once in one event loop: staggered starts, connection scheduling, a timeout each, cancel.
 
 The engine knows nothing of rounds or outputs: the caller hands it `Call`s and `Hooks` (where deltas and
 finished answers go, and whether the run was cancelled). One call's failure never stops the others, and the
-results come back in the order of the calls.
+results come back in the order of the calls. A call first waits for its connection's turn (limiter.py), at most
+its queue deadline, and only then is its request sent and its timeout started.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -19,12 +19,13 @@ from typing import Protocol
 
 import httpx
 
-from ..providers.answer import ERROR, Answer, stream_answer
+from ..providers.answer import ERROR, Answer, estimate_tokens, stream_answer
 from ..providers.base import ChatRequest, ConnectionConfig, ModelInfo
-from ..providers.http import tls_context
+from ..providers.http import attempt_gate, tls_context
 from ..providers.registry import get_adapter
 from .deltas import COALESCE_S, Delta, DeltaBatcher
-from .limiter import Limit, Limiter
+from .limiter import Limit, Limiter, QueueDeadlineExceeded
+from .scheduler import waited_message
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +40,9 @@ class Call:
     request: ChatRequest
     model_info: ModelInfo | None = None
     start_after_s: float = 0.0
-    timeout_s: float = 10.0
+    timeout_s: float = 10.0  # from when the request is sent: waiting for the connection's turn is not part of it
+    lane: str = "interactive"  # interactive calls go before batch calls queued on the same connection
+    queue_deadline_s: float = 60.0  # how long it may wait for its connection's turn
 
 
 @dataclass
@@ -56,13 +59,27 @@ class Hooks(Protocol):
 
     async def cancelled(self) -> bool: ...
 
+    async def waiting(self, key: int, connection: str, ahead: int) -> None:
+        """The call `key` waits for its connection's turn, with `ahead` calls before it."""
+
 
 def limit_for(config: ConnectionConfig) -> Limit:
     return Limit(
         key=f"connection-{config.connection_id or config.name}",
         max_concurrency=config.max_concurrency,
         rpm=config.rpm,
+        tpm=config.tpm,
+        name=config.name,
     )
+
+
+# What a call counts against tpm before the provider says: its input, and its max_tokens or this much output.
+EXPECTED_OUTPUT_TOKENS = 512
+
+
+def expected_tokens(request: ChatRequest) -> int:
+    prompt = "".join(str(message.get("content", "")) for message in request.messages)
+    return estimate_tokens(prompt) + int(request.params.get("max_tokens") or EXPECTED_OUTPUT_TOKENS)
 
 
 async def fan_out(
@@ -108,21 +125,33 @@ async def _run_call(call: Call, run: _Run) -> Result:
     answer = Answer(status=ERROR)
     result = Result(key=call.key, answer=answer)
     limit = limit_for(call.config)
-    waiting_since = slot_at = None
     task = asyncio.current_task()
     run.streaming.add(task)
     try:
         await asyncio.sleep(call.start_after_s)
         result.started_at = datetime.now(tz=UTC)
-        waiting_since = time.monotonic()
-        async with asyncio.timeout(call.timeout_s), run.limiter.slot(limit):
-            slot_at = time.monotonic()
+        tokens = expected_tokens(call.request) if limit.tpm else 0
+        on_wait = partial(run.hooks.waiting, call.key, call.config.name)
+        async with run.limiter.slot(
+            limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
+        ) as slot:
             adapter = get_adapter(call.config, client=run.client)
             on_delta = partial(run.deltas.add, call.key)
-            await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer)
+            gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
+            try:
+                async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it
+                    await stream_answer(
+                        adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer
+                    )
+            finally:
+                attempt_gate.reset(gate)
+            if limit.tpm and answer.input_tokens is not None and answer.output_tokens is not None:
+                await slot.used(answer.input_tokens + answer.output_tokens)
+    except QueueDeadlineExceeded as exc:
+        answer.status = TIMEOUT
+        answer.error = waited_message(waited_s=exc.waited_s, connection=call.config.name, ahead=exc.ahead)
     except TimeoutError:
-        waited_s = (slot_at or time.monotonic()) - (waiting_since or time.monotonic())
-        answer.status, answer.error = TIMEOUT, _timeout_message(call, limit, answer, waited_s)
+        answer.status, answer.error = TIMEOUT, _timeout_message(call, answer)
     except asyncio.CancelledError:
         if not run.cancelled.is_set():
             raise
@@ -143,13 +172,8 @@ async def _run_call(call: Call, run: _Run) -> Result:
     return result
 
 
-def _timeout_message(call: Call, limit: Limit, answer: Answer, waited_s: float) -> str:
-    message = f"No complete answer within {call.timeout_s:g} s"
-    if waited_s >= 0.5:
-        message += (
-            f" ({waited_s:.1f} s of it waiting for a free slot on connection '{call.config.name}', "
-            f"which allows {limit.max_concurrency} at a time and {limit.rpm} a minute)"
-        )
+def _timeout_message(call: Call, answer: Answer) -> str:
+    message = f"No complete answer within {call.timeout_s:g} s of sending the request"
     return message + ("; the partial answer is kept." if answer.text else ".")
 
 

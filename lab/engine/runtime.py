@@ -33,7 +33,8 @@ class RunTimedOut(Exception):
 # Enough for every answer of many rounds at once; the per-connection limits, not this pool, decide how many
 # requests a provider sees.
 HTTP_LIMITS = httpx.Limits(max_connections=500, max_keepalive_connections=100, keepalive_expiry=30)
-HTTP_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+# A judge's reply may take up to two minutes; rounds bound each answer with their own, shorter timeouts.
+HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 class Runtime:

@@ -25,6 +25,7 @@ class Scenario:
     usage: int = 1  # 0: report no token usage
     fault: str = ""  # an HTTP status (429, 500, 529, 401, …) or one of NAMED_FAULTS
     fail_times: int = 0  # 0: every request of this scenario faults; n: only the first n, then it recovers
+    fault_every: int = 0  # n: only every n-th request of the scenario faults (10: a steady 10%), for ever
     fault_at: int = -1  # token index where mid_stream / drop / stall strike; -1: half-way
     retry_after: float = -1  # seconds sent as `retry-after` with a status fault; -1: no header
     retry_after_ms: int = -1  # milliseconds sent as `retry-after-ms`; -1: no header

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
@@ -156,9 +157,11 @@ class Counter:
     max_in_flight: int = 0
     last_request: dict = field(default_factory=dict)
     recent: list = field(default_factory=list)  # the bodies of the last RECENT requests
+    arrivals: list = field(default_factory=list)  # when each request arrived (epoch seconds), for rate checks
 
     def enter(self) -> None:
         self.requests += 1
+        self.arrivals.append(time.time())
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
@@ -173,6 +176,7 @@ class FakeLLMServer:
         totals = asdict(self.total)
         totals.pop("last_request")
         totals.pop("recent")
+        totals.pop("arrivals")
         return {**totals, "scenarios": {key: asdict(counter) for key, counter in self.scenarios.items()}}
 
     def reset(self) -> None:
@@ -275,6 +279,8 @@ class FakeLLMServer:
         counter = self._enter(scenario, request)
         try:
             faulty = bool(scenario.fault) and (scenario.fail_times == 0 or counter.requests <= scenario.fail_times)
+            if scenario.fault_every:
+                faulty = bool(scenario.fault) and counter.requests % scenario.fault_every == 0
             if faulty:
                 counter.faults += 1
             if faulty and scenario.status_fault:

@@ -32,6 +32,7 @@ class ConnectionConfig:
     max_concurrency: int = 4
     rpm: int = 60
     connection_id: int | None = None
+    tpm: int = 0  # tokens a minute (input + output); 0: no token budget
 
     @classmethod
     def from_connection(cls, connection) -> ConnectionConfig:
@@ -43,6 +44,7 @@ class ConnectionConfig:
             max_concurrency=connection.max_concurrency,
             rpm=connection.rpm,
             connection_id=connection.pk,
+            tpm=connection.tpm,
         )
 
 

@@ -17,6 +17,7 @@ import ssl
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import aclosing, asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any, Protocol
@@ -34,6 +35,21 @@ logger = logging.getLogger("lab.providers")
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
 
 RETRY_STATUSES = frozenset({408, 409, 429, 529})  # and every 5xx
+
+
+class AttemptGate(Protocol):
+    """The connection scheduler's turn of the call in progress (lab.engine.limiter.Slot)."""
+
+    async def attempt(self) -> None: ...
+
+    async def rate_limited(self, delay_s: float) -> None: ...
+
+    async def succeeded(self) -> None: ...
+
+
+# Set by the engine around one call: each retry asks it for an rpm token (the first attempt got one with the
+# call's turn), and a 429 slows the whole connection down through it. None outside the engine (no limits).
+attempt_gate: ContextVar[AttemptGate | None] = ContextVar("attempt_gate", default=None)
 
 # A 429 saying one of these is a spend/quota/credit limit: waiting will not help, so it is not retried.
 # Bare "quota" is not enough: Gemini says "quota" for its per-minute rate limits too.
@@ -188,8 +204,24 @@ def tls_context() -> ssl.SSLContext:
 
 
 class _Retry(Exception):
-    def __init__(self, delay: float):
-        self.delay = delay
+    def __init__(self, delay: float, status: int | None = None):
+        self.delay, self.status = delay, status
+
+
+async def _before_attempt(attempt: int) -> None:
+    if attempt and (gate := attempt_gate.get()) is not None:
+        await gate.attempt()
+
+
+async def _after_retry(retry: _Retry) -> None:
+    if retry.status == 429 and (gate := attempt_gate.get()) is not None:
+        await gate.rate_limited(retry.delay)
+    await asyncio.sleep(retry.delay)
+
+
+async def _answered() -> None:
+    if (gate := attempt_gate.get()) is not None:
+        await gate.succeeded()
 
 
 class HttpAdapter:
@@ -233,6 +265,7 @@ class HttpAdapter:
     async def request_json(self, method: str, url: str, *, json_body: dict | None = None, params=None) -> Any:
         """One JSON request with retries; raises ProviderError with a readable, key-free message."""
         for attempt in itertools.count():  # ends: the last allowed attempt raises ProviderError
+            await _before_attempt(attempt)
             try:
                 async with self.client() as client:
                     try:
@@ -243,6 +276,7 @@ class HttpAdapter:
                         raise self._after_transport_error(exc, attempt) from None
                     if response.status_code >= 400:
                         raise self._after_status(response.status_code, response.headers, response.text, attempt)
+                    await _answered()
                     try:
                         return response.json()
                     except ValueError:
@@ -250,13 +284,14 @@ class HttpAdapter:
                             f"{self.config.name} sent a response that is not JSON.", response.status_code
                         ) from None
             except _Retry as retry:
-                await asyncio.sleep(retry.delay)
+                await _after_retry(retry)
 
     async def stream_events(
         self, url: str, body: dict, parser_factory: Callable[[], StreamParser], params=None
     ) -> AsyncIterator[StreamEvent]:
         """POST `body` and yield the parsed events; closing the iterator closes the HTTP connection at once."""
         for attempt in itertools.count():  # ends: the last allowed attempt raises ProviderError
+            await _before_attempt(attempt)
             started = False
             try:
                 async with self.client() as client:
@@ -267,6 +302,7 @@ class HttpAdapter:
                             if response.status_code >= 400:
                                 text = (await response.aread()).decode("utf-8", errors="replace")
                                 raise self._after_status(response.status_code, response.headers, text, attempt)
+                            await _answered()
                             parser = parser_factory()
                             async with aclosing(iter_sse(response.aiter_lines())) as events:
                                 async for sse in events:
@@ -285,7 +321,7 @@ class HttpAdapter:
                             return
                         raise self._after_transport_error(exc, attempt) from None
             except _Retry as retry:
-                await asyncio.sleep(retry.delay)
+                await _after_retry(retry)
 
     def _parse(self, produce: Callable[[], list[StreamEvent]]) -> list[StreamEvent]:
         """Run a parser step; a malformed chunk becomes a StreamError and every error message is scrubbed."""
@@ -313,7 +349,8 @@ class HttpAdapter:
                 "the lab waits)",
                 status,
             )
-        return self._retry(message, advised if advised is not None else self.retry.backoff(attempt), attempt)
+        delay = advised if advised is not None else self.retry.backoff(attempt)
+        return self._retry(message, delay, attempt, status)
 
     def _after_transport_error(self, exc: httpx.TransportError, attempt: int) -> Exception:
         message = self._transport_message(exc)
@@ -321,9 +358,9 @@ class HttpAdapter:
             return ProviderError(f"{message} (gave up after {attempt} retries)")
         return self._retry(message, self.retry.backoff(attempt), attempt)
 
-    def _retry(self, message: str, delay: float, attempt: int) -> _Retry:
+    def _retry(self, message: str, delay: float, attempt: int, status: int | None = None) -> _Retry:
         logger.warning("%s (retrying in %.2f s, retry %d of %d)", message, delay, attempt + 1, self.retry.retries)
-        return _Retry(delay)
+        return _Retry(delay, status)
 
     def _transport_message(self, exc: httpx.TransportError) -> str:
         host = httpx.URL(self.base_url).netloc.decode() if self.base_url else "?"

@@ -5,7 +5,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from compare import services
+from compare.jobs import ROUND
 from compare.models import OutputStatus, RoundStatus
+from lab.jobs.enqueue import send
 from tests.fixtures.compare_factories import make_group
 
 
@@ -67,9 +69,7 @@ def test_a_dataset_row_without_a_needed_variable_is_rejected_naming_row_and_vari
 def test_a_committed_start_enqueues_exactly_one_task_per_round(group, owner, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
         services.round_start(group=group, user=owner, repeat=2)
-    assert [(c.func.__self__.name, c.args) for c in callbacks] == [
-        ("compare.run_round", (r.pk,)) for r in group.rounds.order_by("number")
-    ]
+    assert [(c.func, c.args) for c in callbacks] == [(send, (ROUND, r.pk)) for r in group.rounds.order_by("number")]
 
 
 @pytest.mark.django_db

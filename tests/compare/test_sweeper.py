@@ -8,9 +8,13 @@ from django.conf import settings
 from django.utils import timezone
 
 from compare.execution import round_execute
+from compare.jobs import ROUND
 from compare.models import OutputStatus, Round, RoundStatus
-from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, rounds_sweep
+from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from compare.tasks import run_round
+from lab.jobs.enqueue import send
+from lab.jobs.kinds import kind
+from lab.jobs.lifecycle import job_sweep
 from tests.fixtures.compare_factories import make_group, make_round, slow_model, start_round
 from tests.fixtures.processes import BIN, ManagedProcess, child_env, start_worker
 
@@ -22,6 +26,10 @@ def wait_for(condition, timeout: float, step: float = 0.1) -> bool:
             return True
         time.sleep(step)
     return condition()
+
+
+def rounds_sweep(now=None):
+    return job_sweep(kind(ROUND), now=now)
 
 
 def status_of(round_: Round) -> str:
@@ -45,7 +53,15 @@ def test_a_round_whose_worker_is_killed_is_failed_by_the_beat_sweeper_without_du
     group = make_group(workspace, owner, models=[slow_model(tokens=3000, token_ms=5)] * 2, timeout_ms=2000)
     round_ = make_round(group)
     # Its own queue, so no other worker can take the round; solo pool, so the kill stops the streams too.
-    doomed = start_worker(tmp_path, "--pool=solo", "-Q", "doomed", name="doomed", COMPARE_ROUND_GRACE_S="1")
+    doomed = start_worker(
+        tmp_path,
+        "--pool=solo",
+        "-Q",
+        "doomed",
+        name="doomed",
+        COMPARE_ROUND_GRACE_S="1",
+        SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S="1",
+    )
     try:
         beat.wait_ready()
         run_round.apply_async((round_.pk,), queue="doomed")
@@ -97,7 +113,7 @@ def test_a_round_still_queued_after_the_grace_period_is_enqueued_again_once_per_
     with django_capture_on_commit_callbacks() as callbacks:
         assert rounds_sweep(now=later).requeued == [round_.pk]
         assert rounds_sweep(now=later + timedelta(seconds=1)).requeued == []
-    assert [(c.func.__self__.name, c.args) for c in callbacks] == [("compare.run_round", (round_.pk,))]
+    assert [(c.func, c.args) for c in callbacks] == [(send, (ROUND, round_.pk))]
     assert status_of(round_) == RoundStatus.QUEUED
 
 

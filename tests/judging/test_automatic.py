@@ -8,11 +8,11 @@ import pytest
 
 from compare.models import Round, RoundStatus
 from compare.rounds import round_finish
-from judging.models import Verdict, VerdictStatus
+from judging.models import VERDICT_JOB, Verdict, VerdictStatus
 from judging.rubric import Metric
-from judging.services import group_judge_set
-from judging.tasks import judge_finished_round
-from judging.verdicts import verdict_for_finished_round_execute
+from judging.services import group_judge_set, verdict_for_finished_round
+from judging.verdicts import verdict_execute
+from lab.jobs.enqueue import send
 from tests.fixtures.compare_factories import start_round
 from tests.fixtures.judging_factories import CANDIDATES, answered_round, judged_group, make_judge
 from tests.judging.scripts import relative
@@ -29,8 +29,9 @@ def finish(round_: Round, capture) -> list:
 
 
 def judging_enqueued(callbacks, round_id: int) -> bool:
-    return any(
-        isinstance(c, partial) and c.func == judge_finished_round.delay and c.args == (round_id,) for c in callbacks
+    verdict = Verdict.objects.filter(round_id=round_id).first()
+    return verdict is not None and any(
+        isinstance(c, partial) and c.func == send and c.args == (VERDICT_JOB, verdict.pk) for c in callbacks
     )
 
 
@@ -41,9 +42,10 @@ def test_a_round_of_a_comparison_with_a_judge_is_enqueued_for_judging_when_it_fi
     judge, _ = make_judge(workspace, owner, fake_llm)
     group_judge_set(group=group, judge=judge)
 
-    callbacks = finish(start_round(group, owner), django_capture_on_commit_callbacks)
+    callbacks = finish(answered_round(group, owner, ["one", "two"]), django_capture_on_commit_callbacks)
 
     assert judging_enqueued(callbacks, group.rounds.get().pk)
+    assert Verdict.objects.get().status == VerdictStatus.QUEUED
 
 
 def test_a_comparison_without_a_judge_is_left_alone(workspace, owner, connections, django_capture_on_commit_callbacks):
@@ -51,7 +53,8 @@ def test_a_comparison_without_a_judge_is_left_alone(workspace, owner, connection
 
     callbacks = finish(start_round(group, owner), django_capture_on_commit_callbacks)
 
-    assert callbacks and not any(getattr(c, "func", None) == judge_finished_round.delay for c in callbacks)
+    assert callbacks and not Verdict.objects.exists()
+    assert not any(getattr(c, "func", None) == send and c.args[0] == VERDICT_JOB for c in callbacks)
 
 
 def test_the_automatic_task_judges_once_however_often_it_is_delivered(workspace, owner, fake_llm, connections):
@@ -61,8 +64,11 @@ def test_the_automatic_task_judges_once_however_often_it_is_delivered(workspace,
     round_ = answered_round(group, owner, ["alpha", "beta"])
     fake_llm.script(scenario, relative({"alpha": (5, "yes"), "beta": (1, "no")}))
 
-    first = verdict_for_finished_round_execute(round_id=round_.pk)
-    again = verdict_for_finished_round_execute(round_id=round_.pk)
+    queued = verdict_for_finished_round(round_id=round_.pk)
+    first = verdict_execute(verdict_id=queued.pk)
+    again = verdict_execute(verdict_id=queued.pk)  # a redelivered message finds it taken
+    assert again is None
+    again = verdict_for_finished_round(round_id=round_.pk)  # and the round's finish, signalled again, adds none
 
     assert first.status == VerdictStatus.DONE and first.requested_by is None
     assert again.pk == first.pk and Verdict.objects.count() == 1

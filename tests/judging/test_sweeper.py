@@ -8,12 +8,18 @@ from channels.layers import get_channel_layer
 from django.utils import timezone
 
 from judging import services
-from judging.models import Verdict, VerdictStatus
-from judging.sweeper import WORKER_STOPPED, verdicts_sweep
+from judging.jobs import WORKER_STOPPED
+from judging.models import VERDICT_JOB, Verdict, VerdictStatus
+from lab.jobs.kinds import kind
+from lab.jobs.lifecycle import job_sweep
 from lab.realtime import group_channel
 from tests.fixtures.judging_factories import answered_round, judged_group, make_judge
 
 pytestmark = pytest.mark.django_db
+
+
+def verdicts_sweep(now):
+    return job_sweep(kind(VERDICT_JOB), now=now)
 
 
 @pytest.fixture
@@ -23,7 +29,7 @@ def verdict(workspace, owner, connections, fake_llm):
     return services.verdict_request(round_=round_, user=owner, judge=judge)
 
 
-def test_a_running_verdict_past_its_deadline_fails_with_a_readable_error(verdict):
+def test_a_running_verdict_past_its_deadline_fails_with_a_readable_error(verdict, django_capture_on_commit_callbacks):
     now = timezone.now()
     Verdict.objects.filter(pk=verdict.pk).update(
         status=VerdictStatus.RUNNING, started_at=now - timedelta(minutes=10), deadline=now - timedelta(seconds=1)
@@ -32,7 +38,8 @@ def test_a_running_verdict_past_its_deadline_fails_with_a_readable_error(verdict
     channel = async_to_sync(layer.new_channel)()
     async_to_sync(layer.group_add)(group_channel(verdict.round.group_id), channel)
 
-    report = verdicts_sweep(now=now)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = verdicts_sweep(now=now)
 
     verdict.refresh_from_db()
     assert report.failed == [verdict.pk]

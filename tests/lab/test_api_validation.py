@@ -45,12 +45,21 @@ def test_member_add_rejects_bad_input(api, workspace, body, field):
         ({"name": "x", "kind": "openai_compatible", "base_url": "not a url"}, "base_url"),
         ({"name": "x", "kind": "simulated", "max_concurrency": 0}, "max_concurrency"),
         ({"name": "x", "kind": "simulated", "rpm": "many"}, "rpm"),
+        ({"name": "x", "kind": "simulated", "tpm": -1}, "tpm"),
         ({"name": "simulated", "kind": "simulated"}, "name"),
     ],
 )
 def test_connection_create_rejects_bad_input(api, workspace, body, field):
     url = f"/api/v1/workspaces/{workspace.pk}/connections/"
     assert_field_error(api.post(url, body, format="json"), field)
+
+
+def test_a_connection_keeps_its_tokens_per_minute_budget(api, workspace):
+    url = f"/api/v1/workspaces/{workspace.pk}/connections/"
+    created = api.post(url, {"name": "budget", "kind": "simulated", "tpm": 40_000}, format="json")
+    assert created.status_code == 201 and created.json()["tpm"] == 40_000
+    changed = api.patch(f"{url}{created.json()['id']}/", {"tpm": 0}, format="json")
+    assert changed.status_code == 200 and changed.json()["tpm"] == 0  # 0: no token budget
 
 
 def test_connection_update_rejects_bad_input(api, workspace):

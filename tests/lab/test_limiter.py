@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 from django.conf import settings
 
-from lab.engine.limiter import Limit, LocalLimiter, RedisLimiter
+from lab.engine.limiter import Limit, LocalLimiter, QueueDeadlineExceeded, RedisLimiter
 from tests.fixtures.processes import ROOT
 
 
@@ -38,9 +38,8 @@ class Workers:
 kinds = pytest.mark.parametrize("kind", ["redis", "local"])
 
 
-@kinds
-async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kind):
-    shared = limit(max_concurrency=3)
+async def most_at_once(workers: list, shared: Limit, requests: int, hold_s: float) -> int:
+    """Send `requests` through the two workers in turn, each holding its slot `hold_s`; the most in at once."""
     in_flight, most = 0, 0
 
     async def request(limiter):
@@ -48,13 +47,19 @@ async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kin
         async with limiter.slot(shared):
             in_flight += 1
             most = max(most, in_flight)
-            await asyncio.sleep(0.03)
+            await asyncio.sleep(hold_s)
             in_flight -= 1
 
-    async with Workers(kind) as (first, second):
-        await asyncio.gather(*(request(first if i % 2 else second) for i in range(16)))
-        assert await first.in_flight(shared) == 0
-    assert most == 3
+    await asyncio.gather(*(request(workers[i % 2]) for i in range(requests)))
+    return most
+
+
+@kinds
+async def test_it_never_lets_more_than_max_concurrency_in_across_two_workers(kind):
+    shared = limit(max_concurrency=3)
+    async with Workers(kind) as workers:
+        assert await most_at_once(workers, shared, requests=16, hold_s=0.03) == 3
+        assert await workers[0].in_flight(shared) == 0
 
 
 @kinds
@@ -131,9 +136,9 @@ class CountingLimiter(LocalLimiter):
 
     asked = 0
 
-    async def _try_acquire(self, limit, token):
+    async def _try_acquire(self, *args):
         self.asked += 1
-        return await super()._try_acquire(limit, token)
+        return await super()._try_acquire(*args)
 
 
 async def test_waiters_queue_in_arrival_order_and_only_the_first_asks_for_a_slot():
@@ -156,3 +161,88 @@ async def test_waiters_queue_in_arrival_order_and_only_the_first_asks_for_a_slot
     assert order == list(range(10))
     # Polled by the first waiter alone: about 0.5 s / 50 ms, not ten waiters' worth (about 100).
     assert asked_while_full <= 15
+
+
+@kinds
+async def test_an_interactive_waiter_goes_before_the_batch_waiters_already_queued(kind):
+    shared = limit(max_concurrency=1)
+    order = []
+
+    async def request(limiter, lane: str, name: str) -> None:
+        async with limiter.slot(shared, lane=lane):
+            order.append(name)
+
+    async with Workers(kind) as (first, second):
+        async with first.slot(shared):
+            batch = []
+            for n in range(6):  # they arrive one after the other, from either worker
+                batch.append(asyncio.create_task(request(first if n % 2 else second, "batch", f"b{n}")))
+                await asyncio.sleep(0.02)
+            interactive = asyncio.create_task(request(second, "interactive", "i"))
+            await asyncio.sleep(0.1)
+        await asyncio.gather(*batch, interactive)
+    assert order == ["i", "b0", "b1", "b2", "b3", "b4", "b5"]  # FIFO within the batch lane, across workers
+
+
+@kinds
+async def test_a_waiter_past_its_queue_deadline_says_how_many_were_ahead_and_takes_no_place(kind):
+    shared = limit(max_concurrency=1)
+    heard = []
+
+    async def on_wait(ahead: int) -> None:
+        heard.append(ahead)
+
+    async with Workers(kind) as (first, second):
+        async with first.slot(shared):
+            ahead_of_it = asyncio.create_task(first.slot(shared).__aenter__())
+            await asyncio.sleep(0.05)
+            with pytest.raises(QueueDeadlineExceeded) as excinfo:
+                async with second.slot(shared, queue_deadline_s=0.3, on_wait=on_wait):
+                    pass
+            ahead_of_it.cancel()
+        async with asyncio.timeout(1), second.slot(shared) as slot:  # nothing left queued in front
+            assert slot.waited_s < 0.5
+    assert excinfo.value.ahead == 1 and 0.25 <= excinfo.value.waited_s < 1
+    assert heard == [1]
+
+
+@kinds
+async def test_every_attempt_of_a_call_takes_a_request_of_the_rpm_window(kind):
+    shared = limit(rpm=3)
+    async with Workers(kind, window_s=0.6) as (first, second):
+        async with first.slot(shared) as slot:
+            await slot.attempt()  # two retries: three requests in the window
+            await slot.attempt()
+        started = time.monotonic()
+        async with second.slot(shared):
+            waited = time.monotonic() - started
+    assert waited >= 0.5
+
+
+@kinds
+async def test_a_tpm_budget_holds_back_the_call_that_would_exceed_it_and_usage_corrects_the_estimate(kind):
+    shared = Limit(key=f"test-{uuid.uuid4().hex}", max_concurrency=10, rpm=10_000, tpm=100)
+    async with (
+        Workers(kind, window_s=0.6) as (first, second),
+        first.slot(shared, tokens=40),
+        second.slot(shared, tokens=40) as two,
+    ):
+        with pytest.raises(TimeoutError):  # 120 of 100 tokens: it waits
+            async with asyncio.timeout(0.2), first.slot(shared, tokens=40):
+                pass
+        await two.used(10)  # the provider said the second used 10: 50 of 100 now
+        async with asyncio.timeout(0.2), first.slot(shared, tokens=40):
+            pass
+
+
+@kinds
+async def test_a_429_backs_the_whole_connection_off_for_every_worker_and_halves_its_concurrency(kind):
+    shared = limit(max_concurrency=4)
+    async with Workers(kind) as (first, second):
+        async with first.slot(shared) as slot:
+            await slot.rate_limited(0.4)
+        started = time.monotonic()
+        async with second.slot(shared):
+            assert time.monotonic() - started >= 0.35  # the other worker waited out the back-off too
+        # Halved to 2 after the 429; each success gives one back.
+        assert await most_at_once([first, second], shared, requests=8, hold_s=0.05) <= 3

@@ -258,11 +258,18 @@ function onProgress(event) {
   box.querySelector("[data-role=progress-text]").textContent = `${event.done} of ${event.total} rounds done`;
 }
 
+// Until its request is sent, a column says how many calls are ahead of it on its connection (text, not HTML).
+function onWaiting(event) {
+  const ahead = `${event.ahead} ahead`;
+  columnOf(event.output)?.querySelector("[data-role=waiting]")?.replaceChildren(`Waiting for connection ${event.connection} — ${ahead}`);
+}
+
 function handle(event) {
   const el = roundEl();
   switch (event.type) {
     case "output.delta": onDelta(event); break;
     case "output.done": onDone(event); break;
+    case "output.waiting": onWaiting(event); break;
     case "round.started": onRoundStarted(event); break;
     case "round.done": if (el && Number(el.dataset.round) === event.round) resync(); break;
     case "progress": onProgress(event); break;

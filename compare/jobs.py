@@ -1,0 +1,34 @@
+"""Compare's job kind: a round (claimed and run by `compare.run_round`), registered with lab.jobs at start-up."""
+
+from __future__ import annotations
+
+from lab.jobs.kinds import JobKind, register
+
+from .models import Round
+from .rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, round_fail
+
+ROUND = "round"
+
+
+def _fail(pk: int, error: str) -> bool:
+    # A dead worker's answers say so themselves; any other reason is the round's and its answers' alike.
+    return round_fail(round_id=pk, error=error, output_error=WORKER_STOPPED if error == ROUND_WORKER_STOPPED else None)
+
+
+def _lane(pk: int) -> str:
+    return Round.objects.filter(pk=pk).values_list("lane", flat=True).first() or "interactive"
+
+
+def register_kinds() -> None:
+    register(
+        JobKind(
+            name=ROUND,
+            model=Round,
+            task="compare.run_round",
+            fail=_fail,
+            lane_of=_lane,
+            worker_stopped=ROUND_WORKER_STOPPED,
+            noun="round",
+            queued_since="created_at",
+        )
+    )

@@ -1,0 +1,85 @@
+"""A round started while the broker is down: the POST still answers (202, the round queued), and the round starts
+once the broker is back, sent again by the next sweep. It uses a Redis of its own, so stopping it disturbs no
+other test."""
+
+import shutil
+import time
+
+import httpx
+import pytest
+from rest_framework.authtoken.models import Token
+
+from compare.models import OutputStatus, Round, RoundStatus
+from tests.compare.test_redis_restart import start_redis
+from tests.fixtures.compare_factories import make_group
+from tests.fixtures.processes import BIN, ManagedProcess, child_env, free_port, start_worker
+
+pytestmark = [
+    pytest.mark.services,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs the redis-server binary"),
+]
+
+SWEEP_EVERY_S = 2
+
+
+def test_a_round_started_while_the_broker_is_down_is_answered_and_runs_once_the_broker_is_back(
+    transactional_db, workspace, owner, tmp_path
+):
+    port = free_port()
+    broker_url = f"redis://127.0.0.1:{port}/0"
+    redis = start_redis(port)
+    web_port = free_port()
+    web = ManagedProcess(
+        "web",
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port), "promptlab.asgi:application"],
+        ready="Listening on TCP address",
+        env=child_env(REDIS_URL=broker_url),
+        log_dir=tmp_path,
+    )
+    group = make_group(workspace, owner)
+    token = Token.objects.create(user=owner)
+    processes = [web]
+    try:
+        web.wait_ready()
+        redis.terminate()
+        redis.wait()
+
+        response = httpx.post(
+            f"http://127.0.0.1:{web_port}/api/v1/groups/{group.pk}/runs/",
+            json={},
+            headers={"Authorization": f"Token {token.key}"},
+            timeout=30,
+        )
+
+        assert response.status_code == 202, response.text
+        [queued] = response.json()["rounds"]
+        assert queued["status"] == "queued"
+        assert "Could not enqueue round" in web.output()
+        round_ = Round.objects.get(pk=queued["id"])
+        assert round_.status == RoundStatus.QUEUED
+
+        redis = start_redis(port)
+        back = time.monotonic()
+        env = {"REDIS_URL": broker_url, "COMPARE_SWEEP_INTERVAL_S": str(SWEEP_EVERY_S)}
+        processes.append(start_worker(tmp_path, name="back", **env))
+        beat = ManagedProcess(
+            "beat",
+            [str(BIN / "celery"), "-A", "promptlab", "beat", "--loglevel=INFO", "-s", str(tmp_path / "beat-schedule")],
+            ready="beat: Starting",
+            env=child_env(**env),
+            log_dir=tmp_path,
+        )
+        processes.append(beat)
+        beat.wait_ready()
+        while time.monotonic() - back < 30:
+            round_.refresh_from_db()
+            if round_.is_finished:
+                break
+            time.sleep(0.2)
+        assert round_.status == RoundStatus.DONE, processes[1].output()[-3000:]
+        assert set(round_.outputs.values_list("status", flat=True)) == {OutputStatus.OK}
+    finally:
+        for process in processes:
+            process.stop()
+        redis.terminate()
+        redis.wait()
