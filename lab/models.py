@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from . import crypto
+from .roles import ROLE_RANK, Role  # noqa: F401  (re-exported: callers name them here)
 
 
 class Workspace(models.Model):
@@ -18,15 +19,6 @@ class Workspace(models.Model):
 
     def __str__(self) -> str:
         return self.name
-
-
-class Role(models.TextChoices):
-    OWNER = "owner", "Owner"
-    EDITOR = "editor", "Editor"
-    VIEWER = "viewer", "Viewer"
-
-
-ROLE_RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.OWNER: 2}
 
 
 class Membership(models.Model):

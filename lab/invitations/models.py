@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from ..models import Role
+from ..roles import Role
 
 
 class InvitationState(models.TextChoices):

@@ -2,52 +2,35 @@
 once the broker is back, sent again by the next sweep. It uses a Redis of its own, so stopping it disturbs no
 other test."""
 
-import shutil
 import time
 
 import httpx
 import pytest
-from rest_framework.authtoken.models import Token
 
 from compare.models import OutputStatus, Round, RoundStatus
-from tests.compare.test_redis_restart import start_redis
+from lab.tokens.services import api_token_create
 from tests.fixtures.compare_factories import make_group
-from tests.fixtures.processes import BIN, ManagedProcess, child_env, free_port, start_worker
+from tests.fixtures.processes import BIN, ManagedProcess, child_env, start_web, start_worker
 
-pytestmark = [
-    pytest.mark.services,
-    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs the redis-server binary"),
-]
+pytestmark = [pytest.mark.services, pytest.mark.faults]
 
 SWEEP_EVERY_S = 2
 
 
 def test_a_round_started_while_the_broker_is_down_is_answered_and_runs_once_the_broker_is_back(
-    transactional_db, workspace, owner, tmp_path
+    transactional_db, workspace, owner, tmp_path, private_redis
 ):
-    port = free_port()
-    broker_url = f"redis://127.0.0.1:{port}/0"
-    redis = start_redis(port)
-    web_port = free_port()
-    web = ManagedProcess(
-        "web",
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port), "promptlab.asgi:application"],
-        ready="Listening on TCP address",
-        env=child_env(REDIS_URL=broker_url),
-        log_dir=tmp_path,
-    )
     group = make_group(workspace, owner)
-    token = Token.objects.create(user=owner)
+    token = api_token_create(user=owner, name="runs")[1]
+    web = start_web(tmp_path, REDIS_URL=private_redis.url)
     processes = [web]
     try:
-        web.wait_ready()
-        redis.terminate()
-        redis.wait()
+        private_redis.stop()
 
         response = httpx.post(
-            f"http://127.0.0.1:{web_port}/api/v1/groups/{group.pk}/runs/",
+            f"{web.url}/api/v1/groups/{group.pk}/runs/",
             json={},
-            headers={"Authorization": f"Token {token.key}"},
+            headers={"Authorization": f"Token {token}"},
             timeout=30,
         )
 
@@ -58,9 +41,9 @@ def test_a_round_started_while_the_broker_is_down_is_answered_and_runs_once_the_
         round_ = Round.objects.get(pk=queued["id"])
         assert round_.status == RoundStatus.QUEUED
 
-        redis = start_redis(port)
+        private_redis.start()
         back = time.monotonic()
-        env = {"REDIS_URL": broker_url, "COMPARE_SWEEP_INTERVAL_S": str(SWEEP_EVERY_S)}
+        env = {"REDIS_URL": private_redis.url, "COMPARE_SWEEP_INTERVAL_S": str(SWEEP_EVERY_S)}
         processes.append(start_worker(tmp_path, name="back", **env))
         beat = ManagedProcess(
             "beat",
@@ -81,5 +64,3 @@ def test_a_round_started_while_the_broker_is_down_is_answered_and_runs_once_the_
     finally:
         for process in processes:
             process.stop()
-        redis.terminate()
-        redis.wait()
