@@ -22,6 +22,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compare.models import Output, OutputStatus
+from compare.round_rows import round_reference
 from lab.engine.limiter import open_limiter
 from lab.providers.http import tls_context
 from lab.realtime import broadcast, group_channel
@@ -74,8 +75,11 @@ def _judge(verdict: Verdict, seed: int | None) -> Verdict:
         return verdict_fail(verdict=verdict, error=" ".join(exc.messages))
     outputs = list(verdict.round.outputs.select_related("variant").order_by("variant__position"))
     skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
+    reference = round_reference(verdict.round)
     candidates = [
-        Candidate(output.pk, _request_of(output), output.text) for output in outputs if output.pk not in skipped
+        Candidate(output.pk, _request_of(output), output.text, reference)
+        for output in outputs
+        if output.pk not in skipped
     ]
     if not candidates:
         return verdict_fail(verdict=verdict, error="No complete answer to judge.", skipped=skipped)

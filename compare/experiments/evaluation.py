@@ -21,7 +21,7 @@ from lab.engine.limiter import open_limiter
 from lab.providers.http import tls_context
 
 from ..models import Output, OutputStatus, Round
-from ..round_rows import REFERENCE
+from ..round_rows import round_reference
 from .models import Evaluation, EvaluationStatus
 from .scoring import Score, scorer
 from .services import experiment_announce, experiment_budget_enforce
@@ -118,13 +118,7 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
     request = output.rendered_prompt
     if output.rendered_system_prompt:
         request = f"{output.rendered_system_prompt}\n\n{request}"
-    reference = output.round.variables.get(REFERENCE)
-    return _Job(
-        evaluation=evaluation,
-        request=request,
-        response=shown,
-        reference=reference if isinstance(reference, str) else "",
-    )
+    return _Job(evaluation=evaluation, request=request, response=shown, reference=round_reference(output.round))
 
 
 def _judge(jobs: list[_Job], experiment) -> None:
