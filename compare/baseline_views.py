@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.access import membership_for_user
 from lab.models import Role
@@ -22,6 +22,7 @@ from .experiments.models import Experiment
 
 
 @login_required
+@require_safe
 def baseline_page(request, pk):
     experiment = experiment_for_user(request.user, pk)
     workspace = experiment.group.workspace

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.access import membership_for_user
 from lab.models import Role
@@ -21,7 +21,13 @@ from .models import Dataset
 
 
 @login_required
-def dataset_list(request, pk, upload: DatasetUploadForm | None = None, errors=(), status=200):
+@require_safe
+def dataset_list(request, pk):
+    return _list_page(request, pk)
+
+
+def _list_page(request, pk, upload: DatasetUploadForm | None = None, errors=(), status=200):
+    """The list with the upload form; the import views show it again with their form and problems."""
     membership = membership_for_user(request.user, pk)
     workspace = membership.workspace
     context = {
@@ -41,7 +47,7 @@ def dataset_preview(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     upload = DatasetUploadForm(request.POST, request.FILES)
     if not upload.is_valid():
-        return dataset_list(request, pk, upload=upload, status=400)
+        return _list_page(request, pk, upload=upload, status=400)
     file = upload.cleaned_data["file"]
     source = file.name if file else "the pasted rows"
     kind = upload.cleaned_data["format"] or datasets.format_for(source)
@@ -51,7 +57,7 @@ def dataset_preview(request, pk):
         content = datasets.decode(file.read()) if file else upload.cleaned_data["text"]
         preview = datasets.dataset_preview(content=content, format=kind)
     except ValidationError as exc:
-        return dataset_list(request, pk, upload=upload, errors=exc.messages, status=400)
+        return _list_page(request, pk, upload=upload, errors=exc.messages, status=400)
     confirm = DatasetImportForm(initial={"name": upload.cleaned_data["name"], "format": kind, "content": content})
     return render(
         request,
@@ -66,18 +72,19 @@ def dataset_import(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     form = DatasetImportForm(request.POST)
     if not form.is_valid():
-        return dataset_list(
+        return _list_page(
             request, pk, errors=["The preview did not come back whole; upload the file again."], status=400
         )
     try:
         dataset = datasets.dataset_import(workspace=workspace, user=request.user, **form.cleaned_data)
     except ValidationError as exc:
-        return dataset_list(request, pk, errors=exc.messages, status=400)
+        return _list_page(request, pk, errors=exc.messages, status=400)
     messages.success(request, f"Imported {dataset.rows.count()} rows.")
     return redirect("compare:dataset", dataset.pk)
 
 
 @login_required
+@require_safe
 def dataset_detail(request, pk):
     dataset = dataset_for_user(request.user, pk)
     membership = membership_for_user(request.user, dataset.workspace_id)

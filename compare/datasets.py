@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from lab import values
 from lab.models import Workspace
 
 from .models import Dataset, DatasetRow
@@ -101,7 +102,7 @@ def _cell(text: str) -> Any:
     if stripped[:1] in ("{", "["):
         try:
             return json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     return text
 
@@ -111,6 +112,9 @@ def _json_records(content: str, problems: list[str]) -> list[Record]:
         data = json.loads(content)
     except ValueError as exc:
         problems.append(f"Not valid JSON: {exc}.")
+        return []
+    except RecursionError:
+        problems.append(f"Nested more than {values.MAX_DEPTH} levels deep.")
         return []
     return _listed(data, problems)
 
@@ -122,6 +126,9 @@ def _yaml_records(content: str, problems: list[str]) -> list[Record]:
         mark = getattr(exc, "problem_mark", None)
         where = f"Line {mark.line + 1}: " if mark is not None else ""
         problems.append(f"{where}not valid YAML ({getattr(exc, 'problem', None) or exc}).")
+        return []
+    except RecursionError:
+        problems.append(f"Nested more than {values.MAX_DEPTH} levels deep.")
         return []
     return _listed(data, problems)
 
@@ -143,6 +150,9 @@ def _jsonl_records(content: str, problems: list[str]) -> list[Record]:
         where = f"Row {len(records) + 1} (line {line_number})"
         try:
             records.append((where, json.loads(line)))
+        except RecursionError:
+            problems.append(f"{where}: nested more than {values.MAX_DEPTH} levels deep.")
+            records.append((where, None))
         except ValueError as exc:
             problems.append(f"{where}: not valid JSON ({exc}).")
             records.append((where, None))
@@ -164,7 +174,17 @@ def _rows(records: list[Record], problems: list[str]) -> list[dict[str, Any]]:
 
 
 def row_from_record(value: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
-    """`{"name", "vars"}` or a flat record of variables, as `{"name", "vars"}`; None (and a problem) otherwise."""
+    """`{"name", "vars"}` or a flat record of variables, as `{"name", "vars"}`; None (and a problem) otherwise,
+    also when a part of it cannot be stored (lab.values)."""
+    row = _row_shape(value, where, problems)
+    if row is not None and (found := values.value_problem(row)):
+        path, problem = found
+        problems.append(f"{where}: {values.dotted(path)}: {problem}")
+        return None
+    return row
+
+
+def _row_shape(value: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         problems.append(f"{where}: a row is an object of variables, or {{name, vars}}.")
         return None

@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 from django import forms
 
+from lab.values import MAX_DEPTH
+
 from .datasets import FORMATS
 from .experiments.scoring import scorer
 from .experiments.spec import STRUCTURED_FORMATS
@@ -177,3 +179,5 @@ class DatasetRowForm(forms.Form):
             return json.loads(self.cleaned_data["vars"])
         except ValueError as exc:
             raise forms.ValidationError(f"Not valid JSON: {exc}") from None
+        except RecursionError:
+            raise forms.ValidationError(f"Not valid JSON: nested more than {MAX_DEPTH} levels deep.") from None

@@ -14,7 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.access import membership_for_user
 from lab.catalog import workspace_models
@@ -33,6 +33,7 @@ from .experiments.spec import ConfigError, ExperimentConfig
 
 
 @login_required
+@require_safe
 def experiment_list(request, pk):
     membership = membership_for_user(request.user, pk)
     experiments = experiments_for_user(request.user, workspace=membership.workspace_id).prefetch_related(
@@ -50,6 +51,7 @@ def experiment_list(request, pk):
 
 
 @login_required
+@require_safe
 def experiment_new(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     return _new_page(request, workspace)
@@ -149,6 +151,7 @@ def _confirmed(text: str, source: str) -> ExperimentConfig:
 
 
 @login_required
+@require_safe
 def experiment_detail(request, pk):
     experiment = experiment_for_user(request.user, pk)
     results = experiment_results(experiment)
@@ -174,11 +177,13 @@ def experiment_detail(request, pk):
 
 
 @login_required
+@require_safe
 def experiment_status(request, pk):
     return JsonResponse(experiment_progress(experiment_for_user(request.user, pk)))
 
 
 @login_required
+@require_safe
 def experiment_export(request, pk):
     group = group_for_user(request.user, pk)
     response = HttpResponse(export_yaml(group_export(group)), content_type="application/yaml; charset=utf-8")

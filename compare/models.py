@@ -274,6 +274,20 @@ class Output(models.Model):
     def __str__(self) -> str:
         return f"{self.round} / {self.variant.label}: {self.status}"
 
+    @property
+    def is_cut_off(self) -> bool:
+        """Stopped at the token limit: the text is a partial answer."""
+        return self.status == OutputStatus.OK and self.finish_reason == "length"
+
+    def judge_skip_reason(self) -> str:
+        """Why this answer cannot be judged as a whole one, or "" when it can: the one rule of comparisons'
+        verdicts and experiments' evaluations."""
+        if self.status != OutputStatus.OK:
+            return f"{self.get_status_display()}: only complete answers are judged."
+        if self.is_cut_off:
+            return "Cut off at the token limit: a partial answer is not judged as if it were whole."
+        return ""
+
 
 # Experiments keep their models beside their code; importing them here registers them with this app.
 from .experiments.models import (  # noqa: E402, F401

@@ -179,11 +179,11 @@ def params_problems(workspace: Workspace, params: dict[str, Any], models: list[s
     problems: list[str] = []
     for model_id in dict.fromkeys(m.strip() for m in models if m and m.strip()):
         try:
-            _, info = resolve_model(workspace, model_id)
+            connection, info = resolve_model(workspace, model_id)
         except ValidationError as exc:
             problems.append(f"{model_id}: {' '.join(exc.messages)}")
             continue
-        problems += check_params(params, [(model_id, info)])
+        problems += check_params(params, [(model_id, info)], kinds={model_id: connection.kind})
     return problems
 
 

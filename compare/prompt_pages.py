@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.access import membership_for_user
 from lab.models import Role
@@ -25,6 +25,7 @@ MAX_IMPORT_BYTES = 5 * 2**20
 
 
 @login_required
+@require_safe
 def prompt_list(request, pk):
     membership = membership_for_user(request.user, pk)
     workspace = membership.workspace
@@ -53,6 +54,7 @@ def library_import_page(request, pk):
 
 
 @login_required
+@require_safe
 def library_export_page(request, pk):
     workspace = membership_for_user(request.user, pk).workspace
     response = HttpResponse(library.library_export(workspace), content_type="application/yaml; charset=utf-8")
@@ -65,6 +67,7 @@ def _number(value, default: int) -> int:
 
 
 @login_required
+@require_safe
 def prompt_detail(request, pk):
     prompt = prompt_for_user(request.user, pk)
     membership = membership_for_user(request.user, prompt.workspace_id)
@@ -142,6 +145,7 @@ def variant_save_page(request, pk):
 
 
 @login_required
+@require_safe
 def answer_diff(request, pk, number):
     """Two answers of a round side by side, what differs marked (the comparison page's "highlight differences")."""
     group = group_for_user(request.user, pk)

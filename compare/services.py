@@ -204,11 +204,13 @@ def _check_variants(
         if variant_params and mode != Mode.CUSTOM:
             errors.add("variants", f"{name}: params: per-variant parameters are for custom mode; set them for all.")
         try:
-            _, info = resolve_model(workspace, (variant.get("model") or "").strip())
+            connection, info = resolve_model(workspace, (variant.get("model") or "").strip())
         except ValidationError as exc:
             errors.add("variants", f"{name}: model: {' '.join(exc.messages)}")
             continue
-        for problem in check_params({**params, **variant_params}, [(variant["model"].strip(), info)]):
+        model_id = variant["model"].strip()
+        kinds = {model_id: connection.kind}
+        for problem in check_params({**params, **variant_params}, [(model_id, info)], kinds=kinds):
             errors.add("params", f"{name}: {problem}.")
     _check_mode(errors, mode, variants, templates)
 

@@ -4,17 +4,18 @@ Thin: each view reaches its objects through the access helpers and reads through
 "save and run" calls the services. Votes and the report come from the voting app, fetched by URL in the page.
 """
 
-import json
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
+from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ValidationError as DRFValidationError
 
 from lab.access import membership_for_user
+from lab.api.parsers import checked_json
 from lab.models import Role
 from lab.providers.params import set_params
 
@@ -29,6 +30,7 @@ HISTORY_PAGE_SIZE = 25
 
 
 @login_required
+@require_safe
 def history(request, pk):
     membership = membership_for_user(request.user, pk)
     if request.session.get("workspace_id") != membership.workspace_id:  # the switcher's "current" workspace
@@ -53,12 +55,14 @@ def history(request, pk):
 
 
 @login_required
+@require_safe
 def editor_new(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     return _editor(request, workspace, None)
 
 
 @login_required
+@require_safe
 def editor_clone(request, pk):
     """Clone and edit: the editor filled with a group's settings; saving creates a new group."""
     group = group_for_user(request.user, pk, write=True)
@@ -89,7 +93,10 @@ def editor_save(request, pk):
     tokens of every answer are seen streaming rather than missed while the browser moves between pages.
     """
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
-    data = EditorSaveIn(data=_json_body(request))
+    try:
+        data = EditorSaveIn(data=_json_body(request))
+    except DRFValidationError as exc:
+        return _refused(exc, "errors")
     if not data.is_valid():
         return JsonResponse({"errors": _messages(data.errors)}, status=400)
     fields = dict(data.validated_data)
@@ -113,7 +120,10 @@ def editor_save(request, pk):
 def editor_check(request, pk):
     """The parameter check before running: which chosen model refuses which set parameter."""
     workspace = membership_for_user(request.user, pk).workspace
-    body = _json_body(request)
+    try:
+        body = _json_body(request)
+    except DRFValidationError as exc:
+        return _refused(exc, "problems")
     params = ParamsIn(data=body.get("params") or {})
     if not params.is_valid():
         problems = [f"{name}: {m}" for name, messages in _messages(params.errors).items() for m in messages]
@@ -124,6 +134,7 @@ def editor_check(request, pk):
 
 
 @login_required
+@require_safe
 def detail(request, pk, number=None):
     group = group_for_user(request.user, pk)
     membership = membership_for_user(request.user, group.workspace_id)
@@ -145,6 +156,7 @@ def detail(request, pk, number=None):
 
 
 @login_required
+@require_safe
 def round_partial(request, pk, number):
     """The round region of the comparison page, for switching rounds and re-syncing after a missed event."""
     group = group_for_user(request.user, pk)
@@ -161,11 +173,20 @@ def round_partial(request, pk, number):
 
 
 def _json_body(request) -> dict:
+    """The body as a JSON object, checked as the API checks one; {} when it is not JSON. Raises ValidationError
+    naming the field for a value the database cannot store or that nests too deep."""
     try:
-        body = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
+        body = checked_json(request.body.decode() if request.body else "{}")
+    except (UnicodeDecodeError, ParseError):
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _refused(exc: DRFValidationError, key: str) -> JsonResponse:
+    messages = _messages(exc.detail)
+    if key == "problems":
+        return JsonResponse({key: [f"{name}: {m}" for name, items in messages.items() for m in items]}, status=400)
+    return JsonResponse({key: messages}, status=400)
 
 
 def _messages(errors) -> dict[str, list[str]]:

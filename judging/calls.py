@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from lab.catalog import model_info_for
 from lab.engine.fanout import limit_for
 from lab.engine.limiter import Limiter
-from lab.models import ConnectionKind, Workspace
+from lab.models import Workspace
 from lab.providers.answer import cost_of, estimate_tokens, stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo, ProviderError
 from lab.providers.params import unsupported_params
@@ -53,10 +53,8 @@ def judge_model_resolve(*, workspace: Workspace, model_id: str) -> JudgeModel:
         connection, info = model_info_for(workspace, model_id.strip())
     except ValidationError as exc:
         raise ValidationError({"model": exc.messages}) from None
-    if connection.kind == ConnectionKind.SIMULATED:
-        raise ValidationError(
-            {"model": "The simulated provider writes filler text and cannot judge; choose a real model."}
-        )
+    # A simulated judge (offline demos) replies with an instance of the call's JSON schema: scores drawn at
+    # random, deterministically, and labelled simulated like its answers.
     return JudgeModel(
         model_id=model_id.strip(),
         kind=connection.kind,

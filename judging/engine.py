@@ -59,6 +59,7 @@ class Judgement:
     tie: bool = False
     decided_by: str = ""
     error: str = ""
+    categories: dict[int, str] = field(default_factory=dict)  # output → category, from a classification judge
 
 
 def _shown(letters: dict[str, Candidate], order: Sequence[str]) -> list[Shown]:
@@ -245,41 +246,71 @@ def _weigh(judgement: Judgement, kept: list[Metric], raw: dict[str, dict[int, Me
 
 
 async def _decide(client, rubric, by_letter, rng, judgement: Judgement, mode: str) -> None:
+    """The best score wins unless others are within CLOSE_CALL of it: then every one of those contenders meets every
+    other head to head (asked in both orders), and the one winning the most of those meetings wins."""
     ranked = sorted(judgement.totals, key=lambda output: -judgement.totals[output])
-    top, runner_up = ranked[0], ranked[1]
-    gap = judgement.totals[top] - judgement.totals[runner_up]
-    if round(gap, 9) > CLOSE_CALL:
+    top = ranked[0]
+    contenders = [o for o in ranked if round(judgement.totals[top] - judgement.totals[o], 9) <= CLOSE_CALL]
+    if len(contenders) == 1:
         judgement.winner, judgement.decided_by = top, SCORES
         return
     judgement.decided_by = HEAD_TO_HEAD
+    pairs = list(combinations(contenders, 2))
     if mode == JudgeMode.PAIRWISE:
-        # Every pair was already judged in both orders: the top two's own pair decides, weighted by metric.
-        share = sum(
-            judgement.weights[record["metric"]]
-            * (1.0 if record["outcome"] == top else 0.5 if record["outcome"] == TIE else 0.0)
-            for record in judgement.pairs
-            if {record["first"], record["second"]} == {top, runner_up} and record["metric"] in judgement.weights
-        )
-        _settle(judgement, top if share > 0.5 else runner_up if share < 0.5 else None)
-        return
-    letter_of = {candidate.output_id: letter for letter, candidate in by_letter.items()}
-    first, second = (top, runner_up) if rng.random() < 0.5 else (runner_up, top)
-    asks = _pair_ask(
-        "head_to_head",
-        letter_of[first],
-        letter_of[second],
-        lambda order: head_to_head_prompt(rubric, *_shown(by_letter, order)),
-        lambda text, order: Read(values={"overall": read_winner(text, order)}, problems={}),
-    )
-    forward, backward = await asyncio.gather(*(client.ask(ask) for ask in asks))
-    record = _pair_record(by_letter, "overall", letter_of[first], letter_of[second], forward, backward)
-    judgement.pairs.append(record)
-    if record["outcome"] is None:
-        # The head-to-head could not be read twice over: the scores, however close, are all there is.
-        judgement.decided_by = SCORES
-        _settle(judgement, top if gap > 0 else None)
+        # Every pair was already judged in both orders: each contenders' pair is decided by its weighted metrics.
+        outcomes = {pair: _pairwise_outcome(judgement, *pair) for pair in pairs}
     else:
-        _settle(judgement, None if record["outcome"] == TIE else record["outcome"])
+        outcomes = await _head_to_heads(client, rubric, by_letter, rng, judgement, pairs)
+    if all(outcome is None for outcome in outcomes.values()):
+        # No head-to-head could be read twice over: the scores, however close, are all there is.
+        judgement.decided_by = SCORES
+        best = [o for o in contenders if judgement.totals[o] == judgement.totals[top]]
+        _settle(judgement, top if len(best) == 1 else None)
+        return
+    wins = dict.fromkeys(contenders, 0.0)
+    for (a, b), outcome in outcomes.items():
+        if outcome == TIE:
+            wins[a] += 0.5
+            wins[b] += 0.5
+        elif outcome is not None:
+            wins[outcome] += 1.0
+    most = max(wins.values())
+    leaders = [o for o in contenders if wins[o] == most]
+    _settle(judgement, leaders[0] if len(leaders) == 1 else None)
+
+
+def _pairwise_outcome(judgement: Judgement, a: int, b: int) -> int | str:
+    share = sum(
+        judgement.weights[record["metric"]]
+        * (1.0 if record["outcome"] == a else 0.5 if record["outcome"] == TIE else 0.0)
+        for record in judgement.pairs
+        if {record["first"], record["second"]} == {a, b} and record["metric"] in judgement.weights
+    )
+    return a if share > 0.5 else b if share < 0.5 else TIE
+
+
+async def _head_to_heads(client, rubric, by_letter, rng, judgement: Judgement, pairs) -> dict:
+    """Each pair's head-to-head in both orders, all at once; a pair's outcome is None when it could not be read."""
+    letter_of = {candidate.output_id: letter for letter, candidate in by_letter.items()}
+    shown_first = [(a, b) if rng.random() < 0.5 else (b, a) for a, b in pairs]  # drawn up front, in pair order
+    asks = [
+        _pair_ask(
+            "head_to_head",
+            letter_of[first],
+            letter_of[second],
+            lambda order: head_to_head_prompt(rubric, *_shown(by_letter, order)),
+            lambda text, order: Read(values={"overall": read_winner(text, order, lenient=rubric.lenient)}, problems={}),
+        )
+        for first, second in shown_first
+    ]
+    replies = await asyncio.gather(*(client.ask(ask) for pair in asks for ask in pair))
+    outcomes = {}
+    for index, (pair, (first, second)) in enumerate(zip(pairs, shown_first, strict=True)):
+        forward, backward = replies[2 * index], replies[2 * index + 1]
+        record = _pair_record(by_letter, "overall", letter_of[first], letter_of[second], forward, backward)
+        judgement.pairs.append(record)
+        outcomes[pair] = record["outcome"]
+    return outcomes
 
 
 def _settle(judgement: Judgement, winner: int | None) -> None:

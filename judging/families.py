@@ -36,12 +36,30 @@ class Candidate:
     kind: str
 
 
+def family_sharing(judge_model_id: str, judge_kind: str, candidates: Iterable[Candidate]) -> tuple[str, list]:
+    """The judge's family and the candidates of that family."""
+    judge_family = model_family(judge_kind, judge_model_id.split("::", 1)[-1])
+    return judge_family, [
+        candidate
+        for candidate in candidates
+        if model_family(candidate.kind, candidate.model_id.split("::", 1)[-1]) == judge_family
+    ]
+
+
 def family_conflicts(judge_model_id: str, judge_kind: str, candidates: Iterable[Candidate]) -> list[str]:
     """One readable reason per candidate sharing the judge's family; empty when the judge may grade them all."""
-    judge_family = model_family(judge_kind, judge_model_id.split("::", 1)[-1])
+    judge_family, sharing = family_sharing(judge_model_id, judge_kind, candidates)
     return [
         f"The judge {judge_model_id} and {candidate.name}, {candidate.model_id}, are both {judge_family} models; "
         "a judge may not grade its own family. Choose a judge from another family."
-        for candidate in candidates
-        if model_family(candidate.kind, candidate.model_id.split("::", 1)[-1]) == judge_family
+        for candidate in sharing
+    ]
+
+
+def family_warnings(judge_model_id: str, judge_kind: str, candidates: Iterable[Candidate]) -> list[str]:
+    """The same finding as a warning, where the rule is advice (experiment files): one sentence per candidate."""
+    judge_family, sharing = family_sharing(judge_model_id, judge_kind, candidates)
+    return [
+        f"The judge {judge_model_id} shares a family ({judge_family}) with {candidate.name}; scores may favour it."
+        for candidate in sharing
     ]

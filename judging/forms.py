@@ -2,6 +2,7 @@
 
 from django import forms
 
+from .classification import JudgeKind, Uncertainty
 from .rubric import MAX_METRICS, JudgeMode, Scale
 from .services import MAX_SEED
 
@@ -30,6 +31,75 @@ class JudgeForm(forms.Form):
         max_value=MAX_SEED - 1,
         help_text="Optional: fixes the letters and orders, to reproduce verdicts. Empty: fresh each time.",
     )
+    lenient_replies = forms.BooleanField(
+        label="Lenient replies",
+        required=False,
+        help_text="Read the largest JSON object in a reply, ignoring text around it. Off: replies must be JSON.",
+    )
+    kind = forms.ChoiceField(choices=JudgeKind.choices, initial=JudgeKind.RUBRIC, label="Kind", required=False)
+    # A classification judge's settings (Evidently's binary and multiclass templates); rendered in their own section.
+    criteria = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="What the judge classifies, e.g. “Is the answer concise?”; may use {{column}} of the input columns.",
+    )
+    target = forms.CharField(required=False, max_length=60, label="Target category", help_text="Binary: e.g. concise")
+    non_target = forms.CharField(
+        required=False, max_length=60, label="Non-target category", help_text="Binary: e.g. verbose"
+    )
+    categories = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="Multiclass: one category a line, “name: description”.",
+    )
+    uncertainty = forms.ChoiceField(
+        choices=Uncertainty.choices,
+        initial=Uncertainty.UNKNOWN,
+        required=False,
+        help_text="What an uncertain judge answers.",
+    )
+    include_reasoning = forms.BooleanField(required=False, initial=True, label="Ask for its reasoning")
+    include_score = forms.BooleanField(required=False, label="Ask for a score (its confidence, 0–1)")
+    input_columns = forms.CharField(
+        required=False, help_text="Dataset columns shown to the judge, separated by commas, e.g. question, audience."
+    )
+
+    classification_fields = (
+        "criteria",
+        "target",
+        "non_target",
+        "categories",
+        "uncertainty",
+        "include_reasoning",
+        "include_score",
+        "input_columns",
+    )
+
+    def service_fields(self) -> dict:
+        """The cleaned data as judge_config_create takes it: a classifier's settings gathered in `classification`."""
+        data = dict(self.cleaned_data)
+        settings = {name: data.pop(name) for name in self.classification_fields}
+        columns = [c.strip() for c in settings.pop("input_columns").split(",") if c.strip()]
+        lines = [line.partition(":") for line in settings.pop("categories").splitlines() if line.strip()]
+        settings["categories"] = [{"name": name.strip(), "description": rest.strip()} for name, _, rest in lines]
+        settings["uncertainty"] = settings["uncertainty"] or Uncertainty.UNKNOWN
+        kind = data.pop("kind") or JudgeKind.RUBRIC
+        return {**data, "kind": kind, "classification": settings, "input_columns": columns}
+
+    @staticmethod
+    def initial_of(judge) -> dict:
+        settings = judge.classification or {}
+        categories = "\n".join(f"{c['name']}: {c.get('description', '')}" for c in settings.get("categories", []))
+        return {
+            "kind": judge.kind,
+            **{
+                name: settings[name] for name in ("criteria", "target", "non_target", "uncertainty") if name in settings
+            },
+            "include_reasoning": settings.get("include_reasoning", True),
+            "include_score": settings.get("include_score", False),
+            "categories": categories,
+            "input_columns": ", ".join(judge.input_columns or []),
+        }
 
 
 class MetricForm(forms.Form):

@@ -15,6 +15,7 @@ from django.utils import timezone
 from compare.models import CompareGroup, Output, Round
 from lab.models import Workspace
 
+from .classification import Classifier, JudgeKind, classifier_check
 from .rubric import JudgeMode, Rubric, Scale, metrics_from_data
 
 
@@ -28,6 +29,12 @@ class JudgeConfig(models.Model):
     prompt = models.TextField(blank=True)  # optional custom evaluator prompt with {{placeholders}}
     # Fixed randomness (letters and orders) for reproducible runs; empty means a fresh seed per verdict.
     seed = models.BigIntegerField(null=True, blank=True)
+    # Strict by default: a reply must be JSON (one code fence at most); lenient reads the largest JSON object in it.
+    lenient_replies = models.BooleanField(default=False)
+    # A rubric judge scores answers; a classification judge (Evidently's templates) puts each in a category.
+    kind = models.CharField(max_length=30, choices=JudgeKind.choices, default=JudgeKind.RUBRIC)
+    classification = models.JSONField(default=dict, blank=True)  # classifier_check's settings, for those kinds
+    input_columns = models.JSONField(default=list, blank=True)  # dataset columns shown to a classification judge
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -39,13 +46,25 @@ class JudgeConfig(models.Model):
             models.UniqueConstraint(fields=["workspace", "name"], name="judgeconfig_name_unique_in_workspace"),
             models.CheckConstraint(condition=Q(scale__in=Scale.values), name="judgeconfig_scale_valid"),
             models.CheckConstraint(condition=Q(mode__in=JudgeMode.values), name="judgeconfig_mode_valid"),
+            models.CheckConstraint(condition=Q(kind__in=JudgeKind.values), name="judgeconfig_kind_valid"),
         ]
 
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def classifies(self) -> bool:
+        return self.kind != JudgeKind.RUBRIC
+
+    def classifier(self) -> Classifier:
+        return classifier_check(
+            kind=self.kind, data=self.classification, input_columns=self.input_columns, lenient=self.lenient_replies
+        )
+
     def rubric(self) -> Rubric:
-        return Rubric(scale=self.scale, metrics=metrics_from_data(self.metrics), prompt=self.prompt)
+        return Rubric(
+            scale=self.scale, metrics=metrics_from_data(self.metrics), prompt=self.prompt, lenient=self.lenient_replies
+        )
 
 
 class GroupJudge(models.Model):
@@ -56,6 +75,11 @@ class GroupJudge(models.Model):
 
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+")
     judge = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="group_links")
+    # A judge sharing a model family with a variant is refused unless someone overrides the rule: who and when.
+    family_override_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    family_override_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -181,6 +205,7 @@ class VerdictOutput(models.Model):
     # metric → {"raw": score on the scale (or null in pairwise mode), "scaled": 0–1, "reason": "…"}
     scores = models.JSONField(default=dict, blank=True)
     rank = models.PositiveSmallIntegerField(null=True, blank=True)  # 1 = best by score
+    category = models.CharField(max_length=60, blank=True)  # a classification judge's category for the answer
 
     class Meta:
         ordering = ["verdict", "rank", "id"]

@@ -114,6 +114,12 @@ def _body(
     return render(rubric.prompt, values).text
 
 
+def _instructed(body: str, how: str) -> str:
+    """What a pairwise or head-to-head call asks always reaches the judge: a custom prompt that has no
+    {{scoring_scale}} (where it is filled in) gets it after its own text."""
+    return body if how in body else f"{body}\n\n{how}"
+
+
 def _messages(user: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
@@ -204,7 +210,10 @@ def pairwise_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePrompt:
         f"Compare the two answers to the request.\n\n{_compared(request, reference)}\n\n{answers}\n\n"
         f"Metrics:\n{metrics}\n\n{how}"
     )
-    body = _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference)
+    body = _instructed(
+        _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference),
+        how,
+    )
     names = [metric.name for metric in rubric.metrics]
     reply = (
         '\n\nReply with JSON only: {"metrics": {"<metric>": {"reason": "…", "winner": "<letter or tie>"}}}, with '
@@ -225,7 +234,10 @@ def head_to_head_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePro
         f'their weights; answer "{TIE}" only if neither is better.'
     )
     default = f"{how}\n\n{_compared(request, reference)}\n\n{answers}\n\nMetrics:\n{metrics}"
-    body = _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference)
+    body = _instructed(
+        _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference),
+        how,
+    )
     choices = _choices(first, second)
     reply = f'\n\nReply with JSON only: {{"reason": "…", "winner": "<letter or tie>"}}; the winner is {choices}.'
     return JudgePrompt(_messages(body + reply), _winner_schema([first.letter, second.letter]))

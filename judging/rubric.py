@@ -107,6 +107,7 @@ class Rubric:
     scale: str = Scale.ONE_TO_FIVE
     metrics: tuple[Metric, ...] = DEFAULT_METRICS
     prompt: str = ""
+    lenient: bool = False  # read the largest JSON object in a reply, not only a reply that is JSON
 
     @property
     def low(self) -> int:

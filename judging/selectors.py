@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Prefetch, QuerySet, Sum
-from scipy.stats import spearmanr
+from scipy.stats import binomtest, spearmanr
 
 from compare.models import Round
 from compare.selectors import labels_visible, outputs_as_seen_by
@@ -131,12 +131,49 @@ def judge_round_choices(judge: JudgeConfig) -> list[JudgedRoundChoice]:
 
 @dataclass(frozen=True)
 class PositionBias:
+    """How the judge's pairwise answers moved when the order of the two answers was swapped.
+
+    A flip between the two answers has a direction: the judge picked whichever came first both times
+    (`first_favoured`) or whichever came second both times (`second_favoured`). A change to or from a tie
+    (`tie_changes`) has none and is kept apart. `p_value` is the two-sided exact sign test (scipy `binomtest`)
+    of first- against second-position flips: "neither position is favoured"; None without directed flips.
+    """
+
     judgements: int  # pairwise judgements asked in both orders with both replies usable
     flipped: int  # of those, how many changed their answer when the order was swapped
+    first_favoured: int = 0
+    second_favoured: int = 0
+    tie_changes: int = 0
+    p_value: float | None = None
 
     @property
     def share(self) -> float | None:
         return self.flipped / self.judgements if self.judgements else None
+
+    @property
+    def favoured(self) -> str | None:
+        """ "first" or "second" when flips lean one way significantly (p < 0.05), else None."""
+        if self.p_value is None or self.p_value >= 0.05:
+            return None
+        return "first" if self.first_favoured > self.second_favoured else "second"
+
+
+def position_bias(records: list[dict]) -> PositionBias:
+    """Position bias over pairwise records (engine `_pair_record`: `first` is shown first in call 1 and second in
+    call 2; `call_1`, `call_2` are the picks, an output id or "tie"); records with an unreadable call are skipped."""
+    usable = [r for r in records if r.get("call_1") is not None and r.get("call_2") is not None]
+    first = sum(r["call_1"] == r["first"] and r["call_2"] == r["second"] for r in usable)
+    second = sum(r["call_1"] == r["second"] and r["call_2"] == r["first"] for r in usable)
+    flipped = sum(r["call_1"] != r["call_2"] for r in usable)
+    directed = first + second
+    return PositionBias(
+        judgements=len(usable),
+        flipped=flipped,
+        first_favoured=first,
+        second_favoured=second,
+        tie_changes=flipped - directed,
+        p_value=float(binomtest(first, directed, 0.5).pvalue) if directed else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -163,13 +200,12 @@ def judge_diagnostics(judge: JudgeConfig) -> Diagnostics:
         Verdict.objects.filter(judge=judge).finished().only("status", "tie", "pairs", "judge_calls", "cost")
     )
     done = [v for v in verdicts if v.status == VerdictStatus.DONE]
-    usable = [p for v in done for p in v.pairs if p.get("call_1") is not None and p.get("call_2") is not None]
     costs = [v.cost for v in verdicts if v.cost is not None]
     return Diagnostics(
         verdicts=len(done),
         failed=len(verdicts) - len(done),
         ties=sum(v.tie for v in done),
-        position_bias=PositionBias(judgements=len(usable), flipped=sum(p["call_1"] != p["call_2"] for p in usable)),
+        position_bias=position_bias([record for verdict in done for record in verdict.pairs]),
         verbosity=_verbosity(judge),
         calls=sum(v.judge_calls for v in verdicts),
         cost=sum(costs, Decimal(0)) if costs else None,

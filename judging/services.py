@@ -19,6 +19,7 @@ from lab.models import Connection, Workspace
 from lab.templating import variant_name
 
 from .calls import judge_model_resolve
+from .classification import JudgeKind, classifier_check
 from .families import Candidate, family_conflicts
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import DEFAULT_METRICS, JudgeMode, rubric_check
@@ -27,7 +28,19 @@ MAX_SEED = 2**62
 
 
 def _config_fields(
-    *, workspace: Workspace, name: str, model: str, scale: str, mode: str, metrics, prompt: str, seed
+    *,
+    workspace: Workspace,
+    name: str,
+    model: str,
+    scale: str,
+    mode: str,
+    metrics,
+    prompt: str,
+    seed,
+    lenient_replies: bool = False,
+    kind: str = JudgeKind.RUBRIC,
+    classification: Mapping[str, Any] | None = None,
+    input_columns: Iterable[str] | None = None,
 ) -> dict[str, Any]:
     """Checked, normalised fields of a judge configuration; one ValidationError lists every problem."""
     errors: dict[str, list[str]] = {}
@@ -48,6 +61,14 @@ def _config_fields(
         judge_model_resolve(workspace=workspace, model_id=model or "")
     except ValidationError as exc:
         errors.update(exc.message_dict)
+    classifier = None
+    if kind not in JudgeKind.values:
+        errors["kind"] = [f"The kind is one of: {', '.join(JudgeKind.values)}."]
+    elif kind != JudgeKind.RUBRIC:
+        try:
+            classifier = classifier_check(kind=kind, data=classification or {}, input_columns=list(input_columns or []))
+        except ValidationError as exc:
+            errors.update(exc.message_dict)
     if errors:
         raise ValidationError(errors)
     return {
@@ -58,6 +79,10 @@ def _config_fields(
         "metrics": [metric.as_dict() for metric in rubric.metrics],
         "prompt": rubric.prompt,
         "seed": seed,
+        "lenient_replies": bool(lenient_replies),
+        "kind": kind,
+        "classification": classifier.as_data() if classifier else {},
+        "input_columns": list(classifier.input_columns) if classifier else [],
     }
 
 
@@ -82,10 +107,25 @@ def judge_config_create(
     metrics: Iterable[Mapping[str, Any]] | None = None,
     prompt: str = "",
     seed: int | None = None,
+    lenient_replies: bool = False,
+    kind: str = JudgeKind.RUBRIC,
+    classification: Mapping[str, Any] | None = None,
+    input_columns: Iterable[str] | None = None,
 ) -> JudgeConfig:
     """A judge for the workspace; without metrics it gets the default rubric of five."""
     fields = _config_fields(
-        workspace=workspace, name=name, model=model, scale=scale, mode=mode, metrics=metrics, prompt=prompt, seed=seed
+        workspace=workspace,
+        name=name,
+        model=model,
+        scale=scale,
+        mode=mode,
+        metrics=metrics,
+        prompt=prompt,
+        seed=seed,
+        lenient_replies=lenient_replies,
+        kind=kind,
+        classification=classification,
+        input_columns=input_columns,
     )
     return _save(JudgeConfig(workspace=workspace, created_by=user, **fields))
 
@@ -101,6 +141,10 @@ def judge_config_update(*, judge: JudgeConfig, **changes: Any) -> JudgeConfig:
         "metrics": judge.metrics,
         "prompt": judge.prompt,
         "seed": judge.seed,
+        "lenient_replies": judge.lenient_replies,
+        "kind": judge.kind,
+        "classification": judge.classification,
+        "input_columns": judge.input_columns,
     }
     unknown = set(changes) - set(current)
     if unknown:
@@ -130,8 +174,9 @@ def group_candidates(group: CompareGroup) -> list[Candidate]:
     ]
 
 
-def check_judge_may_grade(*, judge: JudgeConfig, group: CompareGroup) -> None:
-    """The judge must belong to the group's workspace and share no model family with any of its variants."""
+def check_judge_may_grade(*, judge: JudgeConfig, group: CompareGroup, allow_same_family: bool | None = None) -> None:
+    """The judge must belong to the group's workspace and share no model family with any of its variants, unless
+    the family rule was overridden (`allow_same_family`; by default, the override recorded on the group's judge)."""
     if judge.workspace_id != group.workspace_id:
         raise ValidationError({"judge": "No such judge in this workspace."})
     try:
@@ -139,18 +184,34 @@ def check_judge_may_grade(*, judge: JudgeConfig, group: CompareGroup) -> None:
     except ValidationError as exc:
         raise ValidationError({"judge": [f"The judge {judge.name} cannot run: {' '.join(exc.messages)}"]}) from None
     conflicts = family_conflicts(judge_model.model_id, judge_model.kind, group_candidates(group))
-    if conflicts:
-        raise ValidationError({"judge": conflicts})
+    if allow_same_family is None:
+        allow_same_family = family_overridden(group=group, judge=judge)
+    if conflicts and not allow_same_family:
+        override = (
+            "To judge anyway, name it as the comparison's judge with allow_same_family (the override is recorded)."
+        )
+        raise ValidationError({"judge": [*conflicts, override]})
+
+
+def family_overridden(*, group: CompareGroup, judge: JudgeConfig) -> bool:
+    return GroupJudge.objects.filter(group=group, judge=judge, family_override_at__isnull=False).exists()
 
 
 @transaction.atomic
-def group_judge_set(*, group: CompareGroup, judge: JudgeConfig | None) -> GroupJudge | None:
-    """Name the judge of a comparison (None: no automatic judging); it must be allowed to grade every variant."""
+def group_judge_set(
+    *, group: CompareGroup, judge: JudgeConfig | None, allow_same_family: bool = False, user=None
+) -> GroupJudge | None:
+    """Name the judge of a comparison (None: no automatic judging); it must be allowed to grade every variant.
+
+    `allow_same_family` overrides the family rule for this comparison and judge, recording who did it and when.
+    """
     if judge is None:
         GroupJudge.objects.filter(group=group).delete()
         return None
-    check_judge_may_grade(judge=judge, group=group)
-    link, _ = GroupJudge.objects.update_or_create(group=group, defaults={"judge": judge})
+    check_judge_may_grade(judge=judge, group=group, allow_same_family=allow_same_family)
+    override = {"family_override_by": user, "family_override_at": timezone.now()} if allow_same_family else {}
+    defaults = {"judge": judge, "family_override_by": None, "family_override_at": None, **override}
+    link, _ = GroupJudge.objects.update_or_create(group=group, defaults=defaults)
     return link
 
 

@@ -21,13 +21,14 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from compare.models import Output, OutputStatus
+from compare.models import Output
 from compare.round_rows import round_reference
 from lab.engine.limiter import open_limiter
 from lab.providers.http import tls_context
 from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
+from .classify import classify_answers
 from .engine import Candidate, Judgement, judge_answers
 from .models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
@@ -39,12 +40,8 @@ HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 def skip_reason(output: Output) -> str:
-    """Why an answer cannot be judged as a whole one, or "" when it can."""
-    if output.status != OutputStatus.OK:
-        return f"{output.get_status_display()}: only complete answers are judged."
-    if output.finish_reason == "length":
-        return "Cut off at the token limit: a partial answer is not judged as if it were whole."
-    return ""
+    """Why an answer cannot be judged as a whole one, or "" when it can (compare's rule, shared by experiments)."""
+    return output.judge_skip_reason()
 
 
 def verdict_execute(*, verdict_id: int, seed: int | None = None) -> Verdict | None:
@@ -86,8 +83,39 @@ def _judge(verdict: Verdict, seed: int | None) -> Verdict:
     seed = next(value for value in (seed, judge.seed, secrets.randbits(62)) if value is not None)
     # The round is part of the stream's seed, so a judge with a fixed seed still letters each round differently.
     rng = random.Random(f"{seed}:{verdict.round_id}")
+    if judge.classifies:
+        return _classify(verdict, judge, judge_model, candidates, rng, seed, skipped)
     judgement, client = asyncio.run(_run(judge_model, rubric, judge.mode, candidates, rng))
     return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
+
+
+def _classify(verdict, judge, judge_model, candidates, rng, seed, skipped) -> Verdict:
+    try:
+        classifier = judge.classifier()
+        columns = round_columns(verdict.round, classifier.input_columns)
+    except ValidationError as exc:
+        return verdict_fail(verdict=verdict, error=" ".join(exc.messages), skipped=skipped)
+    judgement, client = asyncio.run(_run_classification(judge_model, classifier, candidates, columns, rng))
+    return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
+
+
+def round_columns(round_, names) -> dict:
+    """The dataset columns a classification judge is shown: the round's variables as run (shared ones and its
+    dataset row's); a column the round lacks is an error naming it."""
+    values = {**(round_.variables or {}), **(round_.dataset_row.vars if round_.dataset_row else {})}
+    missing = [name for name in names if name not in values]
+    if missing:
+        raise ValidationError(f"This round has no column {', '.join(missing)} for the judge (its input_columns).")
+    return {name: values[name] for name in names}
+
+
+async def _run_classification(judge_model, classifier, candidates, columns, rng):
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, verify=tls_context()) as http, open_limiter() as limiter:
+        client = JudgeClient(judge_model, client=http, limiter=limiter)
+        judgement = await classify_answers(
+            client=client, classifier=classifier, candidates=candidates, columns=columns, rng=rng
+        )
+    return judgement, client
 
 
 def _request_of(output: Output) -> str:
@@ -125,6 +153,7 @@ def verdict_record(
                     for name, score in judgement.scores.get(output_id, {}).items()
                 },
                 rank=ranked.index(output_id) + 1 if output_id in ranked else None,
+                category=judgement.categories.get(output_id, ""),
             )
             for output_id in judgement.letters.values()
         ]

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from compare.access import round_for_user
 from lab.access import membership_for_user
@@ -23,6 +23,7 @@ from .rubric import DEFAULT_METRICS, PLACEHOLDERS
 
 
 @login_required
+@require_safe
 def judge_list(request, pk):
     membership = membership_for_user(request.user, pk)
     workspace = membership.workspace
@@ -35,12 +36,14 @@ def judge_list(request, pk):
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def judge_new(request, pk):
     workspace = membership_for_user(request.user, pk, Role.EDITOR).workspace
     return _editor(request, workspace, None)
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def judge_edit(request, pk):
     judge = judge_for_user(request.user, pk, write=True)
     return _editor(request, judge.workspace, judge)
@@ -49,14 +52,15 @@ def judge_edit(request, pk):
 def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
     initial = {"name": judge.name, "model": judge.model, "scale": judge.scale, "mode": judge.mode} if judge else {}
     if judge:
-        initial |= {"prompt": judge.prompt, "seed": judge.seed}
+        initial |= {"prompt": judge.prompt, "seed": judge.seed, "lenient_replies": judge.lenient_replies}
+        initial |= JudgeForm.initial_of(judge)
     metrics = judge.metrics if judge else [metric.as_dict() for metric in DEFAULT_METRICS]
     form = JudgeForm(request.POST or None, initial=initial)
     formset = MetricFormSet(request.POST or None, initial=metrics, prefix="metrics")
     metric_errors: list[str] = []
     if request.method == "POST" and form.is_valid() and formset.is_valid():
         kept = [row for row in formset.cleaned_data if row and not row.get("DELETE")]
-        fields = {**form.cleaned_data, "metrics": [{k: v for k, v in row.items() if k != "DELETE"} for row in kept]}
+        fields = {**form.service_fields(), "metrics": [{k: v for k, v in row.items() if k != "DELETE"} for row in kept]}
         try:
             if judge:
                 judge = services.judge_config_update(judge=judge, **fields)
@@ -93,6 +97,7 @@ def _cached_models(workspace: Workspace) -> list[str]:
 
 
 @login_required
+@require_safe
 def judge_detail(request, pk):
     judge = judge_for_user(request.user, pk)
     membership = membership_for_user(request.user, judge.workspace_id)
@@ -117,6 +122,7 @@ def judge_delete(request, pk):
 
 
 @login_required
+@require_safe
 def verdict_panel(request, pk):
     round_ = round_for_user(request.user, pk)
     return _panel(request, round_)

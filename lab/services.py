@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from . import crypto
+from . import connection_rules, crypto
 from .audit.models import Action
 from .audit.services import audit_record
 from .models import Connection, ConnectionKind, Membership, Role, Workspace
@@ -112,7 +112,14 @@ def _last_owner(workspace: Workspace, membership: Membership) -> bool:
     return not workspace.memberships.filter(role=Role.OWNER).exclude(pk=membership.pk).exists()
 
 
+def _validate_api_key(api_key: str) -> None:
+    if api_key and (problem := connection_rules.api_key_problem(api_key)):
+        raise ValidationError({"api_key": problem})
+
+
 def _validate_connection(connection: Connection, *, api_key_given: bool) -> None:
+    if connection.base_url and (problem := connection_rules.base_url_problem(connection.base_url)):
+        raise ValidationError({"base_url": problem})
     if connection.kind in DEFAULT_BASE_URLS and not connection.base_url:
         connection.base_url = DEFAULT_BASE_URLS[ConnectionKind(connection.kind)]
     if connection.kind == ConnectionKind.OPENAI_COMPATIBLE and not connection.base_url:
@@ -152,6 +159,7 @@ def connection_create(
         max_concurrency=max_concurrency,
         rpm=rpm,
     )
+    _validate_api_key(api_key)
     _validate_connection(connection, api_key_given=bool(api_key))
     connection.set_api_key(api_key)
     connection.save()
@@ -171,6 +179,7 @@ def connection_update(*, connection: Connection, actor=None, **changes) -> Conne
         if field in changes and changes[field] != getattr(connection, field):
             changed[field] = {"from": getattr(connection, field), "to": changes[field]}
             setattr(connection, field, changes[field])
+    _validate_api_key(api_key or "")
     _validate_connection(connection, api_key_given=bool(api_key))
     if api_key:
         connection.set_api_key(api_key)

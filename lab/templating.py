@@ -75,15 +75,18 @@ def format_value(value: Any, filter_name: str | None = None) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-# Experiment files (the layout of common CLI experiment tools) write `<<name>>` and `<<name:format>>`; they are
-# rewritten once, when the file is read, into the placeholders above, so prompts are rendered by `render` alone.
+# Experiment files (the layout of common CLI experiment tools) write `<<name>>` and `<<name:format>>` (Toor's
+# newer docs `{{name:format}}`); they are rewritten once, when the file is read, into the placeholders above, so
+# prompts are rendered by `render` alone.
 ANGLE_PLACEHOLDER = re.compile(r"<<\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*([^<>\s]*)\s*)?>>")
+BRACE_FORMAT_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}\s]*)\s*\}\}")
 ANGLE_FORMATS = {"string": "", "json": "json_line", "json-pretty": "json", "yaml": "yaml", "yml": "yaml"}
 
 
 def from_angle_placeholders(template: str) -> tuple[str, list[str]]:
     """`<<name>>` → `{{name}}`, `<<name:json>>` → `{{name|json_line}}`, `<<name:json-pretty>>` → `{{name|json}}`,
-    `<<name:yaml>>` → `{{name|yaml}}`; also returns each placeholder with an unknown format, which stays as written.
+    `<<name:yaml>>` → `{{name|yaml}}`, and the same formats as `{{name:yaml}}`; also returns each placeholder
+    with an unknown format, which stays as written.
     """
     unknown: list[str] = []
 
@@ -94,7 +97,8 @@ def from_angle_placeholders(template: str) -> tuple[str, list[str]]:
             return match.group(0)
         return f"{{{{{name}|{ANGLE_FORMATS[fmt]}}}}}" if ANGLE_FORMATS[fmt] else f"{{{{{name}}}}}"
 
-    return ANGLE_PLACEHOLDER.sub(rewrite, template), list(dict.fromkeys(unknown))
+    rewritten = BRACE_FORMAT_PLACEHOLDER.sub(rewrite, ANGLE_PLACEHOLDER.sub(rewrite, template))
+    return rewritten, list(dict.fromkeys(unknown))
 
 
 def placeholders(template: str) -> list[str]:

@@ -3,6 +3,7 @@ and the audit log. allauth's other pages (password reset, e-mail, providers) are
 
 from allauth.account import views as account_views
 from django.urls import path
+from django.views.decorators.http import require_http_methods
 
 from . import views
 from .audit import views as audit_views
@@ -12,9 +13,10 @@ from .tokens import views as token_views
 app_name = "lab"
 
 urlpatterns = [
-    path("login/", account_views.login, name="login"),
-    path("logout/", account_views.logout, name="logout"),
-    path("register/", account_views.signup, name="register"),
+    # A page serves only the methods a browser sends it (allauth's form views would treat PUT as POST).
+    path("login/", require_http_methods(["GET", "HEAD", "POST"])(account_views.login), name="login"),
+    path("logout/", require_http_methods(["GET", "HEAD", "POST"])(account_views.logout), name="logout"),
+    path("register/", require_http_methods(["GET", "HEAD", "POST"])(account_views.signup), name="register"),
     path("settings/tokens/", token_views.token_list, name="tokens"),
     path("settings/tokens/<int:token_id>/revoke/", token_views.token_revoke, name="token_revoke"),
     path("invite/<str:key>/", invitation_views.invitation_open, name="invitation"),

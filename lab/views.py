@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from . import catalog, services
 from .access import connection_for_user, membership_for_user, workspaces_of
@@ -22,6 +22,7 @@ def add_service_errors(form, error: ValidationError) -> None:
 
 
 @login_required
+@require_safe
 def workspace_switch(request, pk):
     membership = membership_for_user(request.user, pk)
     request.session["workspace_id"] = membership.workspace_id
@@ -29,6 +30,7 @@ def workspace_switch(request, pk):
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def workspace_new(request):
     form = WorkspaceForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -53,6 +55,7 @@ def current_workspace_id(request) -> int | None:
 
 
 @login_required
+@require_safe
 def workspace_settings(request, pk):
     membership = membership_for_user(request.user, pk)
     request.session["workspace_id"] = membership.workspace_id

@@ -8,6 +8,7 @@ Two run modes share all code and differ only in transport:
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 import dj_email_url
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "allauth",
     "allauth.account",
     "allauth.socialaccount",
@@ -72,6 +74,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -80,6 +83,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "promptlab.urls"
@@ -188,6 +192,14 @@ for _provider in ("github", "google"):
             ],
             "SCOPE": ["user:email"] if _provider == "github" else ["profile", "email"],
         }
+# A provider's button posts to us and we redirect to the provider: browsers hold that redirect to the form-action
+# policy, so each configured provider's sign-in origin is allowed there (the OIDC authorize endpoint is assumed
+# to be on the issuer's origin, as it is for Keycloak, Okta, Entra ID, Auth0 and Authentik).
+_SIGN_IN_ORIGINS = {"github": "https://github.com", "google": "https://accounts.google.com"}
+if OIDC_ISSUER_URL:
+    _issuer = urlsplit(OIDC_ISSUER_URL)
+    _SIGN_IN_ORIGINS["openid_connect"] = f"{_issuer.scheme}://{_issuer.netloc}"
+SIGN_IN_FORM_ORIGINS = sorted(_SIGN_IN_ORIGINS[name] for name in SOCIALACCOUNT_PROVIDERS)
 # Mail: the console in development; EMAIL_URL (smtp://user:password@host:587/?tls=True) in production.
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Prompt Lab <promptlab@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
@@ -231,7 +243,27 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
+# Content-Security-Policy on every response (django-csp): only what this site ships may load or run, so a model
+# answer or user text that slipped past sanitising still cannot run script. No inline script or style anywhere.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],  # the API docs draw their icons from data: URLs
+        "connect-src": ["'self'"],  # fetch, and the websockets of the same host
+        "frame-src": ["'none'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'", *SIGN_IN_FORM_ORIGINS],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
 # --- API ---
+# The largest field takes 5 MiB of text (an experiment file, a dataset import); JSON escaping and the other
+# fields need room beside it. Above this a body is refused with a JSON 413 (lab.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", str(16 * 1024 * 1024)))
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "lab.tokens.auth.ApiTokenAuthentication",
@@ -242,6 +274,12 @@ REST_FRAMEWORK = {
         "lab.tokens.auth.TokenScopeAllows",
     ],
     "EXCEPTION_HANDLER": "lab.api.errors.exception_handler",
+    # JSON that the database can store and the stack can hold (lab.values), or a 400 naming the field.
+    "DEFAULT_PARSER_CLASSES": [
+        "lab.api.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -260,6 +298,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation's error answers are documented once, by the shared machinery that gives them.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lab.api.schema.document_error_responses",
+    ],
     # Several apps have fields called "mode" and "status"; name their enums after what they are.
     "ENUM_NAME_OVERRIDES": {
         "CompareModeEnum": "compare.models.Mode",
@@ -267,6 +310,9 @@ SPECTACULAR_SETTINGS = {
         "OutputStatusEnum": "compare.models.OutputStatus",
         "JudgeModeEnum": "judging.rubric.JudgeMode",
         "JudgeScaleEnum": "judging.rubric.Scale",
+        "JudgeKindEnum": "judging.classification.JudgeKind",
+        "JudgeUncertaintyEnum": "judging.classification.Uncertainty",
+        "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
         "DatasetFormatEnum": "compare.datasets.FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiment_views.FILE_FORMATS",

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from compare import views as compare_views
 
@@ -20,9 +20,17 @@ urlpatterns = [
     path("api/v1/", include("compare.api.urls")),
     path("api/v1/", include("voting.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # The split view serves its start-up script as a file: the Content-Security-Policy allows no inline script.
+    # The split view serves its start-up script as a file: the Content-Security-Policy allows no inline script.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
+        name="api-docs",
+    ),
     path("", include("lab.urls")),
     path("", include("compare.urls")),
     path("", include("voting.urls")),
     path("", include("judging.urls")),
 ]
+
+handler404 = "promptlab.views.not_found"

@@ -8,8 +8,9 @@ touches only this file.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Count, Max
 
@@ -27,10 +28,13 @@ class JudgeScores:
 
     judge: dict
     scores: dict[int, dict[int, float]]
+    # Rounds judged on another set of metrics (one was dropped), left out so like is compared with like:
+    # [{"rounds": 2, "without": ["Accuracy"]}].
+    left_out: list[dict] = field(default_factory=list)
 
     def describe(self) -> dict:
         rounds = {round_id for by_round in self.scores.values() for round_id in by_round}
-        return {**self.judge, "rounds": len(rounds)}
+        return {**self.judge, "rounds": len(rounds), "left_out": self.left_out}
 
 
 def _done_verdicts(group: CompareGroup):
@@ -55,20 +59,44 @@ def group_judge_scores(group: CompareGroup) -> JudgeScores | None:
     judge_id = own if own is not None else _busiest_judge_id(group)
     if judge_id is None:
         return None
+    verdicts, left_out = _like_with_like(group, judge_id)
     rows = VerdictOutput.objects.filter(
+        verdict__in=verdicts,
         verdict__round__group=group,
         verdict__judge_id=judge_id,
         verdict__status=VerdictStatus.DONE,
         judged=True,
         score__isnull=False,
     ).values_list("output__variant_id", "verdict__round_id", "score")
-    # Rounds in order: the seeded bootstrap of the means resamples by position, so a fixed order keeps it repeatable.
+    # Rounds in order, so reads repeat; the report also sorts each variant's scores before its seeded bootstrap.
     rows = rows.order_by("verdict__round_id", "output_id")
     scores = _by_variant(rows)
     if not scores:
         return None
     judge = JudgeConfig.objects.get(pk=judge_id)
-    return JudgeScores(judge={"id": judge.pk, "name": judge.name, "model": judge.model}, scores=scores)
+    return JudgeScores(
+        judge={"id": judge.pk, "name": judge.name, "model": judge.model}, scores=scores, left_out=left_out
+    )
+
+
+def _like_with_like(group: CompareGroup, judge_id: int) -> tuple[list[int], list[dict]]:
+    """The verdicts judged on one set of metrics, the set most rounds were judged on (the full one on a tie), and
+    what the other sets' rounds were judged without: a score without Accuracy is not the same measure as one with."""
+    done = _done_verdicts(group).filter(judge_id=judge_id).values_list("pk", "missing_metrics")
+    by_set: dict[frozenset[str], list[int]] = {}
+    for pk, missing in done:
+        dropped = frozenset(str(m.get("name", "")) for m in missing or [] if isinstance(m, dict))
+        by_set.setdefault(dropped, []).append(pk)
+    if not by_set:
+        return [], []
+    sizes = Counter({key: len(pks) for key, pks in by_set.items()})
+    kept = max(sizes, key=lambda key: (sizes[key], -len(key), sorted(key)))
+    left_out = [
+        {"rounds": len(by_set[key]), "without": sorted(key - kept), "only_with": sorted(kept - key)}
+        for key in sorted(by_set, key=lambda key: (-sizes[key], sorted(key)))
+        if key != kept
+    ]
+    return by_set[kept], left_out
 
 
 def _evaluation_scores(group: CompareGroup) -> JudgeScores | None:

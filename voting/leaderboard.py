@@ -17,7 +17,7 @@ from lab.models import Workspace
 from voting.stats.identity import prompt_identity
 from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
-from voting.stats.wording import count_of
+from voting.stats.wording import and_list, count_of
 
 from .models import Vote
 from .reports import shown_by_group, variant_key, vote_records
@@ -119,7 +119,8 @@ def leaderboard(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> dict:
-    """Ratings with seeded bootstrap intervals and shared ranks, highest first, with a plain-words summary."""
+    """Ratings with bootstrap intervals and ranks, highest first, with a plain-words summary. Every figure is a
+    function of the set of votes the filters select (not their storage order); the ranks do not depend on `seed`."""
     filters = filters or LeaderboardFilters()
     every_vote = workspace_votes(workspace, filters)
     votes = vote_records(counted(every_vote, workspace.pk), shown_by_group(workspace_variants(workspace, filters)))
@@ -137,7 +138,13 @@ def leaderboard(
         "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
         "left_out": left_out(every_vote, workspace.pk),
         "summary": summary(ratings, described, by=by, votes=len(votes)),
+        "one_sided": any(rating.one_sided for rating in ratings),
+        "fit": FIT_PENALISED if any(rating.one_sided for rating in ratings) else FIT_EXACT,
     }
+
+
+FIT_EXACT = "exact maximum likelihood"
+FIT_PENALISED = "maximum likelihood with a small L2 penalty (the votes admit no exact fit)"
 
 
 def _rating_entry(rating: Rating, entity: Entity) -> dict:
@@ -153,7 +160,7 @@ def _rating_entry(rating: Rating, entity: Entity) -> dict:
 
 
 def summary(ratings: list[Rating], described: dict[str, Entity], *, by: str, votes: int) -> str:
-    """One paragraph: who leads, whether the lead is clear, and where the data is still thin."""
+    """One paragraph: who leads, whether the lead is clear, and where the data is still thin or one-sided."""
     noun = "model" if by == By.MODEL else "prompt version"
     if not ratings:
         return (
@@ -161,29 +168,49 @@ def summary(ratings: list[Rating], described: dict[str, Entity], *, by: str, vot
             f"least two different {noun}s."
         )
     leader, others = ratings[0], ratings[1:]
+    interval = (
+        "its interval is not a measurement, see below"
+        if leader.one_sided
+        else f"95% bootstrap interval {leader.ci_low:,.0f}–{leader.ci_high:,.0f}"
+    )
     parts = [
-        f"{described[leader.key].label} leads with a rating of {leader.rating:,.0f} (95% CI {leader.ci_low:,.0f}–"
-        f"{leader.ci_high:,.0f}) from {leader.matches:,} match{'' if leader.matches == 1 else 'es'}."
+        f"{described[leader.key].label} has the highest rating, {leader.rating:,.0f} ({interval}), from "
+        f"{leader.matches:,} match{'' if leader.matches == 1 else 'es'}."
     ]
     level = [described[rating.key].label for rating in others if rating.rank == 1]
     if level:
         parts.append(
-            f"{_and_list(level)} also {'ranks' if len(level) == 1 else 'rank'} first: no {noun} is clearly ahead of "
-            f"{'it' if len(level) == 1 else 'them'}, so more votes are needed to separate the top."
+            f"{and_list(level)} also {'ranks' if len(level) == 1 else 'rank'} first: no {noun} is rated clearly "
+            f"higher than {'it' if len(level) == 1 else 'them'}, so more votes are needed to separate the top."
         )
     elif others:
-        parts.append(f"Its interval lies above every other {noun}'s, so the lead is clear.")
+        parts.append(
+            f"It is the only {noun} ranked first: every other {noun} has at least one rated clearly higher "
+            "(a z-test on the difference at 5% for each pair)."
+        )
+    one_sided = [described[rating.key].label for rating in ratings if rating.one_sided]
+    if len(one_sided) == len(ratings):
+        parts.append(
+            f"The votes are one-sided: no chain of wins (a tie counts both ways) leads from every {noun} to every "
+            "other and back, so no finite rating fits them. The ratings are set by the fitting penalty and the "
+            "intervals do not measure anything; more varied votes are needed."
+        )
+    elif one_sided:
+        one = len(one_sided) == 1
+        parts.append(
+            f"The votes are one-sided for {and_list(one_sided)}: no chain of wins (a tie counts both ways) leads "
+            f"from the rest of the board to {'it' if one else 'them'} and back, so no finite rating fits the votes. "
+            f"{'Its rating is' if one else 'Their ratings are'} set by the fitting penalty and "
+            f"{'its interval does' if one else 'their intervals do'} not measure anything; more varied votes are "
+            "needed."
+        )
     thin = sum(rating.matches < MIN_DECISIVE_PER_PAIR for rating in ratings)
     if thin:
         parts.append(
-            f"{count_of(thin, noun)} {'has' if thin == 1 else 'have'} fewer than {MIN_DECISIVE_PER_PAIR} matches; "
-            "their intervals are wide and their ranks provisional."
+            f"{count_of(thin, noun)} {'has' if thin == 1 else 'have'} fewer than {MIN_DECISIVE_PER_PAIR} matches, "
+            f"so {'its rank is' if thin == 1 else 'their ranks are'} provisional."
         )
     return " ".join(parts)
-
-
-def _and_list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _excerpt(system_prompt: str, prompt: str) -> str:

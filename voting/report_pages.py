@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user
+from compare.experiments.models import Experiment
 from compare.models import CompareGroup
 from lab.access import workspace_for_user
 from lab.models import Membership
@@ -19,7 +21,14 @@ from .reports import DEFAULT_PASS_THRESHOLD
 GROUP_CHOICES = 200  # the newest comparisons offered in the leaderboard's filter
 
 
+def experiment_warnings(group) -> list[str]:
+    """What an experiment's run warned of (its judge sharing a model family with a model): its report says it too."""
+    estimate = Experiment.objects.filter(group=group).values_list("estimate", flat=True).first() or {}
+    return list(estimate.get("warnings") or [])
+
+
 @login_required
+@require_safe
 def report_page(request, pk):
     group = group_for_user(request.user, pk)
     data = cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)
@@ -29,6 +38,8 @@ def report_page(request, pk):
     context = {
         "group": group,
         "judge": data["judge"],
+        "judge_warnings": experiment_warnings(group),
+        "categories": data.get("categories"),
         "report": report,
         "left_out": data["left_out"],
         "rates": [{**rate, "model": model_of[rate["variant"]]} for rate in report["variants"]],
@@ -92,6 +103,7 @@ def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
 
 
 @login_required
+@require_safe
 def leaderboard_page(request, pk):
     workspace = workspace_for_user(request.user, pk)
     query = LeaderboardQueryIn(data=request.GET, context={"workspace": workspace})

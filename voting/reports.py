@@ -15,6 +15,7 @@ from compare.models import CompareGroup, Variant
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
+from .category_shares import group_category_shares
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote
 from .voters.exclusions import counted, left_out
@@ -131,6 +132,7 @@ def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_TH
             ],
         },
         "judge": judged.describe() if judged else None,
+        "categories": group_category_shares(group),
         "pass_threshold": pass_threshold,
         "left_out": group_left_out(group),
         "report": report,

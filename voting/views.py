@@ -5,6 +5,7 @@ Votes themselves are cast through the API (`POST /api/v1/rounds/{id}/vote/`); th
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user, round_for_user
 
@@ -13,12 +14,14 @@ from .reports import group_left_out
 
 
 @login_required
+@require_safe
 def vote_panel(request, pk):
     round_ = round_for_user(request.user, pk)  # viewers vote too
     return render(request, "voting/_panel.html", page_selectors.vote_panel(round_, request.user))
 
 
 @login_required
+@require_safe
 def report_tab(request, pk):
     group = group_for_user(request.user, pk)
     left_out = group_left_out(group)

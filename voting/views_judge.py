@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from judging.access import judge_for_user
 from judging.models import JudgeConfig
@@ -68,15 +69,30 @@ def _figure(title: str, agreement) -> AgreementFigure:
         share=percent(agreement.share) if has_share else "—",
         share_interval=percent_interval(agreement.share_low, agreement.share_high) if has_share else "",
         kappa=kappa_text(agreement.kappa),
-        kappa_interval=(
-            f"{kappa_text(agreement.kappa_low)} to {kappa_text(agreement.kappa_high)}"
-            if agreement.kappa is not None
-            else ""
-        ),
+        kappa_interval=_kappa_interval(agreement),
     )
 
 
+def _kappa_interval(agreement) -> str:
+    if agreement.kappa is None:
+        return ""
+    if agreement.kappa_low is None:
+        # The large-sample variance is zero here; a "1.00 to 1.00" interval would claim certainty.
+        return "no interval: the large-sample formula has zero width for these rounds"
+    return f"{agreement.kappa_low:.2f} to {agreement.kappa_high:.2f}"
+
+
+def pooled_sizes(sizes: tuple[int, ...]) -> str:
+    """What kappa pools, in words: "rounds showing 2 answers", "rounds showing 2, 3 and 5 answers"."""
+    if not sizes:
+        return ""
+    numbers = [str(size) for size in sizes]
+    listed = numbers[0] if len(numbers) == 1 else ", ".join(numbers[:-1]) + " and " + numbers[-1]
+    return f"rounds showing {listed} answers"
+
+
 @login_required
+@require_safe
 def judge_agreement_partial(request, pk):
     judge = judge_for_user(request.user, pk)
     choices = judge_round_choices(judge)
@@ -90,6 +106,8 @@ def judge_agreement_partial(request, pk):
             _figure("Rounds where both named a winner", report.without_ties),
         ],
         "early": report.with_ties.rounds < MIN_ROUNDS,
+        "pooled": pooled_sizes(report.with_ties.sizes),
+        "pooled_several": len(report.with_ties.sizes) > 1,
         "min_rounds": MIN_ROUNDS,
     }
     return render(request, "voting/judge_agreement.html", context)

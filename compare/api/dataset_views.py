@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from lab.api.inputs import StrictIn
+from lab.api.parsers import CheckedJSONParser
 
 from .. import datasets
 from ..access import dataset_for_user, dataset_row, workspace_from_body
@@ -16,7 +19,7 @@ from . import serializers as s
 from .views import DatasetDetail, _dataset_detail
 
 
-class FileIn(serializers.Serializer):
+class FileIn(StrictIn):
     """A file upload (multipart `file`) or its text (`content`); the format defaults to the file's extension."""
 
     file = serializers.FileField(required=False)
@@ -50,20 +53,20 @@ class DatasetPreviewOut(serializers.Serializer):
     rows = s.DatasetRowIn(many=True)
 
 
-class RenameIn(serializers.Serializer):
+class RenameIn(StrictIn):
     name = serializers.CharField(max_length=200)
 
 
-class RowsIn(serializers.Serializer):
+class RowsIn(StrictIn):
     rows = s.DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)
 
 
-class RowChangeIn(serializers.Serializer):
+class RowChangeIn(StrictIn):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
     vars = serializers.DictField(child=serializers.JSONField(), required=False)
 
 
-PARSERS = [MultiPartParser, FormParser, JSONParser]
+PARSERS = [MultiPartParser, FormParser, CheckedJSONParser]
 
 
 class DatasetImport(APIView):

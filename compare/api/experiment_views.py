@@ -11,6 +11,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lab.api.inputs import StrictIn
+
 from ..access import experiment_for_user, workspace_from_body
 from ..experiments.config import config_read
 from ..experiments.files import UploadedFiles
@@ -24,7 +26,7 @@ FORMATS = {"yaml": "experiment.yaml", "json": "experiment.json"}  # the format â
 FILE_FORMATS = tuple(FORMATS)
 
 
-class ExperimentIn(serializers.Serializer):
+class ExperimentIn(StrictIn):
     workspace = serializers.IntegerField()
     file = serializers.CharField(trim_whitespace=False, max_length=5 * 1024 * 1024, help_text="the file's text")
     format = serializers.ChoiceField(choices=FILE_FORMATS, default="yaml")

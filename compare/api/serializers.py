@@ -2,6 +2,8 @@
 
 from rest_framework import serializers
 
+from lab.api.inputs import StrictIn
+
 from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Dataset, DatasetRow, Mode, Output, Round, Variant
 from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
 
@@ -13,9 +15,12 @@ class ParamsIn(serializers.Serializer):
 
     temperature = serializers.FloatField(min_value=0, max_value=2, required=False, allow_null=True)
     top_p = serializers.FloatField(min_value=0, max_value=1, required=False, allow_null=True)
+    top_k = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
     max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
     seed = serializers.IntegerField(min_value=0, max_value=2**53, required=False, allow_null=True)
     stop = serializers.ListField(child=serializers.CharField(max_length=100), max_length=4, required=False)
+    presence_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
+    frequency_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
@@ -39,7 +44,7 @@ class VariantListIn(serializers.ListSerializer):
             raise
 
 
-class VariantIn(serializers.Serializer):
+class VariantIn(StrictIn):
     label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
     model = serializers.CharField(max_length=300)
     prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
@@ -52,7 +57,7 @@ class VariantIn(serializers.Serializer):
         list_serializer_class = VariantListIn
 
 
-class GroupFieldsIn(serializers.Serializer):
+class GroupFieldsIn(StrictIn):
     """Everything of a group except where it lives; shared by create, preview and clone."""
 
     title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -75,7 +80,11 @@ class GroupIn(GroupFieldsIn):
 
 
 class GroupPreviewIn(GroupFieldsIn):
+    """A group-create body; where the group would live does not change what it renders, so it is read and unused."""
+
     mode = serializers.ChoiceField(choices=Mode.choices, required=False, default=Mode.PROMPTS)
+    workspace = serializers.IntegerField(required=False)
+    dataset = serializers.IntegerField(required=False, allow_null=True)
 
 
 class GroupCloneIn(GroupFieldsIn):
@@ -84,17 +93,17 @@ class GroupCloneIn(GroupFieldsIn):
     copy_variant = serializers.IntegerField(min_value=1, required=False, allow_null=True)
 
 
-class RunsIn(serializers.Serializer):
+class RunsIn(StrictIn):
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
     dataset = serializers.IntegerField(required=False, allow_null=True)
 
 
-class DatasetRowIn(serializers.Serializer):
+class DatasetRowIn(StrictIn):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     vars = serializers.DictField(child=serializers.JSONField())
 
 
-class DatasetIn(serializers.Serializer):
+class DatasetIn(StrictIn):
     workspace = serializers.IntegerField()
     name = serializers.CharField(max_length=200)
     rows = DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)

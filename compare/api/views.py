@@ -34,6 +34,7 @@ class GroupList(generics.GenericAPIView):
 
     @extend_schema(
         operation_id="groups_list",
+        responses=s.GroupOut(many=True),
         parameters=[
             OpenApiParameter("workspace", int, description="only this workspace"),
             OpenApiParameter("q", str, description="text in the title or prompts"),
@@ -124,7 +125,9 @@ class DatasetList(generics.GenericAPIView):
     serializer_class = s.DatasetOut
 
     @extend_schema(
-        operation_id="datasets_list", parameters=[OpenApiParameter("workspace", int, description="only this workspace")]
+        operation_id="datasets_list",
+        responses=s.DatasetOut(many=True),
+        parameters=[OpenApiParameter("workspace", int, description="only this workspace")],
     )
     def get(self, request):
         workspace = request.query_params.get("workspace")

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from lab import values
+
 from .files import Files
 from .read_combinations import CombinationsReader
 from .read_dataset import DatasetReader
@@ -36,6 +38,8 @@ def config_read(text: str, *, source: str, files: Files) -> ExperimentConfig:
         data = json.loads(text) if PurePath(source).suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise ConfigError([f"{source}: not valid {_syntax(source)}: {parse_problem(exc)}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{source}: nested more than {values.MAX_DEPTH} levels deep."]) from None
     return config_from_data(data, source=source, files=files)
 
 
@@ -45,6 +49,9 @@ def _syntax(source: str) -> str:
 
 def config_from_data(data: Any, *, source: str, files: Files) -> ExperimentConfig:
     """Check already-parsed data; raises ConfigError listing every problem."""
+    if found := values.value_problem(data):
+        path, problem = found
+        raise ConfigError([f"{source}: {values.dotted(path) or 'the file'}: {problem}"])
     reader = _Reader(source, files)
     config = reader.read(data)
     if reader.problems:
@@ -65,12 +72,12 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
                 self.problem(str(key), f"not a section of an experiment file; the sections are {', '.join(TOP_LEVEL)}")
         config.name = self._text(data, "name", "name", default=config.name, max_length=200)
         config.description = self._text(data, "description", "description", default="")
-        config.models = self._models(data.get("models"))
+        config.models, config.written = self._models(data.get("models"))
         config.param_sets = self._param_sets(data.get("model-parameters"))
         config.prompts = self._prompts(data.get("prompts"))
         config.system_prompt = self._system_prompt(data.get("system-prompt"))
         config.variables = self._variables(data.get("variables"), "variables")
-        config.rows, config.dataset_ref = self._dataset(data.get("dataset"))
+        config.rows, config.dataset_ref = self._dataset(self._dataset_section(data))
         config.evaluation = self._evaluation(data.get("evaluation"))
         config.structured = self._structured(data.get("structured-output"))
         config.timeout_s = self._timeout(data.get("timeout"))
@@ -85,6 +92,12 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
                 for prompt in config.prompts
             ]
         return config
+
+    def _dataset_section(self, data: dict) -> Any:
+        """`dataset`, or `datasets` as Toor spells it; not both."""
+        if "dataset" in data and "datasets" in data:
+            self.problem("datasets", "write the rows under dataset or under datasets, not both")
+        return data.get("dataset", data.get("datasets"))
 
     def _timeout(self, value: Any) -> float:
         if value is None:

@@ -51,6 +51,7 @@ class Estimate:
     answers: Part = field(default_factory=Part)
     evaluations: Part = field(default_factory=Part)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # shown wherever the results are: printed, page, report
 
     @property
     def calls(self) -> int:
@@ -116,7 +117,11 @@ def _judge(plan: Plan, workspace) -> tuple[Any, Calibration]:
     if evaluation is None:
         return None, Calibration()
     judge = scorer().prepare(
-        workspace=workspace, model_id=evaluation.model, type=evaluation.type, prompt=evaluation.prompt
+        workspace=workspace,
+        model_id=evaluation.model,
+        type=evaluation.type,
+        prompt=evaluation.prompt,
+        classification=evaluation.classification,
     )
     return judge, _judge_history(workspace, evaluation.model)
 
@@ -180,3 +185,4 @@ def _notes(estimate: Estimate, plan: Plan, calibrations: dict[str, Calibration])
                 "and a budget cap cannot count them."
             )
     estimate.notes += plan.warnings
+    estimate.warnings += plan.family_warnings

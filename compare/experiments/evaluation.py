@@ -35,6 +35,7 @@ FIELDS = [
     "score",
     "scale_score",
     "reason",
+    "category",
     "schema_valid",
     "schema_errors",
     "judge_calls",
@@ -52,6 +53,7 @@ class _Job:
     evaluation: Evaluation
     request: str  # the prompt the answer was written for
     response: str  # the answer as the judge sees it
+    columns: dict  # the row's values, for a classification's input columns
     reference: str = ""  # the dataset row's `reference` answer, shown to the judge for comparison (rounds_as_rows)
 
 
@@ -76,6 +78,8 @@ def experiment_round_evaluate(*, round_id: int) -> int:
             )
         elif evaluation.output.status != OutputStatus.OK:
             evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, _no_answer(evaluation.output)
+        elif evaluation.output.is_cut_off:
+            evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, evaluation.output.judge_skip_reason()
         else:
             jobs.append(_prepare(evaluation, config))
     if jobs and config.get("evaluation"):
@@ -118,7 +122,14 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
     request = output.rendered_prompt
     if output.rendered_system_prompt:
         request = f"{output.rendered_system_prompt}\n\n{request}"
-    return _Job(evaluation=evaluation, request=request, response=shown, reference=round_reference(output.round))
+    columns = {**(output.round.variables or {})}
+    return _Job(
+        evaluation=evaluation,
+        request=request,
+        response=shown,
+        columns=columns,
+        reference=round_reference(output.round),
+    )
 
 
 def _judge(jobs: list[_Job], experiment) -> None:
@@ -132,6 +143,7 @@ def _judge(jobs: list[_Job], experiment) -> None:
             model_id=spec["model"],
             type=spec["type"],
             prompt=spec.get("prompt", ""),
+            classification=spec,
         )
     except ValidationError as exc:
         for job in jobs:
@@ -145,9 +157,11 @@ def _judge(jobs: list[_Job], experiment) -> None:
         )
         evaluation.latency_ms = latency_ms
         evaluation.score, evaluation.scale_score, evaluation.reason = score.score, score.scale_score, score.reason
+        evaluation.category = score.category
         evaluation.judge_calls, evaluation.cost = score.calls, score.cost
         evaluation.input_tokens, evaluation.output_tokens = score.input_tokens, score.output_tokens
-        evaluation.status = EvaluationStatus.DONE if score.score is not None else EvaluationStatus.FAILED
+        judged = score.score is not None or score.category
+        evaluation.status = EvaluationStatus.DONE if judged else EvaluationStatus.FAILED
 
 
 async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]]:
@@ -163,6 +177,7 @@ async def _score_all(judging, judge, jobs: list[_Job]) -> list[tuple[Score, int]
                     reference=job.reference,
                     http=http,
                     limiter=limiter,
+                    columns=job.columns,
                 )
             except Exception as exc:
                 # One answer's judging failing must not lose the others' scores; the reason is shown on its row.

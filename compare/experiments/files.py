@@ -11,6 +11,8 @@ from typing import Protocol
 
 from django.core.exceptions import ValidationError
 
+from lab import values
+
 from ..datasets import MAX_IMPORT_BYTES, decode
 
 
@@ -51,6 +53,9 @@ class UploadedFiles:
 
 def _text(content: bytes, name: str) -> str:
     try:
-        return decode(content)
+        text = decode(content)
     except ValidationError as exc:
         raise ValueError(f"{name}: {' '.join(exc.messages)}") from None
+    if problem := values.text_problem(text):  # a prompt is stored as text: the database refuses a NUL in it
+        raise ValueError(f"{name}: {problem}")
+    return text

@@ -18,7 +18,7 @@ from lab.templating import render
 from ..catalog import resolve_model
 from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
 from .scoring import scorer
-from .spec import Combination, ConfigError, ExperimentConfig, Row
+from .spec import FILE_NAMES, Combination, ConfigError, ExperimentConfig, Row
 
 LABEL_LENGTH = 80
 
@@ -30,6 +30,8 @@ class Plan:
     rows: list[Row]  # the file's rows, or the referenced dataset's
     dataset: Dataset | None = None  # the workspace dataset the file names, used as it is
     warnings: list[str] = field(default_factory=list)
+    family_warnings: list[str] = field(default_factory=list)  # the judge shares a family with these models
+    kinds: dict[str, str] = field(default_factory=dict)  # model id → its connection's kind
 
     @property
     def variants(self) -> list[dict[str, Any]]:
@@ -48,14 +50,20 @@ class Plan:
 
 
 def combination_labels(combinations: list[Combination]) -> list[str]:
-    """ "model · parameters · prompt", shortened to fit a column and made unique."""
+    """ "model · parameters · prompt", made unique; one too long for a column drops whole names from the end
+    (never cutting one in the middle) and says which combination it is, "model · #3"."""
     labels: list[str] = []
     for position, combination in enumerate(combinations, start=1):
-        label = f"{combination.model} · {combination.params.name} · {combination.prompt.name}"
-        if len(label) > LABEL_LENGTH:
-            label = label[: LABEL_LENGTH - 1] + "…"
-        if label in labels:
-            label = label[: LABEL_LENGTH - 6] + f" #{position}"
+        parts = [combination.model, combination.params.name, combination.prompt.name]
+        label = " · ".join(parts)
+        if len(label) > LABEL_LENGTH or label in labels:
+            label = f" · #{position}"
+            for keep in (2, 1):
+                if len(candidate := " · ".join(parts[:keep]) + label) <= LABEL_LENGTH:
+                    label = candidate
+                    break
+            else:
+                label = f"#{position}"
         labels.append(label)
     return labels
 
@@ -69,11 +77,13 @@ def plan_check(*, config: ExperimentConfig, workspace) -> Plan:
         try:
             connection, plan.infos[model] = resolve_model(workspace, model)
         except ValidationError as exc:
-            problems.append(f"{source}: models[{index}] ({model}): model: {' '.join(exc.messages)}")
+            written = config.written.get(model, model)
+            problems.append(f"{source}: models[{index}] ({written}): model: {' '.join(exc.messages)}")
             continue
+        plan.kinds[model] = connection.kind
         if plan.infos[model] is None and connection.models_cache:
             plan.warnings.append(f"{model} is not in the catalog of {connection.name}; its price is unknown.")
-    problems += _check_params(config, plan.infos)
+    problems += _check_params(config, plan.infos, plan.kinds)
     count = len(config.combinations)
     if config.combinations and not 1 <= count <= MAX_EXPERIMENT_VARIANTS:
         problems.append(
@@ -83,14 +93,14 @@ def plan_check(*, config: ExperimentConfig, workspace) -> Plan:
     if config.dataset_ref is not None:
         plan.dataset, plan.rows = _dataset(workspace, config.dataset_ref, source, problems)
     if config.evaluation is not None:
-        problems += _check_judge(config, workspace, plan.infos)
+        problems += _check_judge(config, workspace, plan)
     problems += _check_rendering(config, plan.rows)
     if problems:
         raise ConfigError(problems)
     return plan
 
 
-def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None]) -> list[str]:
+def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None], kinds: dict[str, str]) -> list[str]:
     problems: list[str] = []
     index_of = {params.name: i for i, params in enumerate(config.param_sets, start=1)}
     checked: set[tuple[str, str]] = set()
@@ -100,7 +110,8 @@ def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None]) 
             continue
         checked.add(key)
         where = f"model-parameters[{index_of[combination.params.name]}] ({combination.params.name})"
-        for message in check_params(combination.params.params, [(combination.model, infos[combination.model])]):
+        model = [(combination.model, infos[combination.model])]
+        for message in check_params(combination.params.params, model, kinds=kinds, names=FILE_NAMES):
             problems.append(f"{config.source}: {where}: {message}; drop it from this set or use another model")
     return problems
 
@@ -121,13 +132,24 @@ def _dataset(workspace, ref: str | int, source: str, problems: list[str]) -> tup
     return found[0], rows
 
 
-def _check_judge(config: ExperimentConfig, workspace, infos: dict[str, ModelInfo | None]) -> list[str]:
+def _check_judge(config: ExperimentConfig, workspace, plan: Plan) -> list[str]:
+    """Problems with the judge; its sharing a family with a model is a warning unless `family: refuse`."""
     judge = scorer()
     evaluation = config.evaluation
-    candidates = [(f"models[{i}] ({model})", model) for i, model in enumerate(config.models, start=1)]
-    problems = judge.check(workspace=workspace, model_id=evaluation.model, candidates=candidates) if judge else []
+    candidates = [
+        (f"models[{i}] ({config.written.get(model, model)})", model) for i, model in enumerate(config.models, start=1)
+    ]
+    problems, sharing = (
+        judge.check(workspace=workspace, model_id=evaluation.model, candidates=candidates) if judge else ([], [])
+    )
     if not problems:
-        infos[evaluation.model] = resolve_model(workspace, evaluation.model)[1]
+        plan.infos[evaluation.model] = resolve_model(workspace, evaluation.model)[1]
+    if evaluation.family == "refuse":
+        problems += [
+            f"{message} (evaluation: family is refuse; choose a judge of another family)" for message in sharing
+        ]
+    else:
+        plan.family_warnings += sharing
     return [f"{config.source}: evaluation: model: {message}" for message in problems]
 
 

@@ -11,7 +11,6 @@ from .reader import SectionReader, name_suffix
 from .spec import (
     DEFAULT_PARAMS,
     PARAMETERS,
-    UNSENT_PARAMETERS,
     Combination,
     ExperimentConfig,
     ParamSet,
@@ -21,9 +20,10 @@ from .spec import (
 
 
 class CombinationsReader(SectionReader):
-    def _models(self, value: Any) -> list[str]:
+    def _models(self, value: Any) -> tuple[list[str], dict[str, str]]:
+        """The model ids, and each as the file wrote it (what the results show)."""
         entries = self._list(value, "models", required=True, key="model")
-        models, seen = [], []
+        models, seen, written_as = [], [], {}
         for index, entry in enumerate(entries, start=1):
             written = entry.get("model") if isinstance(entry, dict) else entry
             where = f"models[{index}]" + (f" ({written})" if isinstance(written, str) else "")
@@ -39,9 +39,10 @@ class CombinationsReader(SectionReader):
                 self.problem(where, f"model: {exc}")
                 continue
             models.append(model)
+            written_as.setdefault(model, written.strip())
             seen.append((where, model))
         self._unique(seen, "model", "each model is listed once")
-        return list(dict.fromkeys(models))
+        return list(dict.fromkeys(models)), written_as
 
     def _param_sets(self, value: Any) -> list[ParamSet]:
         if value is None:
@@ -60,13 +61,8 @@ class CombinationsReader(SectionReader):
             for key, raw in entry.items():
                 if key == "name" or key == "_value":
                     continue
-                if key in UNSENT_PARAMETERS:
-                    sent = ", ".join(PARAMETERS)
-                    self.problem(
-                        where, f"{key}: no adapter of Prompt Lab sends {key} yet (they send {sent}); remove it"
-                    )
-                elif key not in PARAMETERS:
-                    known = ", ".join([*PARAMETERS, *UNSENT_PARAMETERS])
+                if key not in PARAMETERS:
+                    known = ", ".join(PARAMETERS)
                     self.problem(where, f"{key}: not a model parameter; the parameters are {known}")
                 elif raw is not None:
                     ours, good, expected = PARAMETERS[key]

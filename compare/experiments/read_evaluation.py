@@ -14,7 +14,36 @@ from lab.templating import PLACEHOLDER, placeholders
 
 from .reader import SectionReader, parse_problem
 from .scoring import scorer
-from .spec import STRUCTURED_FORMATS, Evaluation, StructuredOutput, model_id_from
+from .spec import FAMILY_RULES, STRUCTURED_FORMATS, Evaluation, StructuredOutput, model_id_from
+
+# Every JSON Schema keyword (draft 2020-12 and earlier): a mapping using none of them is Toor's form of a schema.
+SCHEMA_KEYWORDS = frozenset(
+    "$schema $id $ref $defs $anchor $dynamicRef $dynamicAnchor $vocabulary $comment definitions type enum const "
+    "properties required additionalProperties patternProperties propertyNames minProperties maxProperties "
+    "dependentRequired dependentSchemas dependencies unevaluatedProperties items prefixItems additionalItems "
+    "contains minContains maxContains minItems maxItems uniqueItems unevaluatedItems allOf anyOf oneOf not if then "
+    "else minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength pattern format "
+    "contentEncoding contentMediaType contentSchema title description default examples deprecated readOnly "
+    "writeOnly".split()
+)
+# Keywords that say what a schema is about without ruling any value out.
+ANNOTATIONS = frozenset(
+    "$schema $id $anchor $comment $defs definitions title description default examples deprecated readOnly "
+    "writeOnly".split()
+)
+
+
+def schema_from_toor(schema: dict[str, Any]) -> dict[str, Any]:
+    """Toor's `schema: {priority: {type: string, enum: […]}, …}` is an object with those properties, each one
+    required; a mapping that is already a JSON schema (it uses a keyword) is kept as it is."""
+    if not schema or set(schema) & SCHEMA_KEYWORDS or not all(isinstance(v, dict) for v in schema.values()):
+        return schema
+    return {"type": "object", "properties": schema, "required": list(schema)}
+
+
+def constrains_nothing(schema: dict[str, Any]) -> bool:
+    """True when no keyword of the schema rules any answer out: `{}`, or only titles and descriptions."""
+    return set(schema) <= ANNOTATIONS
 
 
 class EvaluationReader(SectionReader):
@@ -22,16 +51,27 @@ class EvaluationReader(SectionReader):
         if value is None:
             return None
         if not isinstance(value, dict):
-            self.problem("evaluation", "a mapping: type, model and optionally prompt")
+            self.problem("evaluation", "a mapping: type, model and optionally prompt and family")
             return None
-        extra = sorted(set(value) - {"type", "model", "prompt"})
-        if extra:
-            self.problem("evaluation", f"{', '.join(extra)}: evaluation has only type, model and prompt")
         judge = scorer()
+        kind = str(value.get("type", "")).strip()
+        classifies = judge is not None and kind in judge.classification_types
+        allowed = {"type", "model", "family", *(judge.classification_keys if classifies else ("prompt",))}
+        extra = sorted(set(value) - allowed)
+        if extra:
+            self.problem(
+                "evaluation", f"{', '.join(extra)}: a {kind or 'scored'} evaluation has {', '.join(sorted(allowed))}"
+            )
+        family = str(value.get("family", "warn")).strip()
+        if family not in FAMILY_RULES:
+            self.problem(
+                "evaluation",
+                f"family: {value.get('family')!r} is not {' or '.join(FAMILY_RULES)} (what a judge sharing a "
+                "candidate's model family does: a warning, or a refusal)",
+            )
         if judge is None:
             self.problem("evaluation", "this installation has no judge (the judging app); remove the evaluation")
             return None
-        kind = str(value.get("type", "")).strip()
         if kind not in judge.types:
             self.problem(
                 "evaluation", f"type: {value.get('type')!r} is not a type; the types are {', '.join(judge.types)}"
@@ -44,14 +84,18 @@ class EvaluationReader(SectionReader):
         else:
             if model is None:
                 self.problem("evaluation", "model: the judge, as provider:model")
+        classification = {key: value[key] for key in judge.classification_keys if key in value} if classifies else {}
+        for message in judge.classification_problems(kind, classification) if classifies else []:
+            self.problem("evaluation", message)
         prompt = ""
-        if value.get("prompt") is not None:
+        if value.get("prompt") is not None and not classifies:
             prompt = self._template(value["prompt"], "evaluation: prompt") or ""
             if prompt and kind in judge.types:
                 self._check_evaluator_prompt(prompt, *judge.placeholders(kind), kind)
         if model is None or kind not in judge.types:
             return None
-        return Evaluation(type=kind, model=model, prompt=prompt)
+        family = family if family in FAMILY_RULES else "warn"
+        return Evaluation(type=kind, model=model, prompt=prompt, family=family, classification=classification)
 
     def _check_evaluator_prompt(self, prompt: str, required: tuple[str, ...], allowed: tuple[str, ...], kind: str):
         used = placeholders(prompt)
@@ -92,6 +136,14 @@ class EvaluationReader(SectionReader):
                 return None
         if not isinstance(schema, dict):
             self.problem(where, "schema: the JSON schema of an answer, as a mapping (or $file:path)")
+            return None
+        schema = schema_from_toor(schema)
+        if constrains_nothing(schema):
+            self.problem(
+                where,
+                "schema: constrains nothing (no type, properties, enum or other rule), so every answer would be "
+                "valid; write a JSON schema, or Toor's form: each property's name and its schema",
+            )
             return None
         try:
             jsonschema.validators.validator_for(schema).check_schema(schema)

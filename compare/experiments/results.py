@@ -4,11 +4,14 @@ prompt, dataset row and combination. The page and the command line read the same
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from statistics import mean
 from typing import Any
+
+from lab.stats import wilson_interval
 
 from ..models import Output, OutputStatus
 from .models import Evaluation, EvaluationStatus, Experiment
@@ -47,6 +50,10 @@ class Cell:
         return self.evaluation.scale_score if self.evaluation else None
 
     @property
+    def category(self) -> str:
+        return self.evaluation.category if self.evaluation else ""
+
+    @property
     def valid(self) -> bool | None:
         return self.evaluation.schema_valid if self.evaluation else None
 
@@ -55,12 +62,29 @@ class Cell:
         return (self.output.input_tokens or 0) + (self.output.output_tokens or 0)
 
     @property
+    def call_costs(self) -> list[Decimal | None]:
+        """The cost of each call made for this cell (the answer, the judge's), None where the price is unknown."""
+        calls = [self.output.cost] if self.output.finished_at and self.output.status != OutputStatus.CANCELLED else []
+        if self.evaluation is not None and self.evaluation.judge_calls:
+            calls.append(self.evaluation.cost)
+        return calls
+
+    @property
     def cost(self) -> Decimal | None:
-        costs = [c for c in (self.output.cost, self.evaluation.cost if self.evaluation else None) if c is not None]
+        costs = [c for c in self.call_costs if c is not None]
         return sum(costs, Decimal(0)) if costs else None
 
     def value(self, key: str) -> str:
         return self.row if key == "row" else getattr(self.combo, key)
+
+
+@dataclass(frozen=True)
+class CategoryShare:
+    count: int
+    classified: int
+    share: float
+    ci_low: float
+    ci_high: float
 
 
 @dataclass
@@ -74,7 +98,11 @@ class Average:
     latency_s: float | None = None
     tokens: float | None = None  # mean per answer, input and output
     evaluation_s: float | None = None
-    cost: Decimal | None = None  # answers and evaluations
+    cost: Decimal | None = None  # answers and evaluations of known price
+    priced_calls: int = 0
+    unpriced_calls: int = 0  # calls made whose price is unknown: not in `cost`
+    # A classification's categories: category → (count, share of the answers classified, Wilson 95% interval).
+    categories: dict[str, CategoryShare] = field(default_factory=dict)
 
 
 @dataclass
@@ -147,6 +175,7 @@ def _average(key: str, cells: list[Cell]) -> Average:
     checked = [c.valid for c in cells if c.valid is not None]
     evaluated = [c.evaluation.latency_ms for c in cells if c.evaluation and c.evaluation.latency_ms is not None]
     costs = [c.cost for c in cells if c.cost is not None]
+    calls = [cost for c in cells for cost in c.call_costs]
     return Average(
         key=key,
         answers=len(cells),
@@ -158,7 +187,16 @@ def _average(key: str, cells: list[Cell]) -> Average:
         tokens=_mean([c.tokens for c in answered]),
         evaluation_s=_mean([ms / 1000 for ms in evaluated]),
         cost=sum(costs, Decimal(0)) if costs else None,
+        priced_calls=sum(1 for cost in calls if cost is not None),
+        unpriced_calls=sum(1 for cost in calls if cost is None),
+        categories=_category_shares([c.category for c in cells if c.category]),
     )
+
+
+def _category_shares(categories: list[str]) -> dict[str, CategoryShare]:
+    counts = Counter(categories)
+    total = len(categories)
+    return {name: CategoryShare(n, total, n / total, *wilson_interval(n, total)) for name, n in sorted(counts.items())}
 
 
 def _mean(values: list[Any]) -> float | None:

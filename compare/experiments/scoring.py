@@ -25,18 +25,29 @@ class Score:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: Decimal | None = None  # USD; None when the judge's price is unknown
+    category: str = ""  # a classification type's category for the answer
 
 
 class Scorer(Protocol):
-    types: tuple[str, ...]  # the evaluation types (scales) it knows, e.g. "binary", "1-5"
+    types: tuple[str, ...]  # the evaluation types (scales) it knows, e.g. "binary", "1-5", "binary-classification"
+    classification_types: tuple[str, ...]  # those of them that classify rather than score
+    classification_keys: tuple[str, ...]  # the keys a classification type's evaluation may have
+
+    def classification_problems(self, type: str, settings: dict) -> list[str]:
+        """What is wrong with a classification type's settings (criteria, target, categories …)."""
 
     def placeholders(self, type: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The placeholders a custom evaluator prompt of this type must contain, and all it may contain."""
 
-    def check(self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]) -> list[str]:
-        """Why `model_id` may not judge answers of `candidates` ((name, model id) pairs); empty when it may."""
+    def check(
+        self, *, workspace: Workspace, model_id: str, candidates: list[tuple[str, str]]
+    ) -> tuple[list[str], list[str]]:
+        """Why `model_id` cannot judge answers of `candidates` ((name, model id) pairs: it is not a usable model),
+        and, apart, each candidate it shares a model family with (a judge may favour its own kind)."""
 
-    def prepare(self, *, workspace: Workspace, model_id: str, type: str, prompt: str) -> Any:
+    def prepare(
+        self, *, workspace: Workspace, model_id: str, type: str, prompt: str, classification: dict | None = None
+    ) -> Any:
         """The judge, resolved once (ORM) so the async scoring never touches the database."""
 
     def input_tokens(self, judge: Any, *, request: str, response: str, reference: str = "") -> int:
@@ -51,9 +62,11 @@ class Scorer(Protocol):
         http: httpx.AsyncClient,
         limiter: Limiter,
         reference: str = "",
+        columns: dict | None = None,
     ) -> Score:
-        """Score one answer to `request` on its own (one call, one retry when the reply cannot be read); a
-        `reference` answer, when the dataset row has one, is shown to the judge for comparison."""
+        """Score (or classify) one answer to `request` on its own (one call, one retry when the reply cannot be
+        read); a `reference` answer, when the dataset row has one, is shown to the judge for comparison; `columns`
+        are the row's values a classification may show."""
 
 
 _scorers: list[Scorer] = []

@@ -28,6 +28,13 @@ def experiment_spent(experiment: Experiment) -> Decimal:
     return spent + (experiment.evaluations.aggregate(total=Sum("cost"))["total"] or Decimal(0))
 
 
+def experiment_unpriced_calls(experiment: Experiment) -> int:
+    """Finished answers and evaluations whose cost is unknown (their model has no known price): not in the spent."""
+    answers = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
+    unpriced = answers.filter(cost__isnull=True, finished_at__isnull=False).exclude(status="cancelled").count()
+    return unpriced + experiment.evaluations.filter(cost__isnull=True, judge_calls__gt=0).count()
+
+
 def experiment_progress(experiment: Experiment) -> dict:
     """Calls done and to do (answers, then judge evaluations), what was spent, and whether it stopped or finished."""
     outputs = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
@@ -48,6 +55,7 @@ def experiment_progress(experiment: Experiment) -> dict:
         "evaluations_done": evaluations_done,
         "evaluations_total": evaluations_total,
         "spent": float(experiment_spent(experiment)),
+        "unpriced_calls": experiment_unpriced_calls(experiment),
         "stopped": experiment.stopped_reason,
         "finished": experiment.run_id is not None and answers_done == answers_total and pending == 0,
     }

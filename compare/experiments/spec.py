@@ -24,6 +24,7 @@ TOP_LEVEL = (
     "system-prompt",
     "variables",
     "dataset",
+    "datasets",  # Toor's spelling of `dataset`
     "structured-output",
     "combinations",
     "timeout",
@@ -32,15 +33,18 @@ TOP_LEVEL = (
 PARAMETERS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
     "temperature": ("temperature", lambda v: is_number(v) and 0 <= v <= 2, "a number from 0 to 2"),
     "topP": ("top_p", lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1"),
+    "topK": ("top_k", lambda v: _integer(v) and 1 <= v <= 1000, "a whole number from 1 to 1000"),
     "maxOutputTokens": ("max_tokens", lambda v: _integer(v) and 1 <= v <= 1_000_000, "a whole number from 1"),
     "seed": ("seed", lambda v: _integer(v) and 0 <= v <= 2**53, "a whole number from 0"),
     "stopSequences": ("stop", lambda v: _stops(v), "a list of up to 4 texts"),
+    "presencePenalty": ("presence_penalty", lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
+    "frequencyPenalty": ("frequency_penalty", lambda v: is_number(v) and -2 <= v <= 2, "a number from -2 to 2"),
 }
 FILE_NAMES = {ours: theirs for theirs, (ours, _, _) in PARAMETERS.items()}
-# Known to the file layout but sent by none of our adapters (OpenAI, Anthropic, OpenRouter, Gemini,
-# OpenAI-compatible, simulated), so a run would silently differ from what the file asks: refused.
-UNSENT_PARAMETERS = ("topK", "presencePenalty", "frequencyPenalty")
 STRUCTURED_FORMATS = ("json", "yaml")
+# What a judge sharing a model family with a candidate does to an experiment: a warning (the default, so a file
+# judging gpt-4o-mini by gpt-4o runs), or a refusal.
+FAMILY_RULES = ("warn", "refuse")
 
 
 def is_number(value: Any) -> bool:
@@ -101,6 +105,8 @@ class Evaluation:
     type: str
     model: str  # `<connection>::<model>`
     prompt: str = ""  # custom evaluator prompt in our `{{name}}` syntax; empty: the judge's own
+    family: str = "warn"  # one of FAMILY_RULES
+    classification: dict[str, Any] = field(default_factory=dict)  # a classification type's keys, as in the file
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,7 @@ class ExperimentConfig:
     name: str
     description: str = ""
     models: list[str] = field(default_factory=list)  # `<connection>::<model>`
+    written: dict[str, str] = field(default_factory=dict)  # model id → as the file wrote it (`openai:gpt-4o`)
     param_sets: list[ParamSet] = field(default_factory=list)
     prompts: list[Prompt] = field(default_factory=list)
     system_prompt: str = ""
@@ -143,7 +150,10 @@ class ExperimentConfig:
             data["evaluation"] = {"type": self.evaluation.type, "model": self.evaluation.model}
             if self.evaluation.prompt:
                 data["evaluation"]["prompt"] = self.evaluation.prompt
-        data["models"] = [{"model": model} for model in self.models]
+            if self.evaluation.family != "warn":
+                data["evaluation"]["family"] = self.evaluation.family
+            data["evaluation"].update(self.evaluation.classification)
+        data["models"] = [{"model": self.written.get(model, model)} for model in self.models]
         data["model-parameters"] = [
             {"name": s.name, **{FILE_NAMES[k]: v for k, v in s.params.items()}} for s in self.param_sets
         ]
@@ -163,7 +173,11 @@ class ExperimentConfig:
             data["structured-output"] = {"schema": self.structured.schema, "format": self.structured.format}
         if self.explicit_combinations:
             data["combinations"] = [
-                {"model": c.model, "model-parameters": c.params.name, "prompt": c.prompt.name}
+                {
+                    "model": self.written.get(c.model, c.model),
+                    "model-parameters": c.params.name,
+                    "prompt": c.prompt.name,
+                }
                 for c in self.combinations
             ]
         data["timeout"] = self.timeout_s

@@ -2,6 +2,9 @@
 
 from rest_framework import serializers
 
+from lab.api.inputs import StrictIn
+
+from ..classification import JudgeKind
 from ..models import JudgeConfig, Verdict, VerdictOutput
 from ..rubric import MAX_METRICS, JudgeMode, Scale
 from ..services import MAX_SEED
@@ -9,14 +12,14 @@ from ..services import MAX_SEED
 # --- Input ---
 
 
-class MetricIn(serializers.Serializer):
+class MetricIn(StrictIn):
     name = serializers.CharField(max_length=60)
     weight = serializers.FloatField(min_value=0, max_value=100)
     low = serializers.CharField(max_length=500)
     high = serializers.CharField(max_length=500)
 
 
-class JudgeIn(serializers.Serializer):
+class JudgeIn(StrictIn):
     name = serializers.CharField(max_length=120)
     model = serializers.CharField(max_length=300, help_text="`<connection>::<model>`")
     scale = serializers.ChoiceField(choices=Scale.choices, required=False, default=Scale.ONE_TO_FIVE)
@@ -26,14 +29,36 @@ class JudgeIn(serializers.Serializer):
         max_length=20_000, required=False, allow_blank=True, trim_whitespace=False, default=""
     )
     seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED - 1, required=False, allow_null=True)
+    lenient_replies = serializers.BooleanField(
+        required=False, default=False, help_text="read the largest JSON object in a reply (strict by default)"
+    )
+    kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False, default=JudgeKind.RUBRIC)
+    classification = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="for a classification kind: criteria; binary: target, non_target; multiclass: categories "
+        "[{name, description}]; uncertainty (unknown, target, non_target), include_reasoning, include_score",
+    )
+    input_columns = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        default=list,
+        max_length=20,
+        help_text="dataset columns shown to a classification judge (and usable as {{column}} in its criteria)",
+    )
 
 
-class RoundJudgeIn(serializers.Serializer):
+class RoundJudgeIn(StrictIn):
     judge = serializers.IntegerField(required=False, allow_null=True, help_text="default: the comparison's judge")
 
 
-class GroupJudgeIn(serializers.Serializer):
+class GroupJudgeIn(StrictIn):
     judge = serializers.IntegerField(allow_null=True, help_text="null: judge no round automatically")
+    allow_same_family = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="judge even though the judge shares a model family with a variant; the override is recorded",
+    )
 
 
 # --- Output ---
@@ -42,7 +67,22 @@ class GroupJudgeIn(serializers.Serializer):
 class JudgeOut(serializers.ModelSerializer):
     class Meta:
         model = JudgeConfig
-        fields = ["id", "workspace", "name", "model", "scale", "mode", "metrics", "prompt", "seed", "created_at"]
+        fields = [
+            "id",
+            "workspace",
+            "name",
+            "model",
+            "scale",
+            "mode",
+            "metrics",
+            "prompt",
+            "seed",
+            "lenient_replies",
+            "kind",
+            "classification",
+            "input_columns",
+            "created_at",
+        ]
 
 
 class VerdictOutputOut(serializers.ModelSerializer):
@@ -50,7 +90,7 @@ class VerdictOutputOut(serializers.ModelSerializer):
 
     class Meta:
         model = VerdictOutput
-        fields = ["output", "letter", "judged", "skip_reason", "score", "rank", "scores"]
+        fields = ["output", "letter", "judged", "skip_reason", "score", "rank", "scores", "category"]
 
 
 class VerdictOut(serializers.ModelSerializer):
@@ -101,6 +141,13 @@ class PositionBiasOut(serializers.Serializer):
     judgements = serializers.IntegerField()
     flipped = serializers.IntegerField()
     share = serializers.FloatField(allow_null=True)
+    first_favoured = serializers.IntegerField(help_text="flips where the answer shown first won in both orders")
+    second_favoured = serializers.IntegerField(help_text="flips where the answer shown second won in both orders")
+    tie_changes = serializers.IntegerField(help_text="flips to or from a tie: no direction")
+    p_value = serializers.FloatField(
+        allow_null=True, help_text="exact sign test, first vs second; null without such flips"
+    )
+    favoured = serializers.ChoiceField(choices=["first", "second"], allow_null=True)
 
 
 class VerbosityOut(serializers.Serializer):

@@ -18,7 +18,7 @@ from . import serializers as s
 class JudgeList(generics.GenericAPIView):
     serializer_class = s.JudgeOut
 
-    @extend_schema(operation_id="judges_list")
+    @extend_schema(operation_id="judges_list", responses=s.JudgeOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(selectors.judges_of(workspace))
@@ -86,8 +86,9 @@ class GroupJudge(APIView):
         data = s.GroupJudgeIn(data=request.data)
         data.is_valid(raise_exception=True)
         judge = judge_from_body(data.validated_data["judge"], group.workspace)
-        services.group_judge_set(group=group, judge=judge)
-        return Response({"judge": judge.pk if judge else None})
+        allow = data.validated_data["allow_same_family"]
+        services.group_judge_set(group=group, judge=judge, allow_same_family=allow, user=request.user)
+        return Response({"judge": judge.pk if judge else None, "allow_same_family": allow})
 
     @extend_schema(responses=s.GroupJudgeIn)
     def get(self, request, pk):

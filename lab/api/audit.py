@@ -1,5 +1,6 @@
 """API for a workspace's audit log, newest first, optionally of one action; owners only."""
 
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
 
 from ..access import workspace_for_user
@@ -17,6 +18,11 @@ class AuditEntryOut(serializers.ModelSerializer):
 class AuditList(generics.GenericAPIView):
     serializer_class = AuditEntryOut
 
+    @extend_schema(
+        operation_id="audit_list",
+        responses=AuditEntryOut(many=True),
+        parameters=[OpenApiParameter("action", str, description="only entries of this action")],
+    )
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
         page = self.paginate_queryset(audit_entries(workspace=workspace, action=request.query_params.get("action", "")))

@@ -11,9 +11,10 @@ from ..access import workspace_for_user
 from ..invitations.models import Invitation, InvitationState
 from ..invitations.services import invitation_create, invitation_revoke
 from ..models import Role
+from .inputs import StrictIn
 
 
-class InvitationIn(serializers.Serializer):
+class InvitationIn(StrictIn):
     email = serializers.EmailField(required=False, allow_blank=True)
     role = serializers.ChoiceField(choices=Role.choices)
     days = serializers.IntegerField(required=False, min_value=1, max_value=90)
@@ -38,6 +39,7 @@ class InvitationCreatedOut(InvitationOut):
 class InvitationList(generics.GenericAPIView):
     serializer_class = InvitationOut
 
+    @extend_schema(operation_id="invitations_list", responses=InvitationOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
         page = self.paginate_queryset(workspace.invitations.select_related("created_by"))

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from ..models import Connection, ConnectionKind, Membership, Role, Workspace
+from .inputs import StrictIn
 
 
 class WorkspaceOut(serializers.ModelSerializer):
@@ -16,16 +17,16 @@ class WorkspaceOut(serializers.ModelSerializer):
         return getattr(workspace, "my_role", None) or workspace.memberships.get(user=self.context["request"].user).role
 
 
-class WorkspaceIn(serializers.Serializer):
+class WorkspaceIn(StrictIn):
     name = serializers.CharField(max_length=120)
 
 
-class MemberIn(serializers.Serializer):
+class MemberIn(StrictIn):
     username = serializers.CharField(max_length=150)
     role = serializers.ChoiceField(choices=Role.choices)
 
 
-class MemberRoleIn(serializers.Serializer):
+class MemberRoleIn(StrictIn):
     role = serializers.ChoiceField(choices=Role.choices)
 
 
@@ -64,18 +65,19 @@ class ConnectionOut(serializers.ModelSerializer):
         return len(connection.models_cache or [])
 
 
-class ConnectionIn(serializers.Serializer):
+class ConnectionIn(StrictIn):
     name = serializers.SlugField(max_length=60)
     kind = serializers.ChoiceField(choices=ConnectionKind.choices)
-    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True, default="")
+    # Shape and scheme are checked by the service (lab.connection_rules), whose message names the scheme.
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
 
 
-class ConnectionUpdateIn(serializers.Serializer):
+class ConnectionUpdateIn(StrictIn):
     name = serializers.SlugField(max_length=60, required=False)
-    base_url = serializers.URLField(max_length=300, required=False, allow_blank=True)
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True)
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
     max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)

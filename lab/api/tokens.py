@@ -8,9 +8,10 @@ from rest_framework.views import APIView
 
 from ..tokens.models import ApiToken, Scope
 from ..tokens.services import api_token_create, api_token_revoke
+from .inputs import StrictIn
 
 
-class ApiTokenIn(serializers.Serializer):
+class ApiTokenIn(StrictIn):
     name = serializers.CharField(max_length=80)
     scope = serializers.ChoiceField(choices=Scope.choices, default=Scope.READ)
 
@@ -31,6 +32,7 @@ class ApiTokenCreatedOut(ApiTokenOut):
 class TokenList(generics.GenericAPIView):
     serializer_class = ApiTokenOut
 
+    @extend_schema(operation_id="tokens_list", responses=ApiTokenOut(many=True))
     def get(self, request):
         page = self.paginate_queryset(ApiToken.objects.filter(user=request.user))
         return self.get_paginated_response(ApiTokenOut(page, many=True).data)

@@ -20,7 +20,7 @@ class WorkspaceList(generics.GenericAPIView):
     def get_queryset(self):
         return Workspace.objects.filter(memberships__user=self.request.user).annotate(my_role=F("memberships__role"))
 
-    @extend_schema(operation_id="workspaces_list")
+    @extend_schema(operation_id="workspaces_list", responses=s.WorkspaceOut(many=True))
     def get(self, request):
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(s.WorkspaceOut(page, many=True, context={"request": request}).data)
@@ -43,6 +43,7 @@ class WorkspaceDetail(APIView):
 class MemberList(generics.GenericAPIView):
     serializer_class = s.MemberOut
 
+    @extend_schema(operation_id="members_list", responses=s.MemberOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(
@@ -89,7 +90,7 @@ class MemberDetail(APIView):
 class ConnectionList(generics.GenericAPIView):
     serializer_class = s.ConnectionOut
 
-    @extend_schema(operation_id="connections_list")
+    @extend_schema(operation_id="connections_list", responses=s.ConnectionOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(Connection.objects.filter(workspace=workspace))
@@ -163,6 +164,6 @@ class WorkerCheck(APIView):
 
     @extend_schema(request=None, responses={202: None})
     def post(self, request, pk):
-        workspace = workspace_for_user(request.user, pk)
+        workspace = workspace_for_user(request.user, pk, role=Role.EDITOR)  # it enqueues work: not for viewers
         tasks.worker_check.delay(workspace.pk)
         return Response({"queued": True}, status=status.HTTP_202_ACCEPTED)

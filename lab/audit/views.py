@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from ..access import membership_for_user
 from ..models import Role
@@ -18,6 +19,7 @@ CSV_COLUMNS = ["time", "actor", "action", "target_type", "target_id", "target", 
 
 
 @login_required
+@require_safe
 def audit_log(request, pk):
     workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
     action = request.GET.get("action", "")
@@ -39,6 +41,7 @@ def audit_log(request, pk):
 
 
 @login_required
+@require_safe
 def audit_csv(request, pk):
     workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
     response = HttpResponse(content_type="text/csv; charset=utf-8")

@@ -29,6 +29,20 @@ MODELS_KEY = "_models"  # the scenario key of model-list requests (they carry no
 RECENT = 50  # request bodies kept per scenario, newest last
 
 
+# Statuses real providers send that Python's HTTPStatus does not know: Anthropic answers 529 when overloaded.
+NONSTANDARD_PHRASES = {529: "Overloaded"}
+
+
+def reason_phrase(status: int) -> str:
+    """The status line's phrase; any other unknown status still gets a real status line, never an exception."""
+    if status in NONSTANDARD_PHRASES:
+        return NONSTANDARD_PHRASES[status]
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
+
+
 class ClientGone(Exception):
     """The client closed the connection (cancelled, timed out or crashed)."""
 
@@ -103,7 +117,7 @@ class Exchange:
             raise ClientGone from None
 
     def _head(self, status: int, headers: dict[str, str]) -> bytes:
-        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}", "Connection: close"]
+        lines = [f"HTTP/1.1 {status} {reason_phrase(status)}", "Connection: close"]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
@@ -283,7 +297,7 @@ class FakeLLMServer:
             )
         else:
             message, kind = (
-                f"Fake {HTTPStatus(status).phrase.lower()}.",
+                f"Fake {reason_phrase(status).lower()}.",
                 "rate_limit_exceeded" if status == 429 else "server_error",
             )
         headers = {}

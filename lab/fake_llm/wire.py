@@ -17,7 +17,16 @@ MODELS = (
         "name": "Fake (every parameter)",
         "context_length": 32768,
         "max_output": 4096,
-        "params": ["temperature", "top_p", "max_tokens", "seed", "stop"],
+        "params": [
+            "temperature",
+            "top_p",
+            "top_k",
+            "max_tokens",
+            "seed",
+            "stop",
+            "presence_penalty",
+            "frequency_penalty",
+        ],
         "prompt": "0.000001",
         "completion": "0.000002",
     },
@@ -281,7 +290,14 @@ class GeminiWire:
         return "\n".join(str(part.get("text", "")) for c in contents for part in c.get("parts") or [])
 
     def sets(self, body: dict, param: str) -> bool:
-        names = {"top_p": "topP", "max_tokens": "maxOutputTokens", "stop": "stopSequences"}
+        names = {
+            "top_p": "topP",
+            "top_k": "topK",
+            "max_tokens": "maxOutputTokens",
+            "stop": "stopSequences",
+            "presence_penalty": "presencePenalty",
+            "frequency_penalty": "frequencyPenalty",
+        }
         return names.get(param, param) in (body.get("generationConfig") or {})
 
     def schema(self, body: dict) -> dict | None:

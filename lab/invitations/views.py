@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from ..access import membership_for_user
 from ..models import Role
@@ -71,6 +71,7 @@ def invitation_remove(request, pk, invitation_id):
     return redirect("lab:settings", pk=workspace.pk)
 
 
+@require_http_methods(["GET", "HEAD", "POST"])
 def invitation_open(request, key):
     """GET shows what the invitation is (or why it cannot be used); POST, signed in, accepts it."""
     invitation = invitation_for_key(key)

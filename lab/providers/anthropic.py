@@ -28,7 +28,7 @@ from .params import set_params
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
-SUPPORTED_PARAMS = frozenset(PARAMETERS) - {"seed"}
+SUPPORTED_PARAMS = frozenset(PARAMETERS) - {"seed", "presence_penalty", "frequency_penalty"}
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "refusal": "content_filter"}
 ERROR_STATUS = {
     "invalid_request_error": 400,
@@ -103,7 +103,7 @@ class AnthropicAdapter(HttpAdapter):
         }
         if system:
             body["system"] = system
-        for name in ("temperature", "top_p"):
+        for name in ("temperature", "top_p", "top_k"):
             if name in params:
                 body[name] = params[name]
         if "stop" in params:

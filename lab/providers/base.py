@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 # The parameters a comparison may set; unset ones are never sent, so each model keeps its default.
-PARAMETERS = ("temperature", "top_p", "max_tokens", "seed", "stop")
+PARAMETERS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "max_tokens",
+    "seed",
+    "stop",
+    "presence_penalty",
+    "frequency_penalty",
+)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,9 @@ from .params import set_params
 PARAM_NAMES = {
     "temperature": "temperature",
     "top_p": "topP",
+    "top_k": "topK",
+    "presence_penalty": "presencePenalty",
+    "frequency_penalty": "frequencyPenalty",
     "max_tokens": "maxOutputTokens",
     "seed": "seed",
     "stop": "stopSequences",

@@ -20,10 +20,11 @@ from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import httpx
 
+from ..connection_rules import api_key_problem
 from .base import ConnectionConfig, Finish, ProviderError, StreamError, StreamEvent
 
 logger = logging.getLogger("lab.providers")
@@ -49,14 +50,34 @@ SPEND_LIMIT_MARKERS = (
 
 REDACTED = "[redacted]"
 _KEY_IN_QUERY = re.compile(r"([?&](?:key|api_key|apikey|access_token|token)=)[^&\s\"']+", re.IGNORECASE)
-_BEARER = re.compile(r"(Bearer\s+)[^\s\"']+", re.IGNORECASE)
+# A bearer token runs to the end of its line or quote: a key with a space in it (saved before keys were checked)
+# must not leave its tail behind.
+_BEARER = re.compile(r"(Bearer\s+)[^\r\n\"']+", re.IGNORECASE)
+_SHORTEST_PIECE = 4  # shorter pieces of a key split at whitespace are too common to redact on their own
+
+
+def secret_forms(secret: str) -> list[str]:
+    """Every spelling a key can take in an error: as is, URL-encoded (both ways), JSON- and repr-escaped, as UTF-8
+    bytes' repr, and each of its whitespace-separated pieces; longest first, so no form is half-replaced."""
+    forms = {
+        secret,
+        quote(secret, safe=""),
+        quote_plus(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        repr(secret)[1:-1],
+        repr(secret.encode("utf-8", "surrogatepass"))[2:-1],
+        *(piece for piece in secret.split() if len(piece) >= _SHORTEST_PIECE),
+    }
+    return sorted((form for form in forms if form), key=len, reverse=True)
 
 
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with every secret (plain or URL-encoded) and anything that looks like a key in a URL removed."""
+    """`text` with every secret (in every form it can take) and anything that looks like a key in a URL removed."""
     for secret in secrets:
         if secret:
-            text = text.replace(secret, REDACTED).replace(quote(secret, safe=""), REDACTED)
+            for form in secret_forms(secret):
+                text = text.replace(form, REDACTED)
     text = _KEY_IN_QUERY.sub(lambda m: m.group(1) + REDACTED, text)
     return _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
 
@@ -193,6 +214,13 @@ class HttpAdapter:
     def scrub(self, text: str) -> str:
         return scrub(text, [self.config.api_key])
 
+    def checked_headers(self) -> dict[str, str]:
+        """The request's headers; a key that no header can carry (saved before keys were checked) is refused here
+        with a readable error, rather than failing inside the HTTP client for every page that asks this provider."""
+        if self.config.api_key and (problem := api_key_problem(self.config.api_key)):
+            raise ProviderError(f"The API key of {self.config.name} cannot be sent: {problem} Give it a new key.")
+        return self.headers()
+
     @asynccontextmanager
     async def client(self) -> AsyncIterator[httpx.AsyncClient]:
         """The engine's shared client when it gave one, else a private one closed afterwards."""
@@ -209,7 +237,7 @@ class HttpAdapter:
                 async with self.client() as client:
                     try:
                         response = await client.request(
-                            method, url, json=json_body, params=params, headers=self.headers()
+                            method, url, json=json_body, params=params, headers=self.checked_headers()
                         )
                     except httpx.TransportError as exc:
                         raise self._after_transport_error(exc, attempt) from None
@@ -234,7 +262,7 @@ class HttpAdapter:
                 async with self.client() as client:
                     try:
                         async with client.stream(
-                            "POST", url, json=body, params=params, headers=self.headers()
+                            "POST", url, json=body, params=params, headers=self.checked_headers()
                         ) as response:
                             if response.status_code >= 400:
                                 text = (await response.aread()).decode("utf-8", errors="replace")

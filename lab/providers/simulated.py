@@ -1,6 +1,7 @@
 """The simulated provider: built in, offline and deterministic, for demos and fast tests.
 
-An answer depends only on (model, prompt, seed, temperature), so the same round gives the same text.
+An answer depends only on (model, prompt, seed, temperature), so the same round gives the same text; what it
+says follows the prompt's simple instructions (simulated_text), so a judge has something to judge.
 Model ids choose a preset and may tune it: `simulated::writer?ttft_ms=100&token_ms=5&tokens=40`.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
@@ -25,6 +27,7 @@ from .base import (
     TextDelta,
     Usage,
 )
+from .simulated_text import answer_text, schema_instance, topic_of
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,6 @@ PRESETS = {
 }
 TUNABLE = ("ttft_ms", "token_ms", "tokens", "fail_every")
 
-WORDS = (
-    "the answer depends on context and a clear prompt helps the model focus on what matters most "
-    "consider edge cases first then write the simplest version that works and test it with real data "
-    "short sentences read better than long ones and examples make abstract rules concrete for readers"
-).split()
-
 
 def parse_model(model: str) -> tuple[str, Preset]:
     name, _, query = model.partition("?")
@@ -70,19 +67,21 @@ def _rng(request: ChatRequest) -> random.Random:
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
 
 
-def simulated_tokens(request: ChatRequest, preset: Preset) -> list[str]:
-    """The answer as a list of tokens (words with their spacing), deterministic for the request."""
-    rng = _rng(request)
+def _asked(request: ChatRequest) -> tuple[str, str]:
     user = next((m["content"] for m in reversed(request.messages) if m["role"] == "user"), "")
-    topic = " ".join(user.split()[:8]) or "your request"
-    head = f"**Simulated answer** to: _{topic}_\n\n"
-    body = [rng.choice(WORDS) for _ in range(max(preset.tokens, 1))]
-    if preset.style == "steps":
-        text = head + "\n".join(f"{i + 1}. " + " ".join(body[i::4]) for i in range(4))
-    elif preset.style == "code":
-        text = head + " ".join(body[: len(body) // 2]) + "\n\n```python\ndef answer(x):\n    return x * 2\n```\n"
+    system = "\n".join(m["content"] for m in request.messages if m["role"] == "system")
+    return user, system
+
+
+def simulated_tokens(request: ChatRequest, preset: Preset, json_schema: dict | None = None) -> list[str]:
+    """The answer as a list of tokens (words with their spacing), deterministic for the request: a plausible
+    answer following the prompt's simple instructions (simulated_text), or an instance of `json_schema`."""
+    rng = _rng(request)
+    user, system = _asked(request)
+    if json_schema is not None:
+        text = json.dumps(schema_instance(json_schema, rng, topic_of(user)), ensure_ascii=False)
     else:
-        text = head + " ".join(body)
+        text = answer_text(user, rng=rng, words=max(preset.tokens, 1), style=preset.style, system=system)
     tokens = text.split(" ")
     return [t if i == 0 else " " + t for i, t in enumerate(tokens)]
 
@@ -95,13 +94,15 @@ class SimulatedAdapter:
     def __init__(self, config: ConnectionConfig, client=None):
         self.config = config
 
-    async def stream(self, request: ChatRequest, *, model_info: ModelInfo | None = None) -> AsyncIterator[StreamEvent]:
+    async def stream(
+        self, request: ChatRequest, *, model_info: ModelInfo | None = None, json_schema: dict | None = None
+    ) -> AsyncIterator[StreamEvent]:
         try:
             _, preset = parse_model(request.model)
         except ValueError as exc:
             yield StreamError(str(exc), status=404)
             return
-        tokens = simulated_tokens(request, preset)
+        tokens = simulated_tokens(request, preset, json_schema)
         limit = request.params.get("max_tokens")
         finish = "stop"
         if limit is not None and len(tokens) > int(limit):
@@ -127,7 +128,7 @@ class SimulatedAdapter:
         self, request: ChatRequest, *, json_schema: dict | None = None, model_info: ModelInfo | None = None
     ) -> Completion:
         parts, usage, finish = [], Usage(None, None), "stop"
-        async for event in self.stream(request):
+        async for event in self.stream(request, json_schema=json_schema):
             if isinstance(event, TextDelta):
                 parts.append(event.text)
             elif isinstance(event, Usage):

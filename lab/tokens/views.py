@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from .models import ApiToken, Scope
 from .services import api_token_create, api_token_revoke
@@ -18,6 +18,7 @@ class TokenForm(forms.Form):
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def token_list(request):
     form = TokenForm(request.POST or None)
     new_key = None

@@ -36,7 +36,8 @@ def test_a_broken_file_is_a_400_naming_its_entries(api, workspace, connections):
     response = api.post("/api/v1/experiments/", body(workspace, "broken/bad_scale.yaml"), format="json")
     assert response.status_code == 400
     assert response.json()["file"] == [
-        "broken/bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10"
+        "broken/bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10, "
+        "binary-classification, multiclass-classification"
     ]
 
 

@@ -57,7 +57,7 @@ def test_an_upload_runs_with_live_progress_and_the_grid_filters(
 
     group_id = off_loop(lambda: Experiment.objects.get().group_id)
     assert page.url.endswith(f"/compare/{group_id}/experiment/")
-    page.select_option("select[name=model]", 'cands::fake?text={"sentiment":"meh"}')
+    page.select_option("select[name=model]", 'cands:fake?text={"sentiment":"meh"}')
     visible = "[...document.querySelectorAll('#results-grid td.cell')].filter(td => !td.hidden).length"
     until(page, f"{visible} === 2")
     page.fill("input[name=row]", "broke")

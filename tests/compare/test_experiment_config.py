@@ -113,21 +113,22 @@ def test_a_missing_file_is_named_with_the_entry_that_names_it(workspace, connect
 
 def test_a_bad_scale_is_refused_listing_the_types(workspace, connections):
     assert problems("broken/bad_scale.yaml", workspace) == [
-        "bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10"
+        "bad_scale.yaml: evaluation: type: '1-7' is not a type; the types are binary, 1-3, 1-5, 1-10, "
+        "binary-classification, multiclass-classification"
     ]
 
 
 def test_an_unknown_model_is_refused_naming_the_connections_there_are(workspace, connections):
     assert problems("broken/unknown_model.yaml", workspace) == [
-        "unknown_model.yaml: models[2] (nowhere::gpt-4.1): model: This workspace has no connection named “nowhere” "
+        "unknown_model.yaml: models[2] (nowhere:gpt-4.1): model: This workspace has no connection named “nowhere” "
         "(it has: cands, judge, simulated)."
     ]
 
 
-def test_parameters_no_adapter_sends_and_bad_values_are_refused(workspace, connections):
+def test_unknown_parameters_and_bad_values_are_refused(workspace, connections):
     assert problems("broken/unsupported_parameter.yaml", workspace) == [
-        "unsupported_parameter.yaml: model-parameters[1] (sampled): topK: no adapter of Prompt Lab sends topK yet "
-        "(they send temperature, topP, maxOutputTokens, seed, stopSequences); remove it",
+        "unsupported_parameter.yaml: model-parameters[1] (sampled): topKay: not a model parameter; the parameters "
+        "are temperature, topP, topK, maxOutputTokens, seed, stopSequences, presencePenalty, frequencyPenalty",
         "unsupported_parameter.yaml: model-parameters[1] (sampled): maxOutputTokens: 'many' is not a whole number "
         "from 1",
     ]
@@ -154,11 +155,25 @@ def test_a_placeholder_some_rows_do_not_fill_names_them(workspace, connections):
     ]
 
 
-def test_a_judge_of_the_candidates_family_is_refused(workspace, connections):
-    [message] = problems("broken/same_family_judge.yaml", workspace)
+def test_a_judge_of_the_candidates_family_is_a_warning_unless_the_file_refuses_it(workspace, connections, tmp_path):
+    config = config_read(
+        sample("broken/same_family_judge.yaml").read_text(),
+        source="same_family_judge.yaml",
+        files=DirectoryFiles(tmp_path),
+    )
+    _, estimate = experiment_plan(config=config, workspace=workspace)
+    assert estimate.warnings == [
+        "The judge cands::gpt-4.1 shares a family (openai) with models[1] (cands:fake); scores may favour it."
+    ]
+
+    strict = tmp_path / "strict.yaml"
+    strict.write_text(
+        sample("broken/same_family_judge.yaml").read_text().replace("evaluation:\n", "evaluation:\n  family: refuse\n")
+    )
+    [message] = problems(str(strict), workspace)
     assert message.startswith(
-        "same_family_judge.yaml: evaluation: model: The judge cands::gpt-4.1 and models[1] (cands::fake), cands::fake, "
-        "are both openai models"
+        "strict.yaml: evaluation: model: The judge cands::gpt-4.1 shares a family (openai) with models[1] "
+        "(cands:fake); scores may favour it. (evaluation: family is refuse"
     )
 
 
@@ -174,7 +189,8 @@ def test_unknown_sections_and_missing_ones_are_named(tmp_path):
         config_read("model: x\n", source="y.yaml", files=DirectoryFiles(tmp_path))
     assert caught.value.messages[:3] == [
         "y.yaml: model: not a section of an experiment file; the sections are name, description, evaluation, models, "
-        "model-parameters, prompts, system-prompt, variables, dataset, structured-output, combinations, timeout",
+        "model-parameters, prompts, system-prompt, variables, dataset, datasets, structured-output, combinations, "
+        "timeout",
         "y.yaml: models: missing; give at least one entry",
         "y.yaml: prompts: missing; give at least one entry",
     ]
@@ -186,3 +202,19 @@ def test_the_command_lists_the_problems_and_runs_nothing(workspace, connections)
     assert "duplicate_names.yaml: prompts[2] (ask): name: prompts[1] (ask) already uses 'ask'" in ran.err
     assert "The experiment has 4 problem(s) (listed above); nothing was run." in ran.err
     assert not CompareGroup.objects.exists()
+
+
+def test_an_uploaded_prompt_file_with_a_nul_character_is_refused_naming_it(workspace, connections):
+    text = (
+        sample("minimal.yaml")
+        .read_text()
+        .replace(
+            "prompt: Write a short greeting for <<person>>, who likes <<drink>>.", "prompt: $file:prompts/greet.txt"
+        )
+    )
+
+    with pytest.raises(ConfigError) as caught:
+        config = config_read(text, source="minimal.yaml", files=UploadedFiles({"greet.txt": b"Hello\x00 <<person>>"}))
+        experiment_plan(config=config, workspace=workspace)
+
+    assert "prompts/greet.txt: text may not contain the NUL character" in " ".join(caught.value.messages)

@@ -89,8 +89,8 @@ def test_a_classifier_is_checked_against_its_schema_and_shown_to_the_judge_as_ya
     assert any("<answer>\nsentiment: meh\n</answer>" in text for text in shown)
     by_model = {a.key: a for a in experiment_results(experiment).averages["model"]}
     valid, invalid = (
-        by_model['cands::fake?text={"sentiment":"positive","confidence":"high"}'],
-        by_model['cands::fake?text={"sentiment":"meh"}'],
+        by_model['cands:fake?text={"sentiment":"positive","confidence":"high"}'],
+        by_model['cands:fake?text={"sentiment":"meh"}'],
     )
     assert (valid.score, valid.valid_share, invalid.score, invalid.valid_share) == (1, 1.0, 0, 0.0)
 
@@ -122,7 +122,11 @@ def test_prompts_and_datasets_from_files_run_the_listed_combinations_on_every_ro
     )
     assert answers[1].rendered_prompt == "Answer in one line: How do I get a refund?"
     assert answers[1].output_tokens == 6  # the "short" set's maxOutputTokens
-    assert all(o.evaluation.status == EvaluationStatus.DONE for o in answers)
+    # Cut off at that limit, the "short" answers are not judged, as in comparisons; the others are.
+    cut = [o for o in answers if o.is_cut_off]
+    assert cut and all(o.evaluation.status == EvaluationStatus.SKIPPED for o in cut)
+    assert all(o.evaluation.reason.startswith("Cut off at the token limit") for o in cut)
+    assert all(o.evaluation.status == EvaluationStatus.DONE for o in answers if not o.is_cut_off)
     asked = fake_llm.requests("fake?id=files")[-1]["messages"][-1]["content"]
     assert asked.startswith("Rate how well this support answer resolves the request.\nRequest: <request>\n")
     assert "Scale: An integer from 1 to 10" in asked
@@ -164,7 +168,7 @@ def test_the_estimate_is_within_ten_percent_of_the_calls_and_tokens_of_the_run(w
     rows = "\n".join(f"  - {{name: r{i}, vars: {{topic: {word}}}}}" for i, word in enumerate(["tea", "rain", "jazz"]))
     path.write_text(
         "evaluation: {type: 1-5, model: judge:fake}\n"
-        "models: [{model: 'cands:fake?tokens=30'}, {model: 'cands:fake?tokens=45'}]\n"
+        "models: [{model: 'cands:fake?tokens=30'}, {model: 'cands:fake?tokens=25'}]\n"
         "model-parameters: [{name: capped, maxOutputTokens: 30}, {name: free}]\n"
         "prompts:\n  - {name: short, prompt: 'Write about <<topic>>.'}\n"
         "  - {name: long, prompt: 'Write a short, friendly paragraph for a newsletter about <<topic>> and why "

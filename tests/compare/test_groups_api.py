@@ -3,7 +3,9 @@
 import pytest
 
 from compare.models import OutputStatus, RoundStatus
+from lab.services import connection_create
 from tests.fixtures.compare_factories import INSTANT, make_group, start_round
+from tests.fixtures.judging_factories import KEY
 
 
 def body(workspace, **changes) -> dict:
@@ -217,5 +219,34 @@ def test_a_misspelt_parameter_is_a_400_naming_it(api, workspace):
     response = api.post("/api/v1/groups/", body(workspace, params={"temprature": 0.2}), format="json")
     assert response.status_code == 400
     assert response.json() == {
-        "params": {"temprature": ["Unknown parameter; known: temperature, top_p, max_tokens, seed, stop."]}
+        "params": {
+            "temprature": [
+                "Unknown parameter; known: temperature, top_p, top_k, max_tokens, seed, stop, presence_penalty, "
+                "frequency_penalty."
+            ]
+        }
     }
+
+
+def test_top_k_and_the_penalties_are_taken_and_refused_by_name_where_a_provider_has_none(api, workspace, fake_llm):
+    connection_create(workspace=workspace, name="oa", kind="openai", base_url=fake_llm.openai_url, api_key=KEY)
+    connection_create(workspace=workspace, name="an", kind="anthropic", base_url=fake_llm.anthropic_url, api_key=KEY)
+    params = {"top_k": 20, "presence_penalty": 0.5, "frequency_penalty": 0.25}
+
+    created = api.post("/api/v1/groups/", body(workspace, params=params), format="json")
+    assert created.status_code == 201, created.json()
+    assert {k: created.json()["params"][k] for k in params} == params
+
+    variants = [
+        {"label": "A", "model": "oa::gpt-4.1-mini", "prompt": "Hi {{name}}."},
+        {"label": "B", "model": "an::claude-test", "prompt": "Hi {{name}}."},
+    ]
+    refused = api.post(
+        "/api/v1/groups/", body(workspace, mode="models", params=params, variants=variants), format="json"
+    )
+    assert refused.status_code == 400
+    messages = " ".join(refused.json()["params"])
+    assert "oa::gpt-4.1-mini does not support top_k" in messages
+    assert "an::claude-test does not support presence_penalty" in messages
+    assert "an::claude-test does not support frequency_penalty" in messages
+    assert "oa::gpt-4.1-mini does not support presence_penalty" not in messages

@@ -53,6 +53,8 @@ def test_an_editor_opens_the_editor_with_the_workspaces_endpoints(client, worksp
     assert f"/api/v1/workspaces/{workspace.pk}/models/" in html
     assert "/api/v1/groups/preview/" in html
     assert editor_initial(html) is None
+    for name in ("top_k", "presence_penalty", "frequency_penalty"):  # Toor's parameters in the run settings
+        assert f'name="{name}"' in html
 
 
 def test_viewers_can_neither_open_the_editor_nor_save(client, workspace, viewer, group):

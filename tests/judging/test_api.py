@@ -189,5 +189,14 @@ def test_the_diagnostics_endpoint_reports_the_judges_figures(api, owner, workspa
 
     body = api.get(judges_url(workspace, judge.pk, "diagnostics")).json()
 
-    assert body["verdicts"] == 0 and body["position_bias"] == {"judgements": 0, "flipped": 0, "share": None}
+    assert body["verdicts"] == 0 and body["position_bias"] == {
+        "judgements": 0,
+        "flipped": 0,
+        "share": None,
+        "first_favoured": 0,
+        "second_favoured": 0,
+        "tie_changes": 0,
+        "p_value": None,
+        "favoured": None,
+    }
     assert body["verbosity"]["rho"] is None

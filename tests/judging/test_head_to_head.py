@@ -60,3 +60,42 @@ def test_a_clear_gap_needs_no_head_to_head(workspace, owner, fake_llm, round_):
     verdict, sent = judge_round(workspace, owner, fake_llm, round_, clear)
 
     assert (verdict.decided_by, verdict.winner.text, len(sent)) == ("scores", "alpha on tea", 1)
+
+
+TIED = relative({"alpha": (8, "good"), "beta": (8, "as good"), "gamma": (8, "as good too")}, metric=QUALITY)
+
+
+def test_every_answer_tied_for_the_top_meets_every_other_head_to_head(workspace, owner, fake_llm, round_):
+    # beta wins each meeting it is in (both orders); alpha beats gamma.
+    beta_wins = [winner("letter:beta") | {"match": "beta on tea"}] * 4
+    alpha_wins = [winner("letter:alpha")] * 2
+    verdict, sent = judge_round(workspace, owner, fake_llm, round_, TIED, *beta_wins, *alpha_wins)
+
+    assert verdict.status == VerdictStatus.DONE
+    assert (verdict.decided_by, verdict.winner.text) == ("head_to_head", "beta on tea")
+    head_to_head = [
+        body["messages"][1]["content"] for body in sent if "scored almost the same" in body["messages"][1]["content"]
+    ]
+    assert len(head_to_head) == 6  # three pairs, each in both orders
+    met = sorted(
+        tuple(sorted(word for word in ("alpha", "beta", "gamma") if f"{word} on tea" in text)) for text in head_to_head
+    )
+    assert met == [("alpha", "beta")] * 2 + [("alpha", "gamma")] * 2 + [("beta", "gamma")] * 2
+    records = [pair for pair in verdict.pairs if pair["metric"] == "overall"]
+    assert len(records) == 3
+
+
+def test_a_custom_prompt_without_the_scale_placeholder_still_carries_the_head_to_head_question(
+    workspace, owner, fake_llm, round_
+):
+    # A binary judge's custom prompt needs no {{scoring_scale}}, which is where the question used to go.
+    custom = "Judge the answers.\n{{prompt}}\n{{response}}"
+    judge, scenario = make_judge(workspace, owner, fake_llm, scale="binary", metrics=[QUALITY.as_dict()], prompt=custom)
+    scores = relative({"alpha": (1, "passes"), "beta": (1, "passes"), "gamma": (0, "fails")})
+    fake_llm.script(scenario, scores, winner("letter:beta"), winner("letter:beta"))
+    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+
+    sent = [body["messages"][1]["content"] for body in fake_llm.requests(scenario)]
+    head_to_head = [text for text in sent if "These two answers scored almost the same" in text]
+    assert len(head_to_head) == 2 and all(text.startswith("Judge the answers.") for text in head_to_head)
+    assert (verdict.decided_by, verdict.winner.text) == ("head_to_head", "beta on tea")

@@ -179,3 +179,36 @@ def test_a_refused_request_answers_with_the_reason_in_the_panel(logged_in, owner
 
     assert response.status_code == 400
     assert "may not grade its own family" in response.content.decode()
+
+
+def test_the_editor_makes_a_multiclass_classification_judge(logged_in, workspace, fake_llm, connections):
+    model = f"{JUDGE}::{fake_llm.model()}"
+    fields = {
+        "kind": "multiclass_classification",
+        "criteria": "What is the tone of the answer about {{topic}}?",
+        "categories": "friendly: warm\nneutral: plain\nrude: dismissive",
+        "uncertainty": "unknown",
+        "include_reasoning": "on",
+        "input_columns": "topic",
+    }
+
+    response = logged_in.post(f"/w/{workspace.pk}/judges/new/", editor_post(model, [CORRECT.as_dict()], **fields))
+
+    judge = JudgeConfig.objects.get(name="Careful")
+    assert response.status_code == 302 and judge.kind == "multiclass_classification"
+    assert [c["name"] for c in judge.classification["categories"]] == ["friendly", "neutral", "rude"]
+    assert judge.classification["categories"][0]["description"] == "warm" and judge.input_columns == ["topic"]
+    html = logged_in.get(f"/judges/{judge.pk}/edit/").content.decode()
+    assert "friendly: warm" in html and 'value="topic"' in html
+
+
+def test_a_binary_classification_judge_without_its_categories_is_refused_on_the_page(
+    logged_in, workspace, fake_llm, connections
+):
+    model = f"{JUDGE}::{fake_llm.model()}"
+    fields = {"kind": "binary_classification", "criteria": "Is it concise?", "target": "concise"}
+
+    response = logged_in.post(f"/w/{workspace.pk}/judges/new/", editor_post(model, [CORRECT.as_dict()], **fields))
+
+    assert response.status_code == 200 and not JudgeConfig.objects.exists()
+    assert "target and non_target: name both categories" in response.content.decode()

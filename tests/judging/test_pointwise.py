@@ -79,8 +79,12 @@ def test_when_nothing_can_be_read_the_score_is_none_with_the_reason(judge, fake_
     )
 
 
-def test_a_simulated_model_cannot_judge(workspace):
-    from django.core.exceptions import ValidationError
+def test_a_simulated_model_judges_offline_with_replies_of_the_schema(workspace):
+    judge = judge_model_resolve(workspace=workspace, model_id="simulated::instant")
+    rubric = Rubric(scale="1-5", metrics=(OVERALL,))
 
-    with pytest.raises(ValidationError, match="cannot judge"):
-        judge_model_resolve(workspace=workspace, model_id="simulated::instant")
+    result = answer_score(judge=judge, rubric=rubric, prompt="Say hi.", response="Hi!")
+    again = answer_score(judge=judge, rubric=rubric, prompt="Say hi.", response="Hi!")
+
+    assert result.calls == 1 and 1 <= result.scale_score <= 5
+    assert (again.scale_score, again.reason) == (result.scale_score, result.reason)  # deterministic

@@ -109,3 +109,9 @@ def test_the_account_pages_render_in_the_lab_layout(client, owner, path):
     response = client.get(path)
     assert response.status_code == 200
     assert 'class="brand"' in response.content.decode()  # the lab's top bar, not allauth's bare layout
+
+
+def test_the_login_page_offers_sign_up_only_while_it_is_open(client, settings):
+    assert "Create an account" in client.get("/login/").content.decode()
+    settings.REGISTRATION_OPEN = False
+    assert "Create an account" not in client.get("/login/").content.decode()

@@ -98,6 +98,17 @@ def test_a_mistyped_scenario_is_a_readable_400(fake_llm, model, message):
     assert message in response.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(("path", "error_type"), [("/v1/messages", "overloaded_error"), ("/v1/chat/completions", None)])
+def test_it_sends_a_real_529_overloaded(fake_llm, path, error_type):
+    body = {"model": fake_llm.model(fault="529"), "messages": [{"role": "user", "content": "hi"}]}
+
+    response = httpx.post(f"{fake_llm.base_url}{path}", json=body)
+
+    assert (response.status_code, response.reason_phrase) == (529, "Overloaded")
+    if error_type:
+        assert response.json()["error"]["type"] == error_type
+
+
 def test_reset_clears_the_counters(fake_llm):
     model = fake_llm.model(tokens=1)
     httpx.post(f"{fake_llm.openai_url}/chat/completions", json={"model": model, "messages": []})

@@ -13,7 +13,7 @@ READ = (
     "import json, django; django.setup(); from django.conf import settings as s; print(json.dumps({"
     "'providers': sorted(s.SOCIALACCOUNT_PROVIDERS), 'backend': s.EMAIL_BACKEND, 'host': s.EMAIL_HOST, "
     "'port': s.EMAIL_PORT, 'tls': s.EMAIL_USE_TLS, 'domains': s.OIDC_ALLOWED_EMAIL_DOMAINS, "
-    "'signup': s.OIDC_ALLOW_SIGNUP}))"
+    "'signup': s.OIDC_ALLOW_SIGNUP, 'form_action': s.CONTENT_SECURITY_POLICY['DIRECTIVES']['form-action']}))"
 )
 SSO_VARIABLES = ("OIDC_ISSUER_URL", "OIDC_CLIENT_ID", "GITHUB_CLIENT_ID", "GOOGLE_CLIENT_ID", "EMAIL_URL")
 
@@ -62,3 +62,9 @@ def test_without_providers_the_login_page_offers_only_passwords(client, settings
     settings.SOCIALACCOUNT_PROVIDERS = {}
     page = client.get("/login/").content.decode()
     assert "Sign in with" not in page and 'name="password"' in page and "Forgot your password?" in page
+
+
+def test_the_form_action_policy_lets_each_configured_provider_s_sign_in_redirect_through():
+    assert settings_with()["form_action"] == ["'self'"]
+    read = settings_with(OIDC_ISSUER_URL="http://127.0.0.1:9/realms/acme", OIDC_CLIENT_ID="lab", GITHUB_CLIENT_ID="gh")
+    assert read["form_action"] == ["'self'", "http://127.0.0.1:9", "https://github.com"]

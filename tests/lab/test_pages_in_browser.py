@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.fixtures.browser import log_in
+from tests.fixtures.browser import log_in, until
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -29,7 +29,7 @@ def test_the_worker_check_answers_live_over_the_socket(
     page.goto(f"{web_server.url}/w/{workspace.pk}/settings/")
     page.wait_for_timeout(300)  # let the socket connect before asking
     page.click("#worker-check")
-    page.wait_for_function("document.getElementById('worker-status').textContent === 'The worker answered.'")
+    until(page, "document.getElementById('worker-status').textContent === 'The worker answered.'")
 
 
 def test_adding_a_connection_with_a_bad_url_names_the_field(

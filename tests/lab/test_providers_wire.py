@@ -151,7 +151,16 @@ async def test_complete_without_a_schema_returns_the_plain_answer(fake_llm, kind
 async def test_openrouter_lists_supported_parameters_and_prices_per_million(fake_llm):
     models = {m.id: m for m in await adapter_for(fake_llm, "openrouter").list_models()}
 
-    assert models["fake"].supported_params == {"temperature", "top_p", "max_tokens", "seed", "stop"}
+    assert models["fake"].supported_params == {
+        "temperature",
+        "top_p",
+        "top_k",
+        "max_tokens",
+        "seed",
+        "stop",
+        "presence_penalty",
+        "frequency_penalty",
+    }
     assert (models["fake"].input_price_per_mtok, models["fake"].output_price_per_mtok) == (1.0, 2.0)
     assert models["fake-reasoning"].supported_params == {"max_tokens", "seed", "stop"}
     assert (models["fake-free"].input_price_per_mtok, models["fake-free"].max_output_tokens) == (0.0, 2048)
@@ -165,11 +174,11 @@ async def test_openai_protocol_lists_say_nothing_of_parameters_so_all_are_assume
     assert all(m.supported_params is None and m.input_price_per_mtok is None for m in models)
 
 
-async def test_anthropic_lists_its_models_without_seed(fake_llm):
+async def test_anthropic_lists_its_models_without_seed_or_penalties(fake_llm):
     models = await adapter_for(fake_llm, "anthropic").list_models()
 
     assert [m.name for m in models][:1] == ["Fake (every parameter)"]
-    assert all(m.supported_params == {"temperature", "top_p", "max_tokens", "stop"} for m in models)
+    assert all(m.supported_params == {"temperature", "top_p", "top_k", "max_tokens", "stop"} for m in models)
 
 
 async def test_gemini_lists_only_models_that_generate_content(fake_llm):

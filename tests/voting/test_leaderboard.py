@@ -22,7 +22,7 @@ from voting.stats.votes import RoundVote
 pytestmark = pytest.mark.django_db
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"
-RATING_FIELDS = ("key", "rating", "ci_low", "ci_high", "rank", "matches", "wins", "losses", "ties")
+RATING_FIELDS = ("key", "rating", "ci_low", "ci_high", "rank", "matches", "wins", "losses", "ties", "one_sided")
 
 
 class Votes:
@@ -94,7 +94,7 @@ def test_ratings_by_model_equal_bradley_terry_on_the_same_votes(api, workspace, 
     without_prompts = bradley_terry(votes.records[:-6], key_of=key_of_model(*groups.values()))
     assert figures(body["ratings"]) == [asdict(rating) for rating in without_prompts]
     assert body["votes"] == 38 and body["resamples"] == 200 and body["by"] == "model"
-    assert body["summary"].startswith(f"{WRITER} leads with a rating of")
+    assert body["summary"].startswith(f"{WRITER} has the highest rating, ")
 
 
 def test_ratings_by_prompt_pool_the_same_text_across_comparisons_and_show_its_labels(api, workspace, owner, teammate):
@@ -185,7 +185,7 @@ def test_the_leaderboard_exports_as_csv(api, workspace, model_votes):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [row["key"] for row in rows] == [r["key"] for r in board(api, workspace)["ratings"]]
-    assert set(rows[0]) >= {"rank", "rating", "ci_low", "ci_high", "matches", "wins", "losses", "ties"}
+    assert set(rows[0]) >= {"rank", "rating", "ci_low", "ci_high", "one_sided", "matches", "wins", "losses", "ties"}
 
 
 def test_the_leaderboard_is_cached_until_a_new_vote(

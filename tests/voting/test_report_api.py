@@ -155,7 +155,13 @@ def test_judge_scores_and_pass_rates_enter_the_report_once_a_judge_has_scored(ap
     expected = build_report(variants=keys, votes=votes, labels=labels, scores=scores, pass_threshold=0.6)
     assert body["report"] == expected
     assert body["report"]["scores"]["pairs"][0]["n_pairs"] == 14
-    assert body["judge"] == {"id": judge.pk, "name": "strict", "model": "simulated::thinker", "rounds": 14}
+    assert body["judge"] == {
+        "id": judge.pk,
+        "name": "strict",
+        "model": "simulated::thinker",
+        "rounds": 14,
+        "left_out": [],
+    }
     assert body["pass_threshold"] == 0.6
 
 
@@ -290,6 +296,7 @@ def test_an_experiments_own_evaluation_scores_enter_its_report_and_refresh_the_c
         "name": "the experiment's evaluation (1-5)",
         "model": "simulated::thinker",
         "rounds": 2,
+        "left_out": [],
     }
     client.force_login(owner)
     page = client.get(reverse("voting:report_page", args=[group.pk])).content.decode()

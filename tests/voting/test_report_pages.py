@@ -1,16 +1,18 @@
 """The report and leaderboard pages: in a real headless Chromium their charts draw from the vendored Chart.js and no
 request leaves 127.0.0.1; the pages show the report's words, the head-to-head matrix and honest empty states."""
 
+import re
 import time
 from urllib.parse import urlsplit
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from statsmodels.stats.proportion import proportion_confint
 
 from compare.models import OutputStatus, Round, RoundStatus
 from lab.models import Role
-from tests.fixtures.browser import log_in, off_loop
+from tests.fixtures.browser import log_in, off_loop, watch
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -18,6 +20,8 @@ from voting.cache import cached_group_report, cached_leaderboard
 from voting.leaderboard import LeaderboardFilters
 from voting.reports import DEFAULT_PASS_THRESHOLD
 from voting.services import vote_cast
+from voting.stats.sequential import always_valid_interval
+from voting.stats.wording import percent_interval
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"
 
@@ -63,25 +67,6 @@ def painted(page, canvas_id: str, timeout: float = 10) -> int:
             pytest.fail(f"the chart #{canvas_id} painted {count} pixels")
         time.sleep(0.05)
     return count
-
-
-def console_error(message) -> bool:
-    """Console errors include Content-Security-Policy violations. Failed loads are caught as responses instead:
-    the console also reports Chromium's own /favicon.ico request, which the site does not serve."""
-    return message.type == "error" and not message.text.startswith("Failed to load resource")
-
-
-def watch(page) -> tuple[list[str], list[str]]:
-    """Every URL the page requests, and every script or console error it hits."""
-    requested, errors = [], []
-    page.on("request", lambda request: requested.append(request.url))
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "response",
-        lambda response: errors.append(f"{response.status} {response.url}") if response.status >= 400 else None,
-    )
-    page.on("console", lambda message: errors.append(message.text) if console_error(message) else None)
-    return requested, errors
 
 
 def assert_stayed_local(requested: list[str]) -> None:
@@ -191,3 +176,40 @@ def test_pages_of_another_workspace_are_not_found(client, stranger, owner, works
     client.force_login(stranger)
     assert client.get(reverse("voting:report_page", args=[group.pk])).status_code == 404
     assert client.get(reverse("voting:leaderboard", args=[workspace.pk])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_report_page_shows_the_always_valid_interval_beside_the_exact_one(client, owner, workspace):
+    group = voting_group(workspace, owner, n=2)
+    vote_rounds(group, [owner], [1] * 11 + [2])
+    client.force_login(owner)
+
+    page = client.get(reverse("voting:report_page", args=[group.pk])).content.decode()
+
+    [pair] = cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)["report"]["pairs"]
+    low, high = always_valid_interval(11, 12)
+    assert (pair["always_valid_low"], pair["always_valid_high"]) == pytest.approx((low, high))
+    cell = re.search(r'<td data-role="always-valid-interval">(.*?)</td>', page).group(1)
+    assert cell == percent_interval(low, high)
+    exact = re.search(r'<td data-role="exact-interval">(.*?)</td>', page).group(1)
+    assert exact == f"92% {percent_interval(*proportion_confint(11, 12, method='beta'))}"
+    assert "It is larger than the fixed-sample one" not in page
+    assert "Neither is always larger or smaller than its fixed-sample counterpart" in page
+
+
+@pytest.mark.django_db
+def test_the_leaderboard_page_warns_about_one_sided_votes_and_says_what_a_rank_means(client, owner, workspace):
+    group = make_group(workspace, owner, models=[INSTANT, WRITER])
+    vote_rounds(group, [owner], [1])
+    client.force_login(owner)
+
+    page = client.get(reverse("voting:leaderboard", args=[workspace.pk])).content.decode()
+
+    assert 'id="one-sided-warning"' in page
+    assert page.count("not measured: one-sided votes") == 2
+    assert "shares its rank with every rating whose interval overlaps" not in page
+    assert "ratings whose intervals overlap can still have different ranks" in page
+    assert "seeded so the page is reproducible" not in page
+    board = cached_leaderboard(workspace, by="model", filters=LeaderboardFilters())
+    assert "(95% CI 1,507–1,507)" not in board["summary"] and "the lead is clear" not in board["summary"]
+    assert "The votes are one-sided" in board["summary"]

@@ -3,9 +3,11 @@
 import math
 
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from voting.stats.agreement import JudgedRound, human_majority, judge_agreement
 from voting.stats.votes import ALL_BAD, TIE
+from voting.views_judge import pooled_sizes
 
 Z_975 = 1.959963984540054
 SHOWN = ("x", "y")
@@ -99,3 +101,40 @@ def test_no_rounds_means_no_figures():
 def test_it_refuses_a_choice_that_was_not_shown():
     with pytest.raises(ValueError, match="neither a shown variant"):
         JudgedRound(("a", "b"), "c", ())
+
+
+def test_the_kappa_interval_stays_within_kappas_range():
+    # 6×(a,a), 5×(b,b), 1×(b,a): κ = 0.833 and κ + 1.96·SE = 1.142, beyond the largest possible kappa.
+    table = [[6, 0], [1, 5]]
+    result = judge_agreement(rounds_from_table(table)).with_ties
+    judge = [judge for judge in range(2) for human in range(2) for _ in range(table[judge][human])]
+    human = [human for judge in range(2) for human in range(2) for _ in range(table[judge][human])]
+    assert result.kappa == pytest.approx(cohen_kappa_score(judge, human), abs=1e-12)
+    kappa, variance = kappa_variance_by_hand(table)
+    assert result.kappa_low == pytest.approx(kappa - Z_975 * math.sqrt(variance), abs=1e-9)
+    assert kappa + Z_975 * math.sqrt(variance) > 1
+    assert result.kappa_high == 1.0
+
+
+@pytest.mark.parametrize(
+    "rounds",
+    [
+        rounds_from_table([[7, 0], [0, 5]]),  # perfect agreement
+        [JudgedRound(SHOWN, judge=TIE, human_votes=(SHOWN[i % 2],)) for i in range(12)],  # a judge that always ties
+    ],
+    ids=["perfect agreement", "judge always ties"],
+)
+def test_a_zero_width_kappa_interval_is_not_shown(rounds):
+    result = judge_agreement(rounds).with_ties
+    assert result.kappa is not None
+    assert (result.kappa_low, result.kappa_high) == (None, None)
+
+
+def test_the_agreement_says_which_comparison_sizes_kappa_pools():
+    rounds = [
+        JudgedRound(("x", "y"), judge="x", human_votes=("x",)),
+        JudgedRound(("x", "y", "z"), judge="z", human_votes=("y",)),
+        JudgedRound(("x", "y", "z"), judge="y", human_votes=("y",)),
+    ]
+    assert judge_agreement(rounds).with_ties.sizes == (2, 3)
+    assert pooled_sizes((2, 3)) == "rounds showing 2 and 3 answers"

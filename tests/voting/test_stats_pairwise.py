@@ -6,7 +6,9 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 from voting.stats.pairwise import holm, overall_test, pair_outcomes, pairwise_tests, sign_test
 from voting.stats.votes import ALL_BAD, TIE, RoundVote, encode_votes
@@ -39,8 +41,9 @@ def test_sign_test_matches_the_exact_binomial_by_hand(a_wins, b_wins):
 
 
 def test_holm_adjustment_matches_hand_computation():
-    # Sorted 0.01, 0.03, 0.04 times 3, 2, 1 -> 0.03, 0.06, 0.04; step-down keeps them non-decreasing -> 0.06.
-    assert holm([0.01, 0.04, 0.03, None]) == pytest.approx([0.03, 0.06, 0.06, None])
+    # The untested fourth pair counts as p = 1, so the family is all four pairs: sorted 0.01, 0.03, 0.04, 1 times
+    # 4, 3, 2, 1 -> 0.04, 0.09, 0.08, 1; step-down keeps them non-decreasing -> 0.04, 0.09, 0.09.
+    assert holm([0.01, 0.04, 0.03, None]) == pytest.approx([0.04, 0.09, 0.09, None])
     assert holm([None]) == [None]
 
 
@@ -142,7 +145,25 @@ def test_overall_test_needs_two_variants_in_decisive_votes():
 )
 def test_holm_adjustment_matches_statsmodels(p_values):
     # Few cases on purpose: statsmodels' Holm runs gc.collect() on every call, which is slow inside pytest.
-    present = [p for p in p_values if p is not None]
-    reference = iter(multipletests(present, method="holm")[1])
-    expected = [None if p is None else next(reference) for p in p_values]
+    # One rule everywhere: an untested pair stays in the family as p = 1.
+    reference = multipletests([1.0 if p is None else p for p in p_values], method="holm")[1]
+    expected = [None if p is None else adjusted for p, adjusted in zip(p_values, reference, strict=True)]
     assert holm(p_values) == pytest.approx(expected, abs=1e-15)
+
+
+def test_the_pair_interval_agrees_with_the_sign_test_where_wilsons_does_not():
+    # W4: 9 of 11 — Wilson's 52–95% excludes 50% while the exact sign test gives p = 0.065.
+    [test] = pairwise_tests(pair_outcomes(encode_votes(votes_between("a", "b", 9, 2))))
+    assert proportion_confint(9, 11, method="wilson")[0] > 0.5
+    assert test.p_value == pytest.approx(binomtest(9, 11).pvalue) and test.p_value > 0.05
+    assert (test.ci_low, test.ci_high) == pytest.approx(proportion_confint(9, 11, alpha=0.05, method="beta"))
+    assert test.ci_low < 0.5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 80), st.integers(0, 80))
+def test_the_pair_interval_excludes_half_exactly_when_the_sign_test_is_significant(a_wins, b_wins):
+    if a_wins + b_wins == 0:
+        return
+    [test] = pairwise_tests(pair_outcomes(encode_votes(votes_between("a", "b", a_wins, b_wins))))
+    assert (not test.ci_low <= 0.5 <= test.ci_high) == (binomtest(a_wins, a_wins + b_wins).pvalue < 0.05)

@@ -1,12 +1,12 @@
 """Judge scores: mean with a seeded bootstrap interval, and the paired Wilcoxon signed-rank test."""
 
-import math
 import statistics
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as scipy_stats
 from scipy.stats import t
 
 from voting.stats.scores import paired_score_test, score_summary
@@ -105,17 +105,31 @@ def test_swapping_the_variants_swaps_the_paired_test(pairs):
     assert forward.p_value is None or 0 <= forward.p_value <= 1
 
 
-def test_tied_differences_use_the_normal_approximation_with_tie_correction():
-    differences = [1, 1, 2, -1, 3, 2, -2, 1, 1, 1, 3, 2]
+def test_more_than_thirteen_tied_differences_use_the_normal_approximation_with_tie_correction():
+    differences = [1, 1, 2, -1, 3, 2, -2, 1, 1, 1, 3, 2, 0, 2, -1]
     result = paired_score_test("a", "b", dict(enumerate(differences)), dict.fromkeys(range(len(differences)), 0))
-    # By hand: |d| ranks with ties averaged — six 1s share ranks 1–6 (3.5 each), four 2s share 7–10 (8.5), two
-    # 3s share 11–12 (11.5). W⁻ = 3.5 (the −1) + 8.5 (the −2) = 12; W⁺ = 78 − 12 = 66. Normal approximation with
-    # the tie correction Σ(t³ − t)/48 and no continuity correction, as R's wilcox.test(d, exact = FALSE,
-    # correct = FALSE).
-    n = 12
-    ties = [6, 4, 2]
-    ranks_minus = 3.5 + 8.5
-    mean, variance = n * (n + 1) / 4, n * (n + 1) * (2 * n + 1) / 24 - sum(t**3 - t for t in ties) / 48
-    z = (ranks_minus - mean) / math.sqrt(variance)
-    assert result.statistic == ranks_minus
-    assert result.p_value == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-9)
+    # 15 differences with ties and a zero: scipy's "auto" takes the normal approximation (tie correction, no
+    # continuity correction), with the zero dropped.
+    reference = scipy_stats.wilcoxon(differences)
+    assert result.statistic == float(reference.statistic)
+    assert result.p_value == pytest.approx(float(reference.pvalue), rel=1e-12)
+
+
+def test_up_to_thirteen_tied_differences_get_the_exact_p_value_over_every_sign_flip():
+    # The issue's case: a = 0.5 + d, b = 0.5 over 10 rounds. The normal approximation gave p = 0.046.
+    d = [0.5, 0.5, 0.25, 0.25, 0.25, -0.25, -0.25, 0.25, 0.25, 0.25]
+    result = paired_score_test("a", "b", {i: 0.5 + x for i, x in enumerate(d)}, dict.fromkeys(range(10), 0.5))
+    reference = scipy_stats.wilcoxon(d)
+    assert reference.pvalue == pytest.approx(0.0723, abs=1e-4)
+    assert result.p_value == pytest.approx(float(reference.pvalue), rel=1e-12)
+    assert result.statistic == float(reference.statistic)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_samples_with_ties_or_zeros_match_scipy_exactly(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 14))
+    d = rng.choice([-0.5, -0.25, 0.0, 0.25, 0.5, 0.75], n)
+    d[0] = 0.25  # at least one non-zero difference
+    result = paired_score_test("a", "b", dict(enumerate(d)), dict.fromkeys(range(n), 0.0))
+    assert result.p_value == pytest.approx(float(scipy_stats.wilcoxon(d).pvalue), rel=1e-12)

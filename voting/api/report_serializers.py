@@ -86,6 +86,12 @@ class PairOut(PairNamesOut):
     p_always_valid_holm = serializers.FloatField(**Interval)
     more_decisive_votes = serializers.IntegerField(allow_null=True)
     more_votes = serializers.IntegerField(allow_null=True)
+    always_valid_low = serializers.FloatField(
+        **Interval,
+        help_text="always-valid 95% interval for a's share (excludes 0.5 exactly when p_always_valid < 0.05)",
+    )
+    always_valid_high = serializers.FloatField(**Interval)
+    other_wins = serializers.IntegerField(help_text="votes showing both that a third variant won")
     sentence = serializers.CharField()
 
 
@@ -99,6 +105,9 @@ class OverallOut(serializers.Serializer):
     p_value = serializers.FloatField(**Interval)
     more_decisive_votes = serializers.IntegerField(allow_null=True)
     sentence = serializers.CharField()
+    unseen = serializers.ListField(
+        child=serializers.CharField(), help_text="variants not yet in a decisive vote while others are"
+    )
 
 
 class ScoreSummaryOut(serializers.Serializer):
@@ -151,6 +160,7 @@ class SuccessPairOut(PairNamesOut):
     p_value = serializers.FloatField(**Interval)
     p_holm = serializers.FloatField(**Interval)
     more_runs = serializers.IntegerField(allow_null=True)
+    more_runs_at_least = serializers.BooleanField(help_text="more_runs is for the z-test; Fisher's test needs more")
     sentence = serializers.CharField()
 
 
@@ -191,11 +201,43 @@ class ReportGroupOut(serializers.Serializer):
     variants = ReportVariantOut(many=True)
 
 
+class LeftOutOut(serializers.Serializer):
+    rounds = serializers.IntegerField()
+    without = serializers.ListField(child=serializers.CharField(), help_text="metrics these rounds were judged without")
+    only_with = serializers.ListField(child=serializers.CharField(), help_text="metrics only these rounds had")
+
+
 class ReportJudgeOut(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     model = serializers.CharField()
     rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
+    left_out = LeftOutOut(
+        many=True,
+        required=False,
+        help_text="rounds judged on another set of metrics, left out so that like is compared with like",
+    )
+
+
+class CategoryShareOut(serializers.Serializer):
+    category = serializers.CharField()
+    count = serializers.IntegerField()
+    share = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class VariantCategoriesOut(serializers.Serializer):
+    variant = serializers.IntegerField()
+    label = serializers.CharField()
+    answers = serializers.IntegerField(help_text="answers the judge classified")
+    shares = CategoryShareOut(many=True)
+
+
+class CategoriesOut(serializers.Serializer):
+    judge = serializers.DictField()
+    categories = serializers.ListField(child=serializers.CharField())
+    variants = VariantCategoriesOut(many=True)
 
 
 class LeftOutVoterOut(serializers.Serializer):
@@ -213,6 +255,9 @@ class LeftOutOut(serializers.Serializer):
 class GroupReportOut(serializers.Serializer):
     group = ReportGroupOut()
     judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
+    categories = CategoriesOut(
+        allow_null=True, required=False, help_text="a classification judge's categories per variant; null without"
+    )
     pass_threshold = serializers.FloatField()
     left_out = LeftOutOut(help_text="votes left out of the figures: voters an owner excluded")
     report = StatsReportOut()
@@ -228,12 +273,19 @@ class RatingOut(serializers.Serializer):
     rating = serializers.FloatField()
     ci_low = serializers.FloatField()
     ci_high = serializers.FloatField()
-    rank = serializers.IntegerField(help_text="1 + how many ratings lie clearly above (intervals not overlapping)")
+    rank = serializers.IntegerField(
+        help_text="1 + how many ratings are clearly higher: their difference from this one is more than 1.96 "
+        "standard errors (a z-test per pair at 5%, not adjusted; deterministic, not from the resamples)"
+    )
     matches = serializers.IntegerField()
     wins = serializers.IntegerField()
     losses = serializers.IntegerField()
     ties = serializers.IntegerField()
     few_matches = serializers.BooleanField(help_text="fewer matches than the minimum: a provisional rank")
+    one_sided = serializers.BooleanField(
+        help_text="the votes leave this rating unbounded (e.g. it never lost): the rating and its interval are set "
+        "by the fitting penalty, not measured"
+    )
 
 
 class LeaderboardFiltersOut(serializers.Serializer):
@@ -255,3 +307,5 @@ class LeaderboardOut(serializers.Serializer):
     ratings = RatingOut(many=True)
     left_out = LeftOutOut(help_text="votes left out of the ratings: voters an owner excluded")
     summary = serializers.CharField()
+    one_sided = serializers.BooleanField(help_text="some rating is one-sided (see ratings[].one_sided)")
+    fit = serializers.CharField(help_text="how the ratings were fitted: exact maximum likelihood where it exists")

@@ -3,6 +3,7 @@
 Both are read from the cache (voting.cache), which a new vote or verdict invalidates.
 """
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -25,7 +26,10 @@ def attachment(name: str) -> dict[str, str]:
 class GroupReport(APIView):
     renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
 
-    @extend_schema(parameters=[s.ReportQueryIn, FORMAT], responses=s.GroupReportOut)
+    @extend_schema(
+        parameters=[s.ReportQueryIn, FORMAT],
+        responses={(200, "application/json"): s.GroupReportOut, (200, "text/csv"): OpenApiTypes.STR},
+    )
     def get(self, request, pk):
         group = group_for_user(request.user, pk)
         query = s.ReportQueryIn(data=request.query_params)
@@ -40,7 +44,10 @@ class GroupReport(APIView):
 class WorkspaceLeaderboard(APIView):
     renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
 
-    @extend_schema(parameters=[s.LeaderboardQueryIn, FORMAT], responses=s.LeaderboardOut)
+    @extend_schema(
+        parameters=[s.LeaderboardQueryIn, FORMAT],
+        responses={(200, "application/json"): s.LeaderboardOut, (200, "text/csv"): OpenApiTypes.STR},
+    )
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         query = s.LeaderboardQueryIn(data=request.query_params, context={"workspace": workspace})

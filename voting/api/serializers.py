@@ -2,10 +2,12 @@
 
 from rest_framework import serializers
 
+from lab.api.inputs import StrictIn
+
 from ..models import Choice, Vote
 
 
-class VoteIn(serializers.Serializer):
+class VoteIn(StrictIn):
     output = serializers.IntegerField(required=False, min_value=1)
     verdict = serializers.ChoiceField(choices=[Choice.TIE, Choice.ALL_BAD], required=False)
 

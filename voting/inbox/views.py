@@ -2,6 +2,7 @@
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from compare.models import CompareGroup, Variant
 from lab.access import workspace_for_user
@@ -14,6 +15,7 @@ GROUP_CHOICES = 200  # the newest comparisons offered in the filter
 
 
 @login_required
+@require_safe
 def inbox_page(request, pk):
     workspace = workspace_for_user(request.user, pk)
     query = InboxQueryIn(data=request.GET, context={"workspace": workspace})

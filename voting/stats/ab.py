@@ -6,12 +6,10 @@ import numpy as np
 from scipy.stats import fisher_exact
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from voting.stats.sample_size import CONFIDENCE
+from voting.stats.sample_size import CONFIDENCE, MIN_EXPECTED_CELL
 
 Z_TEST = "two-proportion z-test"
 FISHER = "Fisher's exact test"
-# The usual rule for trusting the normal approximation of a 2×2 table (Cochran 1954).
-MIN_EXPECTED_CELL = 5
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 Cohen's kappa, counted with and without the rounds where either side named no winner.
 
 Choices are compared by position in the round's shown order (first shown, second shown, …) plus "no winner"
-(a tie or all-bad), so rounds of different comparisons share one set of categories and kappa can pool them.
+(a tie or all-bad), so rounds of different comparisons share one set of categories and kappa can pool them. Kappa's
+chance term then comes from the pooled table: rounds that showed two answers and rounds that showed five share one
+set of marginal shares. `Agreement.sizes` says which sizes were pooled, and the page says so.
 """
 
 from collections import Counter
@@ -37,7 +39,12 @@ class JudgedRound:
 @dataclass(frozen=True, slots=True)
 class Agreement:
     """Agreement over `rounds` rounds: `agreed` of them matched; share with a Wilson interval; kappa with its
-    large-sample interval (Fleiss, Cohen & Everitt 1969 variance; None where kappa is undefined)."""
+    large-sample interval (Fleiss, Cohen & Everitt 1969 variance), clipped to kappa's range [−1, 1].
+
+    `kappa` is None where it is undefined (one category only); the interval is None where the large-sample variance
+    is zero (perfect agreement, or one side always giving the same answer): a zero-width interval there would claim
+    certainty the data do not give. `sizes` lists how many answers the pooled rounds showed.
+    """
 
     rounds: int
     agreed: int
@@ -47,6 +54,7 @@ class Agreement:
     kappa: float | None
     kappa_low: float | None
     kappa_high: float | None
+    sizes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +79,18 @@ def human_majority(judged: JudgedRound) -> int | None:
 
 def judge_agreement(rounds: Sequence[JudgedRound], *, confidence: float = CONFIDENCE) -> AgreementReport:
     """Agreement of the judge with the human majority (statsmodels `cohens_kappa` on the judge × human table)."""
-    pairs, without_majority = [], 0
+    pairs, sizes, without_majority = [], [], 0
     for judged in rounds:
         majority = human_majority(judged)
         if majority is None:
             without_majority += 1
         else:
             pairs.append((_category(judged.shown, judged.judge), majority))
-    decisive = [(judge, human) for judge, human in pairs if NO_WINNER_CATEGORY not in (judge, human)]
+            sizes.append(len(judged.shown))
+    decisive = [index for index, pair in enumerate(pairs) if NO_WINNER_CATEGORY not in pair]
     return AgreementReport(
-        with_ties=_agreement(pairs, confidence),
-        without_ties=_agreement(decisive, confidence),
+        with_ties=_agreement(pairs, sizes, confidence),
+        without_ties=_agreement([pairs[i] for i in decisive], [sizes[i] for i in decisive], confidence),
         rounds_without_majority=without_majority,
     )
 
@@ -90,7 +99,7 @@ def _category(shown: tuple[str, ...], choice: str) -> int:
     return NO_WINNER_CATEGORY if choice in NO_WINNER else shown.index(choice)
 
 
-def _agreement(pairs: list[tuple[int, int]], confidence: float) -> Agreement:
+def _agreement(pairs: list[tuple[int, int]], sizes: list[int], confidence: float) -> Agreement:
     if not pairs:
         return Agreement(0, 0, None, None, None, None, None, None)
     agreed = sum(judge == human for judge, human in pairs)
@@ -110,7 +119,8 @@ def _agreement(pairs: list[tuple[int, int]], confidence: float) -> Agreement:
         # statsmodels' own bounds are fixed at 95%; these are the same normal bounds at the requested level.
         half_width = norm.ppf(0.5 + confidence / 2) * result.std_kappa
         kappa = float(result.kappa)
-        kappa_low, kappa_high = kappa - half_width, kappa + half_width
+        if np.isfinite(half_width) and half_width > 0:
+            kappa_low, kappa_high = max(-1.0, kappa - half_width), min(1.0, kappa + half_width)
     return Agreement(
         rounds=len(pairs),
         agreed=agreed,
@@ -120,4 +130,5 @@ def _agreement(pairs: list[tuple[int, int]], confidence: float) -> Agreement:
         kappa=kappa,
         kappa_low=kappa_low,
         kappa_high=kappa_high,
+        sizes=tuple(sorted(set(sizes))),
     )

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.stats import binomtest, chisquare
 
 from voting.stats.votes import EncodedVotes
-from voting.stats.winrate import wilson_interval
+from voting.stats.winrate import exact_interval
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class PairOutcomes:
 
 @dataclass(frozen=True, slots=True)
 class PairTest:
-    """Sign test for one pair. `a_share` = a_wins / decisive with its Wilson interval; p-values None without data."""
+    """Sign test for one pair. `a_share` = a_wins / decisive with its Clopper–Pearson interval, which agrees with
+    the sign test (see `exact_interval`); p-values None without data."""
 
     a: str
     b: str
@@ -92,20 +93,21 @@ def sign_test(a_wins: int, b_wins: int) -> float:
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
-    """Holm's step-down adjusted p-values; None entries (nothing tested) stay None.
+    """Holm's step-down adjusted p-values over the whole family; None entries (nothing tested) stay None.
 
-    Sorted ascending, the i-th smallest of m p-values becomes max over j ≤ i of (m − j + 1)·p₍ⱼ₎, capped at 1
-    (Holm 1979); None entries are not part of the family. Written out rather than calling statsmodels'
+    The family is every entry: a None counts as p = 1, so a report's "adjusted for 3 pairs" means all 3 pairs
+    of the comparison, tested or not, in every section (votes, judge scores, pass rates), and the family never
+    shrinks as data arrive. Sorted ascending, the i-th smallest of m p-values becomes max over j ≤ i of
+    (m − j + 1)·p₍ⱼ₎, capped at 1 (Holm 1979). Written out rather than calling statsmodels'
     `multipletests(method="holm")`, which gives the same numbers (the tests check it) but runs a full
     `gc.collect()` on every call: about 0.1 s in a busy web process.
     """
-    present = [index for index, p in enumerate(p_values) if p is not None]
+    family = [1.0 if p is None else p for p in p_values]
     adjusted: list[float | None] = [None] * len(p_values)
-    order = sorted(present, key=lambda index: p_values[index])
     running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(order) - rank) * p_values[index]))
-        adjusted[index] = running
+    for rank, index in enumerate(sorted(range(len(family)), key=lambda index: family[index])):
+        running = max(running, min(1.0, (len(family) - rank) * family[index]))
+        adjusted[index] = None if p_values[index] is None else running
     return adjusted
 
 
@@ -122,7 +124,7 @@ def pairwise_tests(outcomes: Sequence[PairOutcomes]) -> list[PairTest]:
 
 def _pair_test(pair: PairOutcomes, p_value: float, p_holm: float | None) -> PairTest:
     decisive = pair.decisive
-    low, high = wilson_interval(pair.a_wins, decisive) if decisive else (None, None)
+    low, high = exact_interval(pair.a_wins, decisive) if decisive else (None, None)
     return PairTest(
         a=pair.a,
         b=pair.b,
@@ -148,7 +150,10 @@ def overall_test(votes: EncodedVotes) -> OverallTest:
     """
     shown = votes.shown[votes.decisive]
     observed = np.bincount(votes.winner[votes.decisive], minlength=len(votes.variants))
-    expected = (shown / shown.sum(axis=1, keepdims=True)).sum(axis=0)
+    # Whole counts per number shown, divided once: summing 1/k vote by vote would make the last digits depend on
+    # the order the votes are stored in.
+    sizes = shown.sum(axis=1)
+    expected = sum((shown[sizes == k].sum(axis=0) / k for k in np.unique(sizes)), np.zeros(len(votes.variants)))
     wins = {key: int(observed[i]) for i, key in enumerate(votes.variants)}
     expected_wins = {key: float(expected[i]) for i, key in enumerate(votes.variants)}
     tested = expected > 0

@@ -1,8 +1,15 @@
 """Bradley–Terry ratings from votes on the Elo-like 400-point scale (mean 1000), with bootstrap intervals and ranks.
 
 Model: P(i beats j) = 1 / (1 + 10^((Rⱼ − Rᵢ) / 400)); a tie counts as half a win for each side. Ratings are the
-maximum-likelihood fit (scipy `minimize`) with a tiny L2 penalty so that a model that never lost still gets a
-finite rating; the penalty is minimised at mean zero, which also pins the scale's otherwise free offset.
+exact maximum-likelihood fit (scipy `minimize`) whenever it exists: when every split of the entities into two groups
+has each group scoring something against the other (the "scored against" graph is strongly connected; Zermelo
+1929, Ford 1957). When it does not (one vote gpt > claude; an 11–0 chain), no finite rating fits the votes: the
+fit adds a tiny L2 penalty that keeps the ratings finite, and the entities outside the largest strongly connected
+group are flagged `one_sided`: their ratings and intervals are set by that penalty, not measured.
+
+Everything here is a function of the set of votes, not of the order they are stored in: vote kinds and entities
+are put in a canonical (sorted) order before the seeded bootstrap draws from them, and ranks come from a
+deterministic test on the fitted ratings (`ranks_from_differences`), not from the resampled bounds.
 """
 
 import math
@@ -13,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
+from scipy.stats import norm
 
 from voting.stats.sample_size import CONFIDENCE
 from voting.stats.votes import RoundVote
@@ -21,8 +30,8 @@ from voting.stats.votes import RoundVote
 BASE_RATING = 1000.0
 # Natural-log strengths to rating points: a 400-point gap means 10:1 odds.
 POINTS_PER_UNIT = 400 / math.log(10)
-# Weight of the L2 penalty on natural-log strengths: about 0.1% of the information in a single match, so it moves
-# well-measured ratings by a small fraction of a point but keeps an unbeaten model finite.
+# Weight of the L2 penalty on natural-log strengths, used only where no exact fit exists: about 0.1% of the
+# information in a single match, so it keeps an unbeaten model finite.
 DEFAULT_L2 = 1e-3
 # Percentile intervals need a few hundred resamples to be stable at 2.5% / 97.5%; 200 keeps a 50-model leaderboard
 # over 100,000 votes under a second. Raise `n_resamples` where time allows.
@@ -42,7 +51,11 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class Rating:
-    """A rated entity (model or prompt) with its bootstrap interval, shared rank and pairwise match counts."""
+    """A rated entity (model or prompt) with its bootstrap interval, rank and pairwise match counts.
+
+    `one_sided`: the votes leave this entity's rating unbounded (see the module docstring), so the rating and its
+    interval are set by the fitting penalty; `rank` is 1 + how many entities are rated clearly higher.
+    """
 
     key: str
     rating: float
@@ -53,6 +66,7 @@ class Rating:
     wins: int
     losses: int
     ties: int
+    one_sided: bool = False
 
 
 def matches_from_vote(vote: RoundVote, key_of: Mapping[str, str] | None = None) -> list[Match]:
@@ -115,13 +129,27 @@ def fit_bradley_terry(points: np.ndarray, *, l2: float = DEFAULT_L2, start: np.n
     return BASE_RATING + POINTS_PER_UNIT * strength
 
 
-def shared_ranks(lows: Sequence[float], highs: Sequence[float]) -> list[int]:
-    """Rank = 1 + the number of entities whose interval lies entirely above this one's (their low > this high).
+def clearly_above(
+    ratings: np.ndarray, difference_variance: np.ndarray, *, confidence: float = CONFIDENCE
+) -> np.ndarray:
+    """above[j, i] is True when entity j is rated clearly higher than i: the difference Rⱼ − Rᵢ exceeds z times
+    its standard error (a two-sided z-test at 1 − confidence for that one pair, not adjusted for the others).
 
-    So an entity shares a rank with every entity whose interval overlaps its own, and rank 1 means nothing is
-    clearly better. Ranks need not be consecutive.
+    `difference_variance[i, j]` is the variance of Rᵢ − Rⱼ in rating points²; it is computed, not resampled, so
+    ranks built on it do not move with the bootstrap's seed.
     """
-    return [1 + sum(low > high for low in lows) for high in highs]
+    gap = ratings[:, None] - ratings[None, :]
+    return gap > norm.ppf(0.5 + confidence / 2) * np.sqrt(np.maximum(difference_variance, 0.0))
+
+
+def ranks_from_differences(
+    ratings: np.ndarray, difference_variance: np.ndarray, *, confidence: float = CONFIDENCE
+) -> list[int]:
+    """Rank = 1 + the number of entities rated clearly higher (see `clearly_above`). Rank 1 means no entity is
+    clearly higher. Two entities may share a rank while a third is clearly above one of them only, so ranks need
+    not be consecutive, and an overlap of bootstrap intervals is not what decides them."""
+    above = clearly_above(ratings, difference_variance, confidence=confidence)
+    return [1 + int(count) for count in above.sum(axis=0)]
 
 
 @dataclass(frozen=True)
@@ -145,13 +173,17 @@ class MatchTable:
 
 
 def match_table(votes: Sequence[RoundVote], key_of: Mapping[str, str] | None = None) -> MatchTable:
-    """Reduce votes to the matches they imply between rated entities (see `matches_from_vote`)."""
+    """Reduce votes to the matches they imply between rated entities (see `matches_from_vote`).
+
+    Kinds of vote and entities come in sorted order, whatever order the votes were given in, so a resample drawn
+    with a given seed is the same for the same set of votes.
+    """
     kind_matches, kind_counts = [], []
-    for (shown, outcome), count in Counter((vote.shown, vote.outcome) for vote in votes).items():
+    for (shown, outcome), count in sorted(Counter((vote.shown, vote.outcome) for vote in votes).items()):
         if matches := matches_from_vote(RoundVote(shown, outcome), key_of):
             kind_matches.append(matches)
             kind_counts.append(count)
-    keys = list(dict.fromkeys(key for matches in kind_matches for match in matches for key in (match.a, match.b)))
+    keys = sorted({key for matches in kind_matches for match in matches for key in (match.a, match.b)})
     index = {key: position for position, key in enumerate(keys)}
     rows, columns, values = [], [], []
     tallies = {key: {"matches": 0, "wins": 0, "losses": 0, "ties": 0} for key in keys}
@@ -168,36 +200,94 @@ def match_table(votes: Sequence[RoundVote], key_of: Mapping[str, str] | None = N
     return MatchTable(keys=keys, contributions=contributions, counts=np.array(kind_counts), tallies=tallies)
 
 
+def strongly_connected(points: np.ndarray) -> np.ndarray:
+    """Label per entity of its strongly connected group in the "scored something against" graph."""
+    return connected_components(csr_matrix(points > 0), directed=True, connection="strong")[1]
+
+
+def one_sided_entities(points: np.ndarray) -> np.ndarray:
+    """True for entities whose rating the votes leave unbounded: those outside the largest strongly connected group
+    (all of them when no group is largest). Empty of True exactly when the exact maximum-likelihood fit exists."""
+    labels = strongly_connected(points)
+    sizes = np.bincount(labels)
+    if len(sizes) == 1:
+        return np.zeros(len(points), dtype=bool)
+    largest = np.flatnonzero(sizes == sizes.max())
+    return np.ones(len(points), dtype=bool) if len(largest) > 1 else labels != largest[0]
+
+
+def penalty_for(points: np.ndarray, l2: float | None) -> float:
+    """The L2 weight to fit with: `l2` if given, else none where the exact fit exists and DEFAULT_L2 where not."""
+    if l2 is not None:
+        return l2
+    return 0.0 if len(np.unique(strongly_connected(points))) == 1 else DEFAULT_L2
+
+
+def difference_variance(table: MatchTable, ratings: np.ndarray, l2: float) -> np.ndarray:
+    """Variance of every difference Rᵢ − Rⱼ of the fitted ratings, in rating points²: per pair the larger of two
+    estimates, the inverse observed information and the sandwich estimate that treats each vote as one unit (the
+    matches one N-way vote implies are not independent, and ties scored as half a win make the fit a
+    quasi-likelihood). Where a rating is unbounded its information is tiny and the inverse huge, so such ratings
+    are never "clearly" apart from the rest, however far the penalty has pushed them.
+    """
+    k = len(table.keys)
+    strength = (ratings - BASE_RATING) / POINTS_PER_UNIT
+    beats = expit(strength[:, None] - strength[None, :])
+    points = table.points()
+    information = (points + points.T) * beats * beats.T
+    # The all-ones term pins the free offset (as in the fit); it does not change any difference's variance.
+    inverse = np.linalg.inv(np.diag(information.sum(axis=1)) - information + l2 * np.eye(k) + np.ones((k, k)))
+    # Per kind of vote, the gradient of its negative log-likelihood: −Σⱼ Cₘⱼ P(j beats m) + Σᵢ Cᵢₘ P(m beats i).
+    weighted = table.contributions.multiply(beats.T.reshape(1, -1)).tocsr()
+    flat = np.arange(k * k)
+    rows = csr_matrix((np.ones(k * k), (flat, flat // k)), shape=(k * k, k))
+    columns = csr_matrix((np.ones(k * k), (flat, flat % k)), shape=(k * k, k))
+    gradients = np.asarray((weighted @ (columns - rows)).todense())
+    sandwich = inverse @ (gradients.T @ (gradients * table.counts[:, None])) @ inverse
+    return POINTS_PER_UNIT**2 * np.maximum(_of_differences(sandwich), _of_differences(inverse))
+
+
+def _of_differences(covariance: np.ndarray) -> np.ndarray:
+    diagonal = np.diag(covariance)
+    return diagonal[:, None] + diagonal[None, :] - 2 * covariance
+
+
 def bradley_terry(
     votes: Sequence[RoundVote],
     *,
     key_of: Mapping[str, str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
-    l2: float = DEFAULT_L2,
+    l2: float | None = None,
     confidence: float = CONFIDENCE,
 ) -> list[Rating]:
-    """Ratings with percentile bootstrap intervals and shared ranks, highest rating first.
+    """Ratings with percentile bootstrap intervals and ranks, highest rating first.
 
-    The bootstrap resamples whole votes with replacement (a seeded numpy Generator, so reruns agree), keeping the
-    matches one N-way vote implies together; for two-way votes this is resampling matches.
+    The fit is exact wherever the votes allow (l2=None; pass a number to force a penalty). The bootstrap
+    resamples whole votes with replacement (a seeded numpy Generator over the canonical order of vote kinds, so
+    the same set of votes gives the same intervals), keeping the matches one N-way vote implies together; a
+    resample without an exact fit is fitted with the penalty. Ranks do not use the resamples (see
+    `ranks_from_differences`), so they do not move with the seed.
     """
     if n_resamples < MIN_RESAMPLES:
         raise ValueError(f"use at least {MIN_RESAMPLES} bootstrap resamples")
     table = match_table(votes, key_of)
     if not table.keys:
         return []
-    estimate = fit_bradley_terry(table.points(), l2=l2)
+    points = table.points()
+    penalty = penalty_for(points, l2)
+    estimate = fit_bradley_terry(points, l2=penalty)
     start = (estimate - BASE_RATING) / POINTS_PER_UNIT
     rng = np.random.default_rng(seed)
     total = table.counts.sum()
-    resampled = [
-        fit_bradley_terry(table.points(counts), l2=l2, start=start)
-        for counts in rng.multinomial(total, table.counts / total, size=n_resamples)
-    ]
+    resampled = []
+    for counts in rng.multinomial(total, table.counts / total, size=n_resamples):
+        drawn = table.points(counts)
+        resampled.append(fit_bradley_terry(drawn, l2=penalty_for(drawn, l2), start=start))
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(resampled, [tail, 1 - tail], axis=0)
-    ranks = shared_ranks(lows, highs)
+    ranks = ranks_from_differences(estimate, difference_variance(table, estimate, penalty), confidence=confidence)
+    one_sided = one_sided_entities(points)
     ratings = [
         Rating(
             key=key,
@@ -205,8 +295,9 @@ def bradley_terry(
             ci_low=float(lows[index]),
             ci_high=float(highs[index]),
             rank=int(ranks[index]),
+            one_sided=bool(one_sided[index]),
             **table.tallies[key],
         )
         for index, key in enumerate(table.keys)
     ]
-    return sorted(ratings, key=lambda rating: -rating.rating)
+    return sorted(ratings, key=lambda rating: (-rating.rating, rating.key))

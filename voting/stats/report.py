@@ -32,10 +32,12 @@ def build_report(
     """The report for one comparison.
 
     variants: the comparison's variant keys in display order; labels: key → label for the sentences.
-    votes: every vote, in the order they were cast (the peek-safe p-value depends on the order).
+    votes: every vote, in any order: every figure depends only on the set of votes (the peek-safe figures are read
+    from the current counts), so the same votes stored in another order give the same report.
     scores: judge scores as variant key → {round id: score}; adds the "scores" section. With `pass_threshold`
     (a score at or above it counts as a pass) it also adds the "success" A/B section.
-    seed, score_resamples: the bootstrap of the mean scores, seeded so a report is reproducible.
+    seed, score_resamples: the bootstrap of the mean scores, seeded and run on the scores in sorted order, so the
+    same scores give the same interval whatever order they are stored in.
 
     Returns {"alpha", "confidence", "minimum_decisive_per_pair", "minimum_expected_wins", "votes", "decisive_votes",
     "variants": [WinRate fields + "label"], "pairs": [PairReport fields + "sentence"], "overall": OverallReport
@@ -48,7 +50,7 @@ def build_report(
     rates = win_rates(encoded)
     outcomes = pair_outcomes(encoded)
     tests = pairwise_tests(outcomes)
-    always_valid = [always_valid_p(pair.a_won) for pair in outcomes]
+    always_valid = [always_valid_p(pair.a_wins, pair.decisive) for pair in outcomes]
     pairs = [
         pair_report(
             pair,
@@ -62,7 +64,7 @@ def build_report(
             outcomes, tests, always_valid, holm(always_valid), strict=True
         )
     ]
-    overall = overall_report(overall_test(encoded))
+    overall = overall_report(overall_test(encoded), labels)
     return {
         "alpha": ALPHA,
         "confidence": CONFIDENCE,
@@ -98,7 +100,7 @@ def summary(rates: list[WinRate], pairs: list[PairReport], overall_sentence: str
     leader = ranked[0]
     parts = [
         f"{labels.get(leader.variant, leader.variant)} has the highest win rate: it won {percent(leader.win_rate)} of "
-        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% CI "
+        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% Wilson interval "
         f"{percent_interval(leader.ci_low, leader.ci_high)})."
     ]
     if len(ranked) > 1:

@@ -1,14 +1,16 @@
 """When there is enough data for a verdict, and how many more votes or runs would settle a difference.
 
-Every "more needed" figure comes from statsmodels' power module (normal approximations), stated per function.
-They are guidance for planning ("about N"), not promises: the verdict itself always comes from the exact tests.
+Each "more needed" figure is the power of the test the report actually runs, at the effect seen so far: the exact
+sign test's power by its binomial distribution, the pooled two-proportion z-test's by statsmodels, the Wilcoxon
+test's by the t-test's power over its efficiency. They are guidance for planning ("about N"), not promises.
 """
 
 import math
 
 import numpy as np
-from statsmodels.stats.power import NormalIndPower, TTestPower
-from statsmodels.stats.proportion import proportion_effectsize
+from scipy.stats import binom, norm
+from statsmodels.stats.power import TTestPower
+from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
 ALPHA = 0.05
 CONFIDENCE = 1 - ALPHA
@@ -16,6 +18,8 @@ TARGET_POWER = 0.8
 # Below this many decisive outcomes for a pair (or runs per variant, or non-zero score differences) the lab shows
 # counts and intervals only. With fewer, even a clean sweep is fragile evidence and exact p-values jump around.
 MIN_DECISIVE_PER_PAIR = 10
+# The usual rule for trusting the normal approximation of a 2×2 table (Cochran 1954).
+MIN_EXPECTED_CELL = 5
 # The chi-square approximation is trusted only when every variant expects at least this many wins (textbook rule).
 MIN_EXPECTED_WINS = 5
 # A report's verdict for any test: below its minimum there is no verdict, only counts and intervals.
@@ -39,31 +43,71 @@ def more_to_reach_minimum(decisive: int) -> int:
     return max(0, MIN_DECISIVE_PER_PAIR - decisive)
 
 
-def sign_test_sample_size(share: float, *, alpha: float = ALPHA, power: float = TARGET_POWER) -> float | None:
-    """Decisive outcomes needed in total to detect a win share of `share` against 50/50.
+def sign_test_power(share: float, decisive: np.ndarray | int, *, alpha: float = ALPHA) -> np.ndarray:
+    """Power of the two-sided exact sign test (scipy `binomtest` against 0.5, significant when p < alpha) with
+    `decisive` outcomes when the true win share is `share`.
 
-    Method: one-sample normal power with Cohen's arcsine effect size h = 2·asin(√share) − 2·asin(√0.5)
-    (statsmodels `proportion_effectsize` + `NormalIndPower` with ratio=0, i.e. n = ((z₁₋α/₂ + z_power) / h)²).
-    None when the share is exactly 0.5: there is no difference to detect.
+    At 0.5 the test's p-value is twice the smaller binomial tail, so it rejects k wins exactly when k ≤ c or
+    k ≥ n − c, with c the largest count whose lower tail is below alpha / 2; power is the chance of those counts.
     """
-    effect = proportion_effectsize(share, 0.5)
-    if effect == 0:
+    n = np.atleast_1d(np.asarray(decisive, dtype=np.int64))
+    critical = binom.ppf(alpha / 2, n, 0.5).astype(np.int64)
+    # ppf gives the smallest count whose tail reaches alpha / 2; the rejection region needs the tail below it.
+    critical = np.where(2 * binom.cdf(critical, n, 0.5) < alpha, critical, critical - 1)
+    return np.where(critical >= 0, binom.cdf(critical, n, share) + binom.sf(n - critical - 1, n, share), 0.0)
+
+
+# Below this normal-approximation total every total from 1 on is checked (the saw-tooth is widest there).
+FULL_SEARCH_BELOW = 2000
+
+
+def sign_test_sample_size(share: float, *, alpha: float = ALPHA, power: float = TARGET_POWER) -> float | None:
+    """Decisive outcomes needed in total for the exact sign test to reach `power` when the win share is `share`.
+
+    The exact test's power rises in a saw-tooth (it dips each time the discrete rejection region has to wait for
+    one more outcome), so this is the smallest total from which the power stays at or above `power`, checked up
+    to well past the normal approximation's answer (Cohen's arcsine h, n = ((z₁₋α/₂ + z_power) / h)²). Large
+    totals are searched from 80% of that answer on, where the exact power is still well short (about 0.7): it
+    keeps the search to a few thousand totals. None when the share is exactly 0.5: nothing to detect.
+    """
+    if share == 0.5:
         return None
-    return float(NormalIndPower().solve_power(effect_size=abs(effect), alpha=alpha, power=power, ratio=0))
+    effect = 2 * math.asin(math.sqrt(share)) - 2 * math.asin(math.sqrt(0.5))
+    normal = ((_z(1 - alpha / 2) + _z(power)) / effect) ** 2
+    first = 1 if normal < FULL_SEARCH_BELOW else int(0.8 * normal)
+    totals = np.arange(first, int(1.25 * normal) + 60)
+    short = np.flatnonzero(sign_test_power(share, totals, alpha=alpha) < power)
+    return float(totals[short[-1]] + 1) if len(short) else float(first)
+
+
+def _z(quantile: float) -> float:
+    return float(norm.ppf(quantile))
 
 
 def two_proportion_sample_size(
     rate_a: float, rate_b: float, *, alpha: float = ALPHA, power: float = TARGET_POWER
 ) -> float | None:
-    """Runs needed per variant to detect success rates `rate_a` vs `rate_b` with equal group sizes.
+    """Runs needed per variant for the pooled two-proportion z-test to detect rates `rate_a` vs `rate_b`.
 
-    Method: two-sample normal power with Cohen's arcsine effect size h (statsmodels `proportion_effectsize` +
-    `NormalIndPower` with ratio=1, i.e. n per group = 2·((z₁₋α/₂ + z_power) / h)²). None when the rates are equal.
+    Method: statsmodels `samplesize_proportions_2indep_onetail` (pooled variance under the null, unpooled under
+    the alternative, two-sided alpha; the far tail's tiny share of power is left out), equal group sizes. Where
+    the counts are so small that the report uses Fisher's exact test instead (`uses_fisher`), Fisher needs more
+    than this. None when the rates are equal.
     """
-    effect = proportion_effectsize(rate_a, rate_b)
-    if effect == 0:
+    if rate_a == rate_b:
         return None
-    return float(NormalIndPower().solve_power(effect_size=abs(effect), alpha=alpha, power=power, ratio=1))
+    return float(
+        samplesize_proportions_2indep_onetail(
+            rate_a - rate_b, rate_b, power, ratio=1, alpha=alpha, alternative="two-sided"
+        )
+    )
+
+
+def uses_fisher(rate_a: float, rate_b: float, runs_each: float) -> bool:
+    """Whether a 2×2 table of `runs_each` runs per variant at these rates expects a cell under 5 (Cochran's rule,
+    as `ab.ab_test` applies it), so that the report would run Fisher's exact test rather than the z-test."""
+    pooled = (rate_a + rate_b) / 2
+    return runs_each * min(pooled, 1 - pooled) < MIN_EXPECTED_CELL
 
 
 def paired_scores_sample_size(

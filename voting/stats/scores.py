@@ -4,7 +4,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import bootstrap, wilcoxon
+from scipy.stats import bootstrap, rankdata, wilcoxon
 
 from voting.stats.sample_size import CONFIDENCE
 
@@ -12,8 +12,11 @@ DEFAULT_RESAMPLES = 2000
 # BCa needs a jackknife over every score (quadratic work); past this size its correction is negligible anyway,
 # so the plain percentile interval is used.
 BCA_MAX_SCORES = 5000
-# scipy's limit for the exact signed-rank distribution; beyond it the normal approximation is excellent.
-EXACT_MAX_DIFFERENCES = 50
+# scipy's `wilcoxon` (method="auto") runs an exhaustive sign-flip permutation test when the differences have ties
+# or zeros and there are at most this many of them (2¹³ sign flips, below its 9,999 resamples): the exact p-value.
+PERMUTATION_MAX_DIFFERENCES = 13
+# scipy's own comparison tolerance in `permutation_test`, so a null value equal to the observed one counts as equal.
+RELATIVE_TOLERANCE = 100 * np.finfo(float).eps
 # Keep each bootstrap batch near this many resampled values so memory stays bounded for long score lists.
 BATCH_VALUES = 2_000_000
 
@@ -85,12 +88,14 @@ def paired_differences(scores_a: Mapping[Hashable, float], scores_b: Mapping[Has
 def paired_score_test(
     a: str, b: str, scores_a: Mapping[Hashable, float], scores_b: Mapping[Hashable, float]
 ) -> PairedScoreTest:
-    """Two-sided Wilcoxon signed-rank test (scipy `wilcoxon`) on the per-round score differences A − B.
+    """Two-sided Wilcoxon signed-rank test on the per-round score differences A − B, with scipy's choice of method.
 
-    Rounds where both scored the same are dropped first (Wilcoxon's own rule, as the sign test drops tied votes).
-    The p-value uses the exact null distribution when the remaining differences have no tied sizes (up to 50 of
-    them), otherwise the normal approximation with the tie correction. scipy's own choice for up to 13 tied
-    differences, a full permutation test, takes seconds: too slow for a report that is rebuilt on every vote.
+    Rounds where both scored the same are dropped (Wilcoxon's own rule, `zero_method="wilcox"`, as the sign test
+    drops tied votes). The p-value is what `scipy.stats.wilcoxon(differences)` gives: the exact signed-rank
+    distribution without ties or zeros (up to 50 differences); with ties or zeros and at most 13 differences, the
+    exact distribution of the statistic over every sign flip (scipy runs that as a permutation test, about 0.6 s;
+    `exact_signed_rank_p` enumerates the same 2ⁿ flips in a millisecond); otherwise the normal approximation with
+    the tie correction and without continuity correction.
     """
     differences = paired_differences(scores_a, scores_b)
     nonzero = differences[differences != 0]
@@ -99,15 +104,32 @@ def paired_score_test(
         return PairedScoreTest(
             a=a, b=b, n_pairs=len(differences), n_nonzero=0, mean_difference=mean, statistic=None, p_value=None
         )
-    tied = len(np.unique(np.abs(nonzero))) < len(nonzero)
-    method = "exact" if not tied and len(nonzero) <= EXACT_MAX_DIFFERENCES else "asymptotic"
-    result = wilcoxon(nonzero, alternative="two-sided", method=method)
+    tied = len(np.unique(np.abs(nonzero))) < len(nonzero) or len(nonzero) < len(differences)
+    if tied and len(differences) <= PERMUTATION_MAX_DIFFERENCES:
+        statistic, p_value = exact_signed_rank_p(nonzero)
+    else:
+        result = wilcoxon(differences, alternative="two-sided")
+        statistic, p_value = float(result.statistic), float(result.pvalue)
     return PairedScoreTest(
         a=a,
         b=b,
         n_pairs=len(differences),
         n_nonzero=len(nonzero),
         mean_difference=mean,
-        statistic=float(result.statistic),
-        p_value=float(result.pvalue),
+        statistic=statistic,
+        p_value=p_value,
     )
+
+
+def exact_signed_rank_p(nonzero: np.ndarray) -> tuple[float, float]:
+    """(min(R+, R−), two-sided p) for non-zero differences, by enumerating all 2ⁿ sign assignments of their
+    mid-ranks: p = 2·min(P(R+ ≥ observed), P(R+ ≤ observed)), capped at 1, as scipy's permutation test computes it.
+    """
+    ranks = rankdata(np.abs(nonzero))
+    observed = float(ranks[nonzero > 0].sum())
+    flips = (np.arange(2 ** len(ranks))[:, None] >> np.arange(len(ranks))) & 1
+    null = flips @ ranks
+    tolerance = RELATIVE_TOLERANCE * abs(observed)
+    at_least = np.mean(null >= observed - tolerance)
+    at_most = np.mean(null <= observed + tolerance)
+    return min(observed, float(ranks.sum()) - observed), float(min(1.0, 2 * min(at_least, at_most)))

@@ -15,6 +15,7 @@ from voting.stats.sample_size import (
     more_needed,
     more_to_reach_minimum,
     two_proportion_sample_size,
+    uses_fisher,
     verdict_of,
 )
 from voting.stats.winrate import wilson_interval
@@ -24,7 +25,9 @@ from voting.stats.wording import adjusted_for, count_of, p_text, percent, points
 @dataclass(frozen=True, slots=True)
 class SuccessPairReport:
     """A/B comparison of pass rates. Difference A − B with Newcombe's interval whenever both have runs; test, p-value
-    and verdict only once each has the minimum number of runs. `more_runs`: further runs of each needed."""
+    and verdict only once each has the minimum number of runs. `more_runs`: further runs of each needed, for the
+    pooled z-test; `more_runs_at_least` when at that size the counts would still be small enough for the report
+    to use Fisher's exact test, which needs more."""
 
     a: str
     b: str
@@ -43,6 +46,7 @@ class SuccessPairReport:
     p_value: float | None
     p_holm: float | None
     more_runs: int | None
+    more_runs_at_least: bool = False
 
 
 def success_section(
@@ -72,7 +76,9 @@ def success_section(
         )
     pairs = list(combinations(variants, 2))
     tests = [_test(*counts[a], *counts[b]) for a, b in pairs]
-    adjusted = holm([test.p_value if test else None for test in tests])
+    # Every pair that has runs on both sides is in the family with its p-value, even below the minimum (where no
+    # verdict is shown), and a pair without runs counts as p = 1: the same family as the vote and score sections.
+    adjusted = holm([_any_test(*counts[a], *counts[b]) for a, b in pairs])
     entries = [
         _pair_entry(a, b, counts, test, p_holm, labels, len(pairs))
         for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True)
@@ -92,6 +98,13 @@ def _test(successes_a: int, trials_a: int, successes_b: int, trials_b: int) -> A
     return ab_test(successes_a, trials_a, successes_b, trials_b)
 
 
+def _any_test(successes_a: int, trials_a: int, successes_b: int, trials_b: int) -> float | None:
+    """The A/B test's p-value whenever both variants have runs, for the Holm family."""
+    if not (trials_a and trials_b):
+        return None
+    return ab_test(successes_a, trials_a, successes_b, trials_b).p_value
+
+
 def _pair_entry(
     a: str,
     b: str,
@@ -105,6 +118,7 @@ def _pair_entry(
     # Counts and intervals are shown below the minimum too; only the test waits for enough runs.
     interval = test or (ab_test(successes_a, trials_a, successes_b, trials_b) if trials_a and trials_b else None)
     significant = test is not None and p_holm < ALPHA
+    at_least = False
     if test is None:
         more_runs = more_to_reach_minimum(min(trials_a, trials_b))
     elif significant:
@@ -112,6 +126,7 @@ def _pair_entry(
     else:
         required = two_proportion_sample_size(test.rate_a, test.rate_b, alpha=ALPHA / pairs_in_family)
         more_runs = None if required is None else more_needed(required, min(trials_a, trials_b))
+        at_least = required is not None and uses_fisher(test.rate_a, test.rate_b, required)
     return SuccessPairReport(
         a=a,
         b=b,
@@ -130,6 +145,7 @@ def _pair_entry(
         p_value=test.p_value if test else None,
         p_holm=p_holm if test else None,
         more_runs=more_runs,
+        more_runs_at_least=at_least,
     )
 
 
@@ -157,7 +173,11 @@ def success_sentence(entry: SuccessPairReport, pairs_in_family: int) -> str:
         return f"{rates}; a significant difference ({tested})."
     if entry.more_runs is None:
         return f"{rates}; not significant ({tested}), and the pass rates are equal, so there is nothing to confirm."
+    about = "At least" if entry.more_runs_at_least else "About"
     return (
-        f"{rates}; not yet significant ({tested}). About {count_of(entry.more_runs, 'more run')} of each would give "
-        f"an 80% chance of detecting a difference this large at {power_level(pairs_in_family)}."
+        f"{rates}; not yet significant ({tested}). {about} {count_of(entry.more_runs, 'more run')} of each would "
+        f"give the two-proportion z-test an 80% chance of a significant result at {power_level(pairs_in_family)}, "
+        f"if the true pass rates are {percent(entry.successes_a / entry.trials_a)} and "
+        f"{percent(entry.successes_b / entry.trials_b)}, as so far"
+        + (" (Fisher's exact test, used while counts are this small, needs more)." if entry.more_runs_at_least else ".")
     )

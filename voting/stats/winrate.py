@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from voting.stats.sample_size import CONFIDENCE
+from lab.stats import CONFIDENCE, wilson_interval  # noqa: F401  (re-exported: the report and its tests name it here)
 from voting.stats.votes import ALL_BAD_CODE, TIE_CODE, EncodedVotes
 
 
@@ -25,17 +25,16 @@ class WinRate:
     ci_high: float | None
 
 
-def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval for a proportion (statsmodels `proportion_confint`, method="wilson").
+def exact_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Clopper–Pearson ("exact") interval for a proportion (statsmodels `proportion_confint`, method="beta").
 
-    Wilson rather than the textbook Wald interval because it stays inside [0, 1] and keeps its coverage for small
-    samples and shares near 0 or 1 — exactly the early-vote situation (Newcombe 1998, Stat Med 17:857).
+    It is the inversion of the exact binomial test with equal tails, so for a share tested against 50% (where the
+    two-sided exact test's p-value is twice the smaller tail) it excludes 50% exactly when the sign test's p is
+    below 1 − confidence: the interval beside the sign test never disagrees with it (Wilson's can).
     """
     if trials <= 0:
         raise ValueError("an interval needs at least one trial")
-    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
-    # At 0/n and n/n the exact bounds are 0 and 1; floating point lands a hair off them (5e-17 above 0 at 0/3),
-    # which would leave the estimate itself outside its interval.
+    low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="beta")
     return (0.0 if successes == 0 else float(low)), (1.0 if successes == trials else float(high))
 
 

@@ -145,17 +145,20 @@ def flags(*, majority: Agreement, position: PositionPreference, pace: Speed, out
                 f"(binomial test p = {position.p_value:.2g}).",
             )
         )
-    if (
-        majority.rounds >= MIN_AGREEMENT_ROUNDS
-        and majority.kappa_high is not None
-        and majority.kappa_high < KAPPA_FLOOR
-    ):
+    # The interval's upper end must be below the floor; where kappa has no interval (its standard error is zero,
+    # e.g. a voter who disagreed every time), kappa itself is the evidence.
+    upper = majority.kappa_high if majority.kappa_high is not None else majority.kappa
+    if majority.rounds >= MIN_AGREEMENT_ROUNDS and upper is not None and upper < KAPPA_FLOOR:
+        interval = (
+            f"95% CI {majority.kappa_low:.2f} to {majority.kappa_high:.2f}"
+            if majority.kappa_high is not None
+            else "no interval: its standard error is zero"
+        )
         found.append(
             Flag(
                 "disagrees",
                 f"Agreed with the majority of others on {majority.agreed} of {majority.rounds} rounds; kappa "
-                f"{majority.kappa:.2f} (95% CI {majority.kappa_low:.2f} to {majority.kappa_high:.2f}) is below "
-                f"{KAPPA_FLOOR:g}.",
+                f"{majority.kappa:.2f} ({interval}) is below {KAPPA_FLOOR:g}.",
             )
         )
     return found

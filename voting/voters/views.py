@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from lab.access import membership_for_user
 from lab.models import Role
@@ -15,6 +15,7 @@ from .selectors import voter_quality
 
 
 @login_required
+@require_safe
 def voters_page(request, pk):
     membership = membership_for_user(request.user, pk)
     quality = voter_quality(membership.workspace)

@@ -14,7 +14,10 @@ regression against the baseline.
 
 from __future__ import annotations
 
+import logging
+import os
 import time
+from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -34,8 +37,11 @@ from compare.experiments.selectors import experiment_spent, workspace_by_name_or
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
+from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
+# Lines for a log, not for a person at a terminal: every HTTP request, and a round someone else already ran.
+QUIET_LOGGERS = ("httpx", "httpcore", "compare.execution")
 PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
 
 
@@ -62,7 +68,8 @@ class Command(BaseCommand):
         if action == "export":
             self._export(options["group"])
         else:
-            self._run(options)
+            with _quiet(QUIET_LOGGERS):
+                self._run(options)
 
     def _export(self, group_id: str) -> None:
         group = CompareGroup.objects.filter(pk=int(group_id) if group_id.isdigit() else None).first()
@@ -81,6 +88,7 @@ class Command(BaseCommand):
             workspace = workspace_by_name_or_id(options["workspace"])
         except ValidationError as exc:
             raise CommandError(f"--workspace: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
+        self._connections_from_environment(workspace)
         try:
             config = config_read(path.read_text(encoding="utf-8"), source=str(path), files=DirectoryFiles(path.parent))
             _, estimate = experiment_plan(config=config, workspace=workspace)
@@ -114,6 +122,16 @@ class Command(BaseCommand):
             experiment_baseline_set(experiment=experiment, baseline=baseline)
         self._finish(experiment, baseline)
 
+    def _connections_from_environment(self, workspace) -> None:
+        try:
+            applied = connections_from_environment(workspace=workspace, environ=os.environ)
+        except ValidationError as exc:
+            raise CommandError(
+                f"Connections from the environment: {' '.join(exc.messages)}", returncode=EXIT_CONFIG
+            ) from None
+        for item in applied:
+            self.stdout.write(f"Connection {item.describe()}\n")
+
     def _config_errors(self, exc: ConfigError):
         for message in exc.messages:
             self.stderr.write(message)
@@ -138,7 +156,9 @@ class Command(BaseCommand):
             f'\nSaved as comparison {group.pk} "{group.title}": {reverse("compare:experiment", args=[group.pk])}\n'
         )
         failed, unstarted = failed_cells(results), unstarted_cells(results)
-        spent = report.money(experiment_spent(experiment))
+        overall = results.overall
+        calls = overall.priced_calls + overall.unpriced_calls
+        spent = report.priced(experiment_spent(experiment), calls=calls, unpriced=overall.unpriced_calls)
         summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
         summary += f", {len(unstarted)} not started; spent {spent}." if unstarted else f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
@@ -155,6 +175,20 @@ class Command(BaseCommand):
         if comparison is not None and comparison.is_regression:
             raise CommandError(f"Regression against the baseline: {comparison.sentence}", returncode=EXIT_REGRESSION)
         self.stdout.write(f"Done: {summary}\n")
+
+
+@contextmanager
+def _quiet(names: tuple[str, ...]):
+    """Only warnings and errors from these loggers while the command runs; their levels are restored after."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _budget(value: str | None) -> Decimal | None:

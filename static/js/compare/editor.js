@@ -46,8 +46,11 @@ function number(name) {
   return raw === "" ? null : Number(raw);
 }
 
+// The run settings' fields, named as the API takes them.
+const PARAM_FIELDS = ["temperature", "top_p", "top_k", "max_tokens", "seed", "presence_penalty", "frequency_penalty"];
+
 function params() {
-  return { temperature: number("temperature"), top_p: number("top_p"), max_tokens: number("max_tokens"), seed: number("seed") };
+  return Object.fromEntries(PARAM_FIELDS.map((name) => [name, number(name)]));
 }
 
 // The group as the server takes it, and the problems found before asking it.
@@ -280,7 +283,7 @@ function fill(group) {
   form.querySelector(`input[name=mode][value=${group.mode === "models" ? "models" : "prompts"}]`).checked = true;
   field("system_prompt").value = group.system_prompt || "";
   const p = group.params || {};
-  for (const name of ["temperature", "top_p", "max_tokens", "seed"]) field(name).value = p[name] ?? "";
+  for (const name of PARAM_FIELDS) field(name).value = p[name] ?? "";
   field("blind").checked = Boolean(group.blind);
   for (const name of ["timeout_ms", "timeout_step_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);

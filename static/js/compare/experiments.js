@@ -12,6 +12,14 @@ function followProgress() {
   let pending = null;
   let socket = null;
 
+  // As the server's spent_text filter writes it: calls of unknown price counted apart, never a $0 for "no price".
+  function spentText(status) {
+    const unpriced = status.unpriced_calls || 0;
+    if (unpriced && !status.spent) return "unknown";
+    const known = `$${status.spent.toFixed(6)}`;
+    return unpriced ? `${known} + ${unpriced} call${unpriced === 1 ? "" : "s"} of unknown price` : known;
+  }
+
   async function refresh() {
     pending = null;
     const response = await fetch(root.dataset.statusUrl, { credentials: "same-origin" });
@@ -19,7 +27,7 @@ function followProgress() {
     const status = await response.json();
     bar.max = Math.max(status.total, 1);
     bar.value = status.done;
-    text.textContent = `${status.done} of ${status.total} calls${status.finished ? " · finished" : ""} · spent $${status.spent.toFixed(6)}`;
+    text.textContent = `${status.done} of ${status.total} calls${status.finished ? " · finished" : ""} · spent ${spentText(status)}`;
     if (status.stopped) {
       stopped.textContent = status.stopped;
       stopped.hidden = false;

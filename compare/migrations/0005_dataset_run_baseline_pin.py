@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("compare", "0003_prompt_library_and_baselines"),
+        ("compare", "0004_evaluation_category"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,64 @@
+"""The OpenAPI schema's error answers, documented once for every operation (a drf-spectacular postprocessing hook).
+
+Views document their successes; the errors are the same everywhere, decided by shared machinery: 400 for bad
+input (lab.api.parsers, the serializers), 401/403 from authentication and roles, 404 for another workspace's
+object (and, as JSON, for any path under /api/ that matches nothing), 413 above the body limit
+(lab.middleware), 415 for a body of a type the endpoint does not read.
+"""
+
+from __future__ import annotations
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "description": 'Either {"detail": "…"} or messages per field: {"field": ["…"], "non_field_errors": ["…"]}.',
+    "additionalProperties": True,
+}
+WRITES = {"post", "put", "patch"}
+PUBLIC_OPERATIONS = {"api_v1_auth_token_create"}  # needs no credentials, so it never answers 401 or 403
+
+
+def document_error_responses(result: dict, generator, request, public) -> dict:
+    result.setdefault("components", {}).setdefault("schemas", {})["Error"] = ERROR_SCHEMA
+    for path, operations in result.get("paths", {}).items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            parameters = operation.get("parameters", [])
+            for parameter in parameters:  # Django's <int:…> matches digits only: an id is never negative
+                if parameter.get("in") == "path" and parameter.get("schema", {}).get("type") == "integer":
+                    parameter["schema"]["minimum"] = 0
+            media_types = _media_types(responses)
+            for status, description in _errors(path, method, operation).items():
+                responses.setdefault(status, _error(description, media_types))
+    return result
+
+
+def _errors(path: str, method: str, operation: dict) -> dict[str, str]:
+    parameters = operation.get("parameters", [])
+    errors = {}
+    if method in WRITES or any(p.get("in") == "query" for p in parameters):
+        errors["400"] = "Bad input: messages per field, or a detail"
+    if operation.get("operationId") not in PUBLIC_OPERATIONS:
+        errors["401"] = "No or invalid credentials"
+        errors["403"] = "Your role in the workspace does not allow this"
+    if "{" in path or any(p.get("name") == "page" for p in parameters):
+        errors["404"] = "No such object in your workspaces, or no such page of a list"
+    if method in WRITES:
+        errors["413"] = "The body is larger than the limit (DATA_UPLOAD_MAX_MEMORY_SIZE)"
+        errors["415"] = "The body is of a media type this endpoint does not read"
+    return errors
+
+
+def _error(description: str, media_types: list[str]) -> dict:
+    """An error answer in each media type the operation answers in (a CSV export's errors are CSV rows)."""
+    content = {
+        media_type: {"schema": {"$ref": "#/components/schemas/Error"} if "json" in media_type else {"type": "string"}}
+        for media_type in media_types
+    }
+    return {"description": description, "content": content}
+
+
+def _media_types(responses: dict) -> list[str]:
+    for status, response in sorted(responses.items()):
+        if status.startswith("2") and response.get("content"):
+            return list(response["content"])
+    return ["application/json"]

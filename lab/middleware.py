@@ -1,0 +1,48 @@
+"""Request-wide guards: a body over the size limit is a JSON 413 that names the limit, before anything reads it.
+
+Django refuses such a body only when something reads it, and then as an HTML "Bad Request (400)" that names
+nothing; DRF's JSON parser streams the body and never checks at all. Here the declared length is checked first,
+and the limit errors Django raises later (a multipart body with too many fields) become JSON as well.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
+from django.http import JsonResponse
+
+MB = 1024 * 1024
+
+
+def body_limit_response(length: int | None = None) -> JsonResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    size = f"The request body is {length / MB:.1f} MB; " if length else "The request body is too large; "
+    detail = f"{size}the limit is {limit / MB:.0f} MB (DATA_UPLOAD_MAX_MEMORY_SIZE)."
+    return JsonResponse({"detail": detail, "limit_bytes": limit}, status=413)
+
+
+class BodyLimitMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        try:
+            length = int(declared)
+        except ValueError:
+            return JsonResponse({"detail": "The Content-Length header is not a number of bytes."}, status=400)
+        if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            return body_limit_response(length)
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, RequestDataTooBig):
+            return body_limit_response()
+        if isinstance(exception, TooManyFieldsSent | TooManyFilesSent):
+            name = (
+                "DATA_UPLOAD_MAX_NUMBER_FIELDS"
+                if isinstance(exception, TooManyFieldsSent)
+                else "DATA_UPLOAD_MAX_NUMBER_FILES"
+            )
+            return JsonResponse({"detail": f"The request has more fields than the limit ({name})."}, status=400)
+        return None

@@ -1,0 +1,57 @@
+"""What the lab stores of a value that came from outside (a request body, an uploaded file, a form's JSON).
+
+Postgres cannot store the NUL character in text or jsonb, nor a lone UTF-16 surrogate (it is not UTF-8); and a
+value nested thousands deep breaks every recursive step after parsing (serializers, renderers, the JSON encoder).
+Every way in asks `value_problem` and refuses the value with the path it names, so none of them reaches a 500.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MAX_DEPTH = 32  # far beyond any real variable or row; deep enough for structured values
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def shown(text: str) -> str:
+    """`text` safe to echo in a message: NUL and lone surrogates spelled as escapes (a surrogate cannot be encoded)."""
+    return _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def text_problem(text: str) -> str | None:
+    match = _UNSTORABLE.search(text)
+    if match is None:
+        return None
+    if match.group() == "\x00":
+        return "text may not contain the NUL character (\\u0000)."
+    return f"text may not contain a lone surrogate (\\u{ord(match.group()):04x}); send valid Unicode."
+
+
+def value_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> tuple[list[str], str] | None:
+    """The path (keys and [indexes], shown safely) to the first part of `value` that cannot be stored, and why;
+    None when all of it can. Iterative, so a hostile depth cannot exhaust the stack here."""
+    stack: list[tuple[list[str], Any, int]] = [([], value, 0)]
+    while stack:
+        path, item, depth = stack.pop()
+        if isinstance(item, str):
+            if problem := text_problem(item):
+                return path, problem
+        elif isinstance(item, dict | list):
+            if depth >= max_depth:
+                return path, f"nested more than {max_depth} levels deep."
+            if isinstance(item, dict):
+                for key, child in reversed(item.items()):
+                    key = str(key)
+                    if problem := text_problem(key):
+                        return [*path, shown(key)], f"a key: {problem}"
+                    stack.append(([*path, key], child, depth + 1))
+            else:
+                stack.extend(
+                    ([*path, f"[{index}]"], child, depth + 1) for index, child in reversed(list(enumerate(item)))
+                )
+    return None
+
+
+def dotted(path: list[str]) -> str:
+    return "".join(part if part.startswith("[") else f".{part}" for part in path).lstrip(".")
