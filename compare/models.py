@@ -288,6 +288,7 @@ class Output(models.Model):
 from .experiments.models import (  # noqa: E402, F401
     EVALUATION_UNFINISHED,
     BaselinePin,
+    DatasetRunPin,
     Evaluation,
     EvaluationStatus,
     Experiment,

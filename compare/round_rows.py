@@ -20,6 +20,13 @@ from .services import MAX_DATASET_ROWS, dataset_create
 REFERENCE = "reference"
 
 
+def round_reference(round_: Round) -> str:
+    """The reference answer a round ran with (its dataset row's `reference` variable), or "" when it has none;
+    what judges of comparisons and of experiments are shown for comparison."""
+    reference = round_.variables.get(REFERENCE)
+    return reference if isinstance(reference, str) else ""
+
+
 def round_row(round_: Round, reference: str | None = None) -> dict:
     """The row a round becomes: named after its comparison and number, its variables copied as they ran."""
     variables = dict(round_.variables)

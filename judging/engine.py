@@ -37,6 +37,7 @@ class Candidate:
     output_id: int
     prompt: str
     text: str
+    reference: str = ""  # the round's reference answer (its dataset row's `reference`), shown to the judge
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Judgement:
 
 
 def _shown(letters: dict[str, Candidate], order: Sequence[str]) -> list[Shown]:
-    return [Shown(letter, letters[letter].prompt, letters[letter].text) for letter in order]
+    return [Shown(letter, letters[letter].prompt, letters[letter].text, letters[letter].reference) for letter in order]
 
 
 def _reason(read: Read, key: str) -> str:

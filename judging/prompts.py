@@ -1,7 +1,8 @@
 """The judge's prompts and the JSON schemas of its replies, one builder per kind of call.
 
 What the judge sees is deliberately little: the request, the answers under letters (in the order given, which
-the caller shuffles per call), the metrics and the scale. Never a model name, a variant label or a position
+the caller shuffles per call), the metrics and the scale, and the reference answer when the round's dataset row
+has one. Never a model name, a variant label or a position
 number. A custom evaluator prompt replaces the instructions; the reply format is always appended, so replies
 stay strict JSON.
 """
@@ -35,7 +36,7 @@ class Shown:
     letter: str
     prompt: str
     text: str
-    reference: str = ""  # a reference answer the team chose (a dataset row's `reference`), for pointwise scoring
+    reference: str = ""  # a reference answer the team chose (the round's dataset row `reference`), or ""
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,22 @@ def _request_block(shown: Sequence[Shown]) -> str:
     if len(prompts) == 1:
         return f"<request>\n{_defanged(shown[0].prompt)}\n</request>"
     return "Each answer below comes with the request it was written for."
+
+
+def _reference_block(shown: Sequence[Shown]) -> str:
+    """The round's reference answer (every answer shown comes from one round, so they share it), or ""."""
+    reference = next((answer.reference for answer in shown if answer.reference), "")
+    return f"<reference>\n{_defanged(reference)}\n</reference>" if reference else ""
+
+
+def _compared(request: str, reference: str) -> str:
+    """The request, and after it the reference answer with a word on how to use it, when there is one."""
+    if not reference:
+        return request
+    return (
+        "A reference answer the team judged good is given for comparison; an answer need not match its "
+        f"wording.\n\n{request}\n\n{reference}"
+    )
 
 
 def _answers_block(shown: Sequence[Shown]) -> str:
@@ -125,13 +142,19 @@ def _score_schema(rubric: Rubric) -> dict:
 def relative_prompt(rubric: Rubric, metric: Metric, shown: Sequence[Shown]) -> JudgePrompt:
     """All answers side by side, scored on one metric."""
     letters = sorted(answer.letter for answer in shown)
-    request, answers = _request_block(shown), _answers_block(shown)
+    request, answers, reference = _request_block(shown), _answers_block(shown), _reference_block(shown)
     default = (
-        f"Score each answer to the request on one metric.\n\n{request}\n\n{answers}\n\n"
+        f"Score each answer to the request on one metric.\n\n{_compared(request, reference)}\n\n{answers}\n\n"
         f"Metric:\n{metric_line(metric)}\n\nScoring scale: {scale_text(rubric)}"
     )
     body = _body(
-        rubric, default, request=request, response=answers, scale=scale_text(rubric), metrics=metric_line(metric)
+        rubric,
+        default,
+        request=request,
+        response=answers,
+        scale=scale_text(rubric),
+        metrics=metric_line(metric),
+        reference=reference,
     )
     reply = (
         '\n\nReply with JSON only: {"scores": {"<letter>": {"reason": "…", "score": <score>}}}, with each of the '
@@ -145,16 +168,10 @@ def pointwise_prompt(rubric: Rubric, answer: Shown) -> JudgePrompt:
     """One answer on its own, scored on every metric."""
     request = f"<request>\n{_defanged(answer.prompt)}\n</request>"
     response = f"<answer>\n{_defanged(answer.text)}\n</answer>"
-    reference = f"<reference>\n{_defanged(answer.reference)}\n</reference>" if answer.reference else ""
+    reference = _reference_block((answer,))
     metrics = metrics_text(rubric.metrics)
-    compared = (
-        f"A reference answer the team judged good is given for comparison; the answer need not match its "
-        f"wording.\n\n{request}\n\n{reference}"
-        if reference
-        else request
-    )
     default = (
-        f"Score the answer to the request on each metric.\n\n{compared}\n\n{response}\n\n"
+        f"Score the answer to the request on each metric.\n\n{_compared(request, reference)}\n\n{response}\n\n"
         f"Metrics:\n{metrics}\n\nScoring scale: {scale_text(rubric)}"
     )
     body = _body(
@@ -186,11 +203,17 @@ def _winner_schema(letters: Sequence[str]) -> dict:
 def pairwise_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePrompt:
     """Two answers, the better one named per metric (asked again with the order swapped by the caller)."""
     shown = (first, second)
-    request, answers = _request_block(shown), _answers_block(shown)
+    request, answers, reference = _request_block(shown), _answers_block(shown), _reference_block(shown)
     metrics = metrics_text(rubric.metrics)
     how = f'For each metric, name the better answer by its letter, or "{TIE}" when neither is better.'
-    default = f"Compare the two answers to the request.\n\n{request}\n\n{answers}\n\nMetrics:\n{metrics}\n\n{how}"
-    body = _instructed(_body(rubric, default, request=request, response=answers, scale=how, metrics=metrics), how)
+    default = (
+        f"Compare the two answers to the request.\n\n{_compared(request, reference)}\n\n{answers}\n\n"
+        f"Metrics:\n{metrics}\n\n{how}"
+    )
+    body = _instructed(
+        _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference),
+        how,
+    )
     names = [metric.name for metric in rubric.metrics]
     reply = (
         '\n\nReply with JSON only: {"metrics": {"<metric>": {"reason": "…", "winner": "<letter or tie>"}}}, with '
@@ -204,14 +227,17 @@ def pairwise_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePrompt:
 def head_to_head_prompt(rubric: Rubric, first: Shown, second: Shown) -> JudgePrompt:
     """The top two scored almost the same: one overall decision (asked in both orders by the caller)."""
     shown = (first, second)
-    request, answers = _request_block(shown), _answers_block(shown)
+    request, answers, reference = _request_block(shown), _answers_block(shown), _reference_block(shown)
     metrics = metrics_text(rubric.metrics)
     how = (
         "These two answers scored almost the same. Decide which is better overall, weighing the metrics by "
         f'their weights; answer "{TIE}" only if neither is better.'
     )
-    default = f"{how}\n\n{request}\n\n{answers}\n\nMetrics:\n{metrics}"
-    body = _instructed(_body(rubric, default, request=request, response=answers, scale=how, metrics=metrics), how)
+    default = f"{how}\n\n{_compared(request, reference)}\n\n{answers}\n\nMetrics:\n{metrics}"
+    body = _instructed(
+        _body(rubric, default, request=request, response=answers, scale=how, metrics=metrics, reference=reference),
+        how,
+    )
     choices = _choices(first, second)
     reply = f'\n\nReply with JSON only: {{"reason": "…", "winner": "<letter or tie>"}}; the winner is {choices}.'
     return JudgePrompt(_messages(body + reply), _winner_schema([first.letter, second.letter]))

@@ -47,7 +47,7 @@ PLACEHOLDERS = {
     "response": "the answer (or the lettered answers) to judge",
     "scoring_scale": "the scale and what its ends mean",
     "metrics": "the metrics with their weights and descriptions",
-    "reference": "the dataset row's reference answer, when it has one (pointwise; empty otherwise)",
+    "reference": "the reference answer of the round's dataset row, when it has one (empty otherwise)",
 }
 
 

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compare.models import Output
+from compare.round_rows import round_reference
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
@@ -67,8 +68,11 @@ def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
         return verdict_fail(verdict=verdict, error=" ".join(exc.messages))
     outputs = list(verdict.round.outputs.select_related("variant").order_by("variant__position"))
     skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
+    reference = round_reference(verdict.round)
     candidates = [
-        Candidate(output.pk, _request_of(output), output.text) for output in outputs if output.pk not in skipped
+        Candidate(output.pk, _request_of(output), output.text, reference)
+        for output in outputs
+        if output.pk not in skipped
     ]
     if not candidates:
         return verdict_fail(verdict=verdict, error="No complete answer to judge.", skipped=skipped)

@@ -48,10 +48,9 @@ class BaselinePairOut(serializers.Serializer):
     current_html = serializers.CharField(allow_null=True, help_text="escaped, insertions in <ins>")
 
 
-class BaselineOut(serializers.Serializer):
-    experiment = serializers.IntegerField()
-    baseline = serializers.IntegerField(allow_null=True)
-    pinned = serializers.IntegerField(allow_null=True, help_text="the pinned baseline of this experiment's name")
+class ComparisonOut(serializers.Serializer):
+    """What a run shows against its baseline (an experiment run's, or a comparison's dataset run's)."""
+
     score = serializers.CharField(allow_null=True)
     verdict = serializers.CharField(allow_null=True)
     sentence = serializers.CharField(allow_null=True)
@@ -61,6 +60,12 @@ class BaselineOut(serializers.Serializer):
     changed_answers = serializers.IntegerField(allow_null=True)
     test = BaselineTestOut(allow_null=True)
     pairs = BaselinePairOut(many=True)
+
+
+class BaselineOut(ComparisonOut):
+    experiment = serializers.IntegerField()
+    baseline = serializers.IntegerField(allow_null=True)
+    pinned = serializers.IntegerField(allow_null=True, help_text="the pinned baseline of this experiment's name")
 
 
 def _pair(pair) -> dict:
@@ -80,10 +85,17 @@ def _pair(pair) -> dict:
 
 def baseline_body(experiment, comparison: BaselineComparison | None) -> dict:
     pinned = pinned_baseline(experiment)
-    body = {
+    return {
         "experiment": experiment.group_id,
         "baseline": comparison.baseline.group_id if comparison else None,
         "pinned": pinned.group_id if pinned else None,
+        **comparison_fields(comparison),
+    }
+
+
+def comparison_fields(comparison: BaselineComparison | None) -> dict:
+    """The verdict, figures and pairs of `comparison`, or their empty values when there is no baseline."""
+    body = {
         "regression": bool(comparison and comparison.is_regression),
         "pairs": [_pair(pair) for pair in comparison.pairs] if comparison else [],
     }

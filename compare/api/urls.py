@@ -2,13 +2,19 @@
 
 from django.urls import path
 
-from . import baseline_views, dataset_views, experiment_views, prompt_views, views
+from . import baseline_views, dataset_views, experiment_views, prompt_views, run_baseline_views, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
     path("groups/preview/", views.GroupPreview.as_view(), name="api-group-preview"),
     path("groups/<int:pk>/", views.GroupDetail.as_view(), name="api-group"),
     path("groups/<int:pk>/runs/", views.GroupRuns.as_view(), name="api-group-runs"),
+    path(
+        "groups/<int:pk>/runs/<uuid:run_id>/baseline/",
+        run_baseline_views.RunBaseline.as_view(),
+        name="api-group-run-baseline",
+    ),
+    path("groups/<int:pk>/runs/<uuid:run_id>/pin/", run_baseline_views.RunPin.as_view(), name="api-group-run-pin"),
     path("groups/<int:pk>/clone/", views.GroupClone.as_view(), name="api-group-clone"),
     path("rounds/<int:pk>/", views.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", views.RoundCancel.as_view(), name="api-round-cancel"),

@@ -1,4 +1,5 @@
-"""Baseline regression: an experiment run checked against an earlier one, answer by answer.
+"""Baseline regression: an experiment run checked against an earlier one, answer by answer (and, through
+`cells_compare`, a comparison's dataset run against an earlier one: compare/run_baseline.py).
 
 Answers are paired by dataset row and combination (its position in the file: the first combination of both runs,
 whatever its model or prompt now is). Each pair gets a word diff of the answers and a score change; the runs get a
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -83,8 +84,8 @@ class PairChange:
 
 @dataclass
 class BaselineComparison:
-    baseline: Experiment
-    current: Experiment
+    baseline: Any  # the Experiment (or a comparison's DatasetRun) checked against
+    current: Any
     score_kind: str
     pairs: list[PairChange]
     test: PairedTestResult
@@ -172,10 +173,17 @@ def _cells(experiment: Experiment) -> dict[tuple[str, int], Cell]:
 
 
 def baseline_compare(*, baseline: Experiment, current: Experiment) -> BaselineComparison:
+    kind = score_kind(baseline, current)
+    return cells_compare(baseline=baseline, current=current, old=_cells(baseline), new=_cells(current), kind=kind)
+
+
+def cells_compare(
+    *, baseline: Any, current: Any, old: Mapping[tuple, Cell], new: Mapping[tuple, Cell], kind: str
+) -> BaselineComparison:
+    """Pair two runs' answers by key (dataset row, combination or variant), diff and score each pair, and run the
+    paired test over the pairs scored in both."""
     if not _tests:
         raise RuntimeError("No paired test is registered (the voting app registers one at start-up).")
-    kind = score_kind(baseline, current)
-    old, new = _cells(baseline), _cells(current)
     pairs = []
     # In the current run's order (dataset row, then combination), then what only the baseline had.
     for key in [*new, *(key for key in old if key not in new)]:
@@ -183,7 +191,7 @@ def baseline_compare(*, baseline: Experiment, current: Experiment) -> BaselineCo
         names = after or before
         pairs.append(
             PairChange(
-                row=key[0],
+                row=names.row,
                 combination=names.combo.name,
                 baseline=before,
                 current=after,

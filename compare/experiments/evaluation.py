@@ -23,7 +23,7 @@ from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
 from ..models import Output, OutputStatus, Round
-from ..round_rows import REFERENCE
+from ..round_rows import round_reference
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus
 from .scoring import Score, scorer
@@ -121,14 +121,13 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
     request = output.rendered_prompt
     if output.rendered_system_prompt:
         request = f"{output.rendered_system_prompt}\n\n{request}"
-    reference = output.round.variables.get(REFERENCE)
     columns = {**(output.round.variables or {})}
     return _Job(
         evaluation=evaluation,
         request=request,
         response=shown,
         columns=columns,
-        reference=reference if isinstance(reference, str) else "",
+        reference=round_reference(output.round),
     )
 
 

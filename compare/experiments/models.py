@@ -57,6 +57,18 @@ class BaselinePin(models.Model):
         return f"{self.name}: {self.experiment_id}"
 
 
+class DatasetRunPin(models.Model):
+    """The dataset run of a comparison that its later dataset runs are checked against, pinned by a person."""
+
+    group = models.OneToOneField("compare.CompareGroup", on_delete=models.CASCADE, related_name="baseline_run_pin")
+    run_id = models.UUIDField()  # the `run_id` its rounds share
+    pinned_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    pinned_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.group_id}: {self.run_id}"
+
+
 class EvaluationStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Evaluating"
