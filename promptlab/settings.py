@@ -362,8 +362,9 @@ CELERY_VISIBILITY_TIMEOUT = max(int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 
 # --- Comparisons: how long a round may run, and how the sweeper treats stuck ones ---
 # A claimed round's deadline is its slowest variant's timeout (plus stagger) and this slack for writing results.
 COMPARE_ROUND_GRACE_S = int(os.environ.get("COMPARE_ROUND_GRACE_S", "15"))
-# How often the sweeper runs; a dead worker's round is failed at most this long after its deadline.
-COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "30"))
+# How often the sweeper runs (a few cheap queries); a dead worker's job fails at most this long after its deadline,
+# and a job whose enqueue failed (broker down at commit) is sent again within this long of the broker's return.
+COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "10"))
 # A round still queued after this long is enqueued again (its message may have been lost) …
 COMPARE_REQUEUE_AFTER_S = int(os.environ.get("COMPARE_REQUEUE_AFTER_S", "120"))
 # … and one still queued after this long is failed: no worker is coming.
