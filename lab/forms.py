@@ -37,6 +37,10 @@ class ConnectionForm(forms.Form):
         min_value=0,
         max_value=100_000_000,
         initial=0,
+        required=False,  # left empty (or posted by a script that predates the budget): no budget
         label="Tokens per minute",
         help_text="Input plus expected output, across all workers; 0 for no budget.",
     )
+
+    def clean_tpm(self) -> int:
+        return self.cleaned_data["tpm"] or 0
