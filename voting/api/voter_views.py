@@ -9,17 +9,14 @@ from lab.access import membership_for_user, workspace_for_user
 from lab.models import Role
 
 from ..voters import services
-from ..voters.selectors import voter_quality
+from ..voters.selectors import voter_quality_for
 from . import voter_serializers as s
 
 
 class VoterQuality(APIView):
     @extend_schema(responses=s.VoterQualityOut, operation_id="voter_quality")
     def get(self, request, pk):
-        membership = membership_for_user(request.user, pk)
-        quality = voter_quality(membership.workspace)
-        if not membership.allows(Role.OWNER):  # flags are for owners; everyone sees their own figures
-            quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == request.user.pk]
+        quality = voter_quality_for(membership_for_user(request.user, pk))
         return Response(s.VoterQualityOut(quality).data)
 
 
