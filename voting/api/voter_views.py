@@ -23,8 +23,7 @@ class VoterQuality(APIView):
 class VoterExclusion(APIView):
     @extend_schema(request=s.ExclusionIn, responses=s.ExclusionOut, operation_id="voter_exclude")
     def put(self, request, pk, user_id):
-        workspace = workspace_for_user(request.user, pk)
-        membership_for_user(request.user, pk, Role.OWNER)
+        workspace = workspace_for_user(request.user, pk, Role.OWNER)  # a stranger's 404 comes before the role
         body = s.ExclusionIn(data=request.data)
         body.is_valid(raise_exception=True)
         exclusion = services.voter_exclude(
@@ -34,7 +33,6 @@ class VoterExclusion(APIView):
 
     @extend_schema(responses={204: None}, operation_id="voter_readmit")
     def delete(self, request, pk, user_id):
-        workspace = workspace_for_user(request.user, pk)
-        membership_for_user(request.user, pk, Role.OWNER)
+        workspace = workspace_for_user(request.user, pk, Role.OWNER)
         services.voter_readmit(workspace=workspace, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
