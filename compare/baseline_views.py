@@ -13,6 +13,7 @@ from lab.models import Role
 from .access import experiment_for_user, group_for_user
 from .experiments.baseline import (
     baseline_compare,
+    baseline_of,
     baseline_pin,
     baseline_resolve,
     experiment_baseline_set,
@@ -26,9 +27,7 @@ from .experiments.models import Experiment
 def baseline_page(request, pk):
     experiment = experiment_for_user(request.user, pk)
     workspace = experiment.group.workspace
-    baseline = experiment.baseline or pinned_baseline(experiment)
-    if baseline is not None and baseline.pk == experiment.pk:
-        baseline = None
+    baseline = baseline_of(experiment)
     runs = (
         Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False)
         .exclude(pk=experiment.pk)

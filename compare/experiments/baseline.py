@@ -246,6 +246,13 @@ def baseline_pin(*, experiment: Experiment, user) -> BaselinePin:
     return pin
 
 
+def baseline_of(experiment: Experiment) -> Experiment | None:
+    """The run `experiment` is checked against: the one chosen for it, else the pinned baseline of its name; never
+    itself (a pinned run has no baseline of its own unless one was chosen)."""
+    baseline = experiment.baseline or pinned_baseline(experiment)
+    return None if baseline is None or baseline.pk == experiment.pk else baseline
+
+
 def pinned_baseline(experiment: Experiment) -> Experiment | None:
     pin = BaselinePin.objects.filter(workspace=experiment.group.workspace_id, name=experiment.group.title).first()
     return pin.experiment if pin else None
