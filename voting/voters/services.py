@@ -13,7 +13,8 @@ from voting.models import VoterExclusion
 @transaction.atomic
 def voter_exclude(*, workspace: Workspace, user_id: int, reason: str, by) -> VoterExclusion:
     """Leave `user_id`'s votes out of every report and leaderboard of the workspace (a second call updates the
-    reason). The caller checks that `by` is an owner."""
+    reason). The caller checks that `by` is an owner. The reports' cache is told once it commits (robust: a cache
+    that is down does not undo or fail the change, as for a vote)."""
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why this voter is left out: every report prints it."})
@@ -22,7 +23,7 @@ def voter_exclude(*, workspace: Workspace, user_id: int, reason: str, by) -> Vot
     exclusion, _ = VoterExclusion.objects.update_or_create(
         workspace=workspace, user_id=user_id, defaults={"reason": reason, "excluded_by": by}
     )
-    transaction.on_commit(lambda: voters_changed(workspace.pk))
+    transaction.on_commit(lambda: voters_changed(workspace.pk), robust=True)
     return exclusion
 
 
@@ -31,5 +32,5 @@ def voter_readmit(*, workspace: Workspace, user_id: int) -> bool:
     """Count `user_id`'s votes again; False when they were not excluded."""
     deleted, _ = VoterExclusion.objects.filter(workspace=workspace, user_id=user_id).delete()
     if deleted:
-        transaction.on_commit(lambda: voters_changed(workspace.pk))
+        transaction.on_commit(lambda: voters_changed(workspace.pk), robust=True)
     return bool(deleted)
