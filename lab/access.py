@@ -64,3 +64,13 @@ def connection_for_user(user, workspace_id, connection_id, role: str = Role.VIEW
         raise Http404("No such connection.") from exc
     membership_for_user(user, workspace_id, role)
     return connection
+
+
+def member_for_user(user, workspace_id, member_id, role: str = Role.OWNER) -> Membership:
+    """A member of a workspace, by their user id, for an action that needs `role` (an owner's by default): a
+    stranger gets 404 and a member without the role 403, whether or not the id is a member."""
+    workspace = membership_for_user(user, workspace_id, role).workspace
+    try:
+        return workspace.memberships.select_related("user", "workspace").get(user_id=int(member_id))
+    except (Membership.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such member.") from exc
