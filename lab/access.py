@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
+from .invitations.models import Invitation
 from .models import Connection, Membership, Role, Workspace
 
 
@@ -74,3 +75,12 @@ def member_for_user(user, workspace_id, member_id, role: str = Role.OWNER) -> Me
         return workspace.memberships.select_related("user", "workspace").get(user_id=int(member_id))
     except (Membership.DoesNotExist, TypeError, ValueError) as exc:
         raise Http404("No such member.") from exc
+
+
+def invitation_for_user(user, workspace_id, invitation_id) -> Invitation:
+    """An invitation of a workspace, for its owners: a stranger gets 404 and a member who is no owner 403."""
+    workspace = membership_for_user(user, workspace_id, Role.OWNER).workspace
+    try:
+        return Invitation.objects.select_related("workspace").get(pk=int(invitation_id), workspace=workspace)
+    except (Invitation.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such invitation.") from exc
