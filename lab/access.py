@@ -1,4 +1,5 @@
-"""The one way to reach a workspace-scoped object: returns it or raises 404 (403 when the role is too low).
+"""The one way to reach a workspace-scoped object (or one's own API token): returns it or raises 404 (403 when the
+role is too low).
 
 Another workspace's objects are indistinguishable from missing ones, so ids leak nothing.
 """
@@ -9,6 +10,7 @@ from django.http import Http404
 
 from .invitations.models import Invitation
 from .models import Connection, Membership, Role, Workspace
+from .tokens.models import ApiToken
 
 
 def membership_for_user(user, workspace_id, role: str = Role.VIEWER) -> Membership:
@@ -84,3 +86,11 @@ def invitation_for_user(user, workspace_id, invitation_id) -> Invitation:
         return Invitation.objects.select_related("workspace").get(pk=int(invitation_id), workspace=workspace)
     except (Invitation.DoesNotExist, TypeError, ValueError) as exc:
         raise Http404("No such invitation.") from exc
+
+
+def api_token_for_user(user, token_id) -> ApiToken:
+    """One of the caller's own API tokens; anyone else's is indistinguishable from a missing one (404)."""
+    try:
+        return ApiToken.objects.get(pk=int(token_id), user=user)
+    except (ApiToken.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such token.") from exc
