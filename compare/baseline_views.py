@@ -18,8 +18,10 @@ from .experiments.baseline import (
     baseline_resolve,
     experiment_baseline_set,
     pinned_baseline,
+    workspace_runs,
 )
-from .experiments.models import Experiment
+
+RUN_CHOICES = 100  # the newest runs offered in "compare with"
 
 
 @login_required
@@ -28,12 +30,7 @@ def baseline_page(request, pk):
     experiment = experiment_for_user(request.user, pk)
     workspace = experiment.group.workspace
     baseline = baseline_of(experiment)
-    runs = (
-        Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False)
-        .exclude(pk=experiment.pk)
-        .select_related("group")
-        .order_by("-created_at")[:100]
-    )
+    runs = workspace_runs(workspace, exclude=experiment).order_by("-created_at")[:RUN_CHOICES]
     return render(
         request,
         "compare/experiments/baseline.html",

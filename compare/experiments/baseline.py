@@ -17,6 +17,7 @@ from typing import Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from ..prompts.diff import SideBySide, side_by_side
 from .models import BaselinePin, Experiment
@@ -199,12 +200,16 @@ def baseline_compare(*, baseline: Experiment, current: Experiment) -> BaselineCo
     return BaselineComparison(baseline=baseline, current=current, score_kind=kind, pairs=pairs, test=test)
 
 
+def workspace_runs(workspace, *, exclude: Experiment | None = None) -> QuerySet[Experiment]:
+    """The experiments of a workspace that ran (the ones that can be a baseline), but `exclude`."""
+    runs = Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False).select_related("group")
+    return runs.exclude(pk=exclude.pk) if exclude is not None else runs
+
+
 def baseline_resolve(*, workspace, name: str, value: str, exclude: Experiment | None = None) -> Experiment:
     """The run `value` names: a comparison id, or "latest" — the pinned baseline of experiments called `name`, or
     else the newest earlier run of that name. Raises ValidationError on `baseline`."""
-    runs = Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False).select_related("group")
-    if exclude is not None:
-        runs = runs.exclude(pk=exclude.pk)
+    runs = workspace_runs(workspace, exclude=exclude)
     if value.strip().lower() == LATEST:
         pin = BaselinePin.objects.filter(workspace=workspace, name=name).select_related("experiment__group").first()
         if pin is not None and (exclude is None or pin.experiment_id != exclude.pk):
