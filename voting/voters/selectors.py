@@ -158,7 +158,8 @@ def voter_quality(workspace: Workspace) -> dict:
 
 
 def voter_quality_for(membership: Membership) -> dict:
-    """`voter_quality` as this member may see it: flags are for owners; everyone else sees their own figures only."""
+    """`voter_quality` as this member may see it: an owner sees every voter (figures and flags), anyone else only
+    their own entry; the workspace's pooled figures are for everyone."""
     quality = voter_quality(membership.workspace)
     if not membership.allows(Role.OWNER):
         quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == membership.user_id]
