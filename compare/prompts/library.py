@@ -13,6 +13,7 @@ import yaml
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from lab import values
 from lab.models import Workspace
 
 from .models import Prompt, PromptVersion
@@ -72,9 +73,18 @@ def _read(text: str) -> list[dict]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         _fail(f"Not valid YAML: {exc}")
+    # YAML's escapes ("\0", "\ud800") spell text Postgres cannot store out of plain characters: refused by path.
+    if found := values.value_problem(data):
+        path, problem = found
+        _fail(f"{_numbered(path) or 'the file'}: {problem}")
     if not isinstance(data, dict) or data.get("prompt-library") != FORMAT or not isinstance(data.get("prompts"), list):
         _fail(f"A prompt library file starts with `prompt-library: {FORMAT}` and has a list of `prompts`.")
     return data["prompts"]
+
+
+def _numbered(path: list[str]) -> str:
+    """A value's path as this module's messages count: prompts[1] is the first prompt."""
+    return values.dotted([f"[{int(part[1:-1]) + 1}]" if part.startswith("[") else part for part in path])
 
 
 def _check(prompts: list) -> None:

@@ -160,6 +160,16 @@ def test_bad_input_is_a_400_naming_the_field(api, workspace, summarise):
     assert "Variant 1: prompt_version: no such prompt version in this workspace." in errors(bad_pick)["variants"]
 
 
+def test_a_library_file_whose_escapes_spell_text_the_database_cannot_store_is_a_400_naming_it(api, workspace):
+    # YAML's double-quoted escapes make a NUL or a lone surrogate out of plain ASCII, past the JSON body's checks.
+    for escape in ["\\0", "\\ud800"]:
+        text = f'prompt-library: 1\nprompts:\n  - name: Hostile\n    versions:\n      - number: 1\n        text: "a{escape}b"\n'
+        response = api.post(f"/api/v1/workspaces/{workspace.pk}/prompt-library/", {"yaml": text}, format="json")
+        assert response.status_code == 400, response.content
+        assert "prompts[1].versions[1].text" in response.json()["yaml"][0]
+    assert not Prompt.objects.filter(name="Hostile").exists()
+
+
 def test_another_workspaces_prompts_are_404(api_for, stranger, workspace, owner, summarise, api):
     group = picked_group(api, workspace, summarise.current)
     client = api_for(stranger)
