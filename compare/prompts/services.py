@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from lab import values
 from lab.models import Workspace
 
 from ..models import Variant
@@ -19,7 +20,17 @@ from .models import Prompt, PromptVersion
 MAX_NAME = 200
 
 
+def _check_storable(**fields: Any) -> None:
+    """Pages pass their form's text as it came: a NUL (or a lone surrogate) would reach Postgres, which refuses it."""
+    for field, value in fields.items():
+        if value is not None and (found := values.value_problem(value)):
+            path, problem = found
+            where = values.dotted(path)
+            raise ValidationError({field: f"{where}: {problem}" if where else problem})
+
+
 def _check_name(workspace: Workspace, name: str) -> str:
+    _check_storable(name=name)
     name = (name or "").strip()
     if not name:
         raise ValidationError({"name": "Give the prompt a name."})
@@ -80,6 +91,7 @@ def prompt_version_create(
         raise ValidationError({"text": "Write the prompt's text."})
     if variables is not None and not isinstance(variables, dict):
         raise ValidationError({"variables": "Give variables as an object of name → value."})
+    _check_storable(text=text, system_prompt=system_prompt, variables=variables, message=message)
     _check_parent(prompt.workspace, parent)
     Prompt.objects.select_for_update().filter(pk=prompt.pk).first()  # one numbering at a time
     last = prompt.versions.aggregate(last=Max("number"))["last"] or 0
