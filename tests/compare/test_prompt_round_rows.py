@@ -186,3 +186,14 @@ def test_the_page_refuses_a_dataset_that_is_gone_or_another_workspaces_instead_o
         assert "No such dataset in this workspace." in page
     assert not Dataset.objects.filter(name="Fallback").exists()
     assert theirs.rows.count() == 1
+
+
+def test_the_page_refuses_a_dataset_name_the_database_cannot_store_with_a_message(client, owner, rounds):
+    client.force_login(owner)
+    url = f"/votes/groups/{rounds[0].group_id}/rows/"
+    for name, message in [("x" * 201, "at most 200 characters"), ("a\x00b", "NUL character")]:
+        response = client.post(url, {"name": name}, follow=True)
+
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert not Dataset.objects.exists()
