@@ -5,9 +5,12 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from lab import values
 from lab.models import Membership, Workspace
 from voting.cache import voters_changed
 from voting.models import VoterExclusion
+
+MAX_REASON = 300  # VoterExclusion.reason's length
 
 
 @transaction.atomic
@@ -18,6 +21,10 @@ def voter_exclude(*, workspace: Workspace, user_id: int, reason: str, by) -> Vot
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why this voter is left out: every report prints it."})
+    if len(reason) > MAX_REASON:
+        raise ValidationError({"reason": f"Keep the reason to at most {MAX_REASON} characters."})
+    if problem := values.text_problem(reason):
+        raise ValidationError({"reason": problem})
     if not Membership.objects.filter(workspace=workspace, user_id=user_id).exists():
         raise ValidationError({"user": "No such member of this workspace."})
     exclusion, _ = VoterExclusion.objects.update_or_create(
