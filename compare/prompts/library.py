@@ -18,6 +18,7 @@ from lab.models import Workspace
 
 from .models import Prompt, PromptVersion
 from .selectors import workspace_prompts
+from .services import MAX_AUTHOR, prompt_name_problem
 
 FORMAT = 1
 FIELD = "yaml"  # the request field the errors are about
@@ -93,6 +94,8 @@ def _check(prompts: list) -> None:
         where = f"prompts[{index}]"
         if not isinstance(prompt, dict) or not isinstance(prompt.get("name"), str) or not prompt["name"].strip():
             _fail(f"{where}: each prompt has a `name`.")
+        if problem := prompt_name_problem(prompt["name"]):
+            _fail(f"{where}: name: {problem}")
         if prompt["name"] in names:
             _fail(f'{where}: the name "{prompt["name"]}" appears twice.')
         names.add(prompt["name"])
@@ -111,6 +114,8 @@ def _check(prompts: list) -> None:
             for key in ("system_prompt", "author", "message"):
                 if not isinstance(version.get(key, ""), str):
                     _fail(f"{where} ({prompt['name']}) v{number}: `{key}` is text.")
+            if len(version.get("author") or "") > MAX_AUTHOR:
+                _fail(f"{where} ({prompt['name']}) v{number}: `author` has at most {MAX_AUTHOR} characters.")
             if not isinstance(version.get("variables") or {}, dict):
                 _fail(f"{where} ({prompt['name']}) v{number}: `variables` is an object of name → value.")
             numbers.append(number)

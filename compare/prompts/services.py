@@ -18,6 +18,7 @@ from ..models import Variant
 from .models import Prompt, PromptVersion
 
 MAX_NAME = 200
+MAX_AUTHOR = 150  # PromptVersion.author_name's length
 
 
 def _check_storable(**fields: Any) -> None:
@@ -29,13 +30,19 @@ def _check_storable(**fields: Any) -> None:
             raise ValidationError({field: f"{where}: {problem}" if where else problem})
 
 
-def _check_name(workspace: Workspace, name: str) -> str:
-    _check_storable(name=name)
-    name = (name or "").strip()
+def prompt_name_problem(name: str) -> str | None:
+    """Why `name` (stripped) cannot name a prompt, uniqueness apart: the rule for a new prompt and a library file."""
     if not name:
-        raise ValidationError({"name": "Give the prompt a name."})
+        return "Give the prompt a name."
     if len(name) > MAX_NAME:
-        raise ValidationError({"name": f"A prompt's name has at most {MAX_NAME} characters."})
+        return f"A prompt's name has at most {MAX_NAME} characters."
+    return values.text_problem(name)
+
+
+def _check_name(workspace: Workspace, name: str) -> str:
+    name = (name or "").strip()
+    if problem := prompt_name_problem(name):
+        raise ValidationError({"name": problem})
     if Prompt.objects.filter(workspace=workspace, name=name).exists():
         raise ValidationError({"name": f'This workspace already has a prompt named "{name}".'})
     return name

@@ -171,6 +171,22 @@ def test_a_library_file_whose_escapes_spell_text_the_database_cannot_store_is_a_
     assert not Prompt.objects.filter(name="Hostile").exists()
 
 
+def test_a_library_file_with_a_name_or_author_too_long_to_store_is_a_400_naming_it(api, workspace):
+    def library(name: str, author: str) -> str:
+        version = f"      - number: 1\n        text: hello\n        author: {author}\n"
+        return f"prompt-library: 1\nprompts:\n  - name: {name}\n    versions:\n{version}"
+
+    url = f"/api/v1/workspaces/{workspace.pk}/prompt-library/"
+    for text, message in [
+        (library("n" * 201, "ann"), "prompts[1]: name: A prompt's name has at most 200 characters."),
+        (library("Fine", "a" * 151), "prompts[1] (Fine) v1: `author` has at most 150 characters."),
+    ]:
+        response = api.post(url, {"yaml": text}, format="json")
+        assert response.status_code == 400, response.content
+        assert response.json()["yaml"] == [message]
+    assert not Prompt.objects.exists()
+
+
 def test_another_workspaces_prompts_are_404(api_for, stranger, workspace, owner, summarise, api):
     group = picked_group(api, workspace, summarise.current)
     client = api_for(stranger)
