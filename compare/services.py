@@ -362,11 +362,7 @@ def round_cancel(*, round_: Round, user) -> Round:
 @transaction.atomic
 def dataset_name_problem(name: str) -> str | None:
     """Why `name` (stripped) cannot name a dataset: the one rule for creating and renaming one, by API or page."""
-    if not name:
-        return "Give the dataset a name."
-    if len(name) > MAX_DATASET_NAME:
-        return f"A dataset's name has at most {MAX_DATASET_NAME} characters."
-    return values.text_problem(name)
+    return values.name_problem(name, noun="dataset", max_length=MAX_DATASET_NAME)
 
 
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:

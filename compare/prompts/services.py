@@ -32,11 +32,7 @@ def _check_storable(**fields: Any) -> None:
 
 def prompt_name_problem(name: str) -> str | None:
     """Why `name` (stripped) cannot name a prompt, uniqueness apart: the rule for a new prompt and a library file."""
-    if not name:
-        return "Give the prompt a name."
-    if len(name) > MAX_NAME:
-        return f"A prompt's name has at most {MAX_NAME} characters."
-    return values.text_problem(name)
+    return values.name_problem(name, noun="prompt", max_length=MAX_NAME)
 
 
 def _check_name(workspace: Workspace, name: str) -> str:
