@@ -13,12 +13,15 @@ from lab.models import Role
 from .access import experiment_for_user, group_for_user
 from .experiments.baseline import (
     baseline_compare,
+    baseline_of,
     baseline_pin,
     baseline_resolve,
     experiment_baseline_set,
     pinned_baseline,
+    workspace_runs,
 )
-from .experiments.models import Experiment
+
+RUN_CHOICES = 100  # the newest runs offered in "compare with"
 
 
 @login_required
@@ -26,15 +29,8 @@ from .experiments.models import Experiment
 def baseline_page(request, pk):
     experiment = experiment_for_user(request.user, pk)
     workspace = experiment.group.workspace
-    baseline = experiment.baseline or pinned_baseline(experiment)
-    if baseline is not None and baseline.pk == experiment.pk:
-        baseline = None
-    runs = (
-        Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False)
-        .exclude(pk=experiment.pk)
-        .select_related("group")
-        .order_by("-created_at")[:100]
-    )
+    baseline = baseline_of(experiment)
+    runs = workspace_runs(workspace, exclude=experiment).order_by("-created_at")[:RUN_CHOICES]
     return render(
         request,
         "compare/experiments/baseline.html",

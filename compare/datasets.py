@@ -24,7 +24,7 @@ from lab import values
 from lab.models import Workspace
 
 from .models import Dataset, DatasetRow
-from .services import MAX_DATASET_ROWS, dataset_create
+from .services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
 EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -237,8 +237,8 @@ def dataset_import(*, workspace: Workspace, user, name: str, content: bytes | st
 @transaction.atomic
 def dataset_update(*, dataset: Dataset, name: str) -> Dataset:
     name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": "Give the dataset a name."})
+    if problem := dataset_name_problem(name):
+        raise ValidationError({"name": problem})
     dataset.name = name
     dataset.save(update_fields=["name"])
     return dataset

@@ -35,6 +35,25 @@ def round_row(round_: Round, reference: str | None = None) -> dict:
     return {"name": f"{round_.group.title} #{round_.number}"[:200], "vars": variables}
 
 
+def rounds_chosen(
+    workspace: Workspace, *, ids: Sequence[int] | None = None, group_id: int | None = None
+) -> list[Round]:
+    """The rounds a request names: by id (in the order given, each once), or every round of the comparison
+    `group_id` in number order; only rounds of `workspace`. Raises ValidationError on `rounds` or `group`."""
+    rounds = Round.objects.filter(group__workspace=workspace).select_related("group")
+    if group_id is not None:
+        chosen = list(rounds.filter(group_id=group_id).order_by("number"))
+        if not chosen:
+            raise ValidationError({"group": "No comparison with rounds by this id in this workspace."})
+        return chosen
+    ids = list(ids or [])
+    found = rounds.in_bulk(ids)
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        raise ValidationError({"rounds": f"No such rounds in this workspace: {missing}."})
+    return [found[pk] for pk in dict.fromkeys(ids)]
+
+
 @transaction.atomic
 def rounds_save_as_rows(
     *,

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from lab import values
 from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
@@ -51,6 +52,7 @@ from .selectors import group_settings
 
 MAX_REPEAT = 100
 MAX_DATASET_ROWS = 1000
+MAX_DATASET_NAME = 200  # Dataset.name's length
 MAX_STAGGER_MS = 5_000
 # A round must end well inside the worker's soft time limit, which is the last line of defence.
 TIME_LIMIT_MARGIN_S = 30
@@ -367,12 +369,17 @@ def round_cancel(*, round_: Round, user) -> Round:
 
 
 @transaction.atomic
+def dataset_name_problem(name: str) -> str | None:
+    """Why `name` (stripped) cannot name a dataset: the one rule for creating and renaming one, by API or page."""
+    return values.name_problem(name, noun="dataset", max_length=MAX_DATASET_NAME)
+
+
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
     """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
     errors = _Errors()
     name = (name or "").strip()
-    if not name:
-        errors.add("name", "Give the dataset a name.")
+    if problem := dataset_name_problem(name):
+        errors.add("name", problem)
     if not 1 <= len(rows) <= MAX_DATASET_ROWS:
         errors.add("rows", f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this has {len(rows)}.")
     for position, row in enumerate(rows, start=1):

@@ -1,4 +1,5 @@
-"""The one way to reach a workspace-scoped object: returns it or raises 404 (403 when the role is too low).
+"""The one way to reach a workspace-scoped object (or one's own API token): returns it or raises 404 (403 when the
+role is too low).
 
 Another workspace's objects are indistinguishable from missing ones, so ids leak nothing.
 """
@@ -7,7 +8,9 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
+from .invitations.models import Invitation
 from .models import Connection, Membership, Role, Workspace
+from .tokens.models import ApiToken
 
 
 def membership_for_user(user, workspace_id, role: str = Role.VIEWER) -> Membership:
@@ -64,3 +67,30 @@ def connection_for_user(user, workspace_id, connection_id, role: str = Role.VIEW
         raise Http404("No such connection.") from exc
     membership_for_user(user, workspace_id, role)
     return connection
+
+
+def member_for_user(user, workspace_id, member_id, role: str = Role.OWNER) -> Membership:
+    """A member of a workspace, by their user id, for an action that needs `role` (an owner's by default): a
+    stranger gets 404 and a member without the role 403, whether or not the id is a member."""
+    workspace = membership_for_user(user, workspace_id, role).workspace
+    try:
+        return workspace.memberships.select_related("user", "workspace").get(user_id=int(member_id))
+    except (Membership.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such member.") from exc
+
+
+def invitation_for_user(user, workspace_id, invitation_id) -> Invitation:
+    """An invitation of a workspace, for its owners: a stranger gets 404 and a member who is no owner 403."""
+    workspace = membership_for_user(user, workspace_id, Role.OWNER).workspace
+    try:
+        return Invitation.objects.select_related("workspace").get(pk=int(invitation_id), workspace=workspace)
+    except (Invitation.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such invitation.") from exc
+
+
+def api_token_for_user(user, token_id) -> ApiToken:
+    """One of the caller's own API tokens; anyone else's is indistinguishable from a missing one (404)."""
+    try:
+        return ApiToken.objects.get(pk=int(token_id), user=user)
+    except (ApiToken.DoesNotExist, TypeError, ValueError) as exc:
+        raise Http404("No such token.") from exc

@@ -37,7 +37,7 @@ def workspace_create(*, owner, name: str) -> Workspace:
     if not name:
         raise ValidationError({"name": "Give the workspace a name."})
     if len(name) > 120:
-        raise ValidationError({"name": "Keep the name under 120 characters."})
+        raise ValidationError({"name": "A workspace's name has at most 120 characters."})
     workspace = Workspace.objects.create(name=name)
     Membership.objects.create(user=owner, workspace=workspace, role=Role.OWNER)
     _seed_connections(workspace)

@@ -28,6 +28,16 @@ def text_problem(text: str) -> str | None:
     return f"text may not contain a lone surrogate (\\u{ord(match.group()):04x}); send valid Unicode."
 
 
+def name_problem(name: str, *, noun: str, max_length: int) -> str | None:
+    """Why `name` (already stripped) cannot name a `noun` (a dataset, a prompt): missing, longer than its column,
+    or text the database cannot store."""
+    if not name:
+        return f"Give the {noun} a name."
+    if len(name) > max_length:
+        return f"A {noun}'s name has at most {max_length} characters."
+    return text_problem(name)
+
+
 def value_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> tuple[list[str], str] | None:
     """The path (keys and [indexes], shown safely) to the first part of `value` that cannot be stored, and why;
     None when all of it can. Iterative, so a hostile depth cannot exhaust the stack here."""

@@ -3,12 +3,11 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from . import catalog, services
-from .access import connection_for_user, membership_for_user, workspaces_of
+from .access import connection_for_user, member_for_user, membership_for_user, workspaces_of
 from .forms import ConnectionForm, MemberForm, WorkspaceForm
 from .invitations.views import InvitationForm
 from .models import Role
@@ -98,10 +97,8 @@ def member_add(request, pk):
 @require_POST
 def member_change(request, pk, user_id):
     """An owner changes a member's role, or removes them (`remove` in the form)."""
-    workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
-    membership = workspace.memberships.select_related("user").filter(user_id=user_id).first()
-    if membership is None:
-        raise Http404("No such member.")
+    membership = member_for_user(request.user, pk, user_id)
+    workspace = membership.workspace
     try:
         if "remove" in request.POST:
             services.membership_remove(membership=membership, actor=request.user)

@@ -47,11 +47,6 @@ def _version(scope: str, pk: int) -> str | None:
     return version
 
 
-def group_votes_version(group_id: int) -> str:
-    """The token of a comparison's current votes (and exclusions): a cache key part for figures computed from them."""
-    return _version("group", group_id)
-
-
 def cached_by_group_votes(group_id: int, name: str, compute: Callable[[], object]):
     """`compute()` cached under the comparison's votes version (a vote or an exclusion replaces it)."""
     version = _version("group", group_id)

@@ -9,16 +9,13 @@ from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user
 from compare.experiments.models import Experiment
-from compare.models import CompareGroup
 from lab.access import workspace_for_user
-from lab.models import Membership
 
 from .api.report_serializers import LeaderboardQueryIn
 from .cache import cached_group_report, cached_leaderboard
 from .leaderboard import By, LeaderboardFilters
 from .reports import DEFAULT_PASS_THRESHOLD
-
-GROUP_CHOICES = 200  # the newest comparisons offered in the leaderboard's filter
+from .selectors import filter_choices
 
 
 def experiment_warnings(group) -> list[str]:
@@ -120,12 +117,7 @@ def leaderboard_page(request, pk):
         "by_choices": By.choices,
         "errors": query.errors,
         "values": request.GET,
-        "authors": Membership.objects.filter(workspace=workspace)
-        .order_by("user__username")
-        .values_list("user__username", flat=True),
-        "groups": CompareGroup.objects.filter(workspace=workspace)
-        .order_by("-created_at")
-        .values_list("pk", "title")[:GROUP_CHOICES],
+        **filter_choices(workspace),
         "chart": [
             {"label": rating["label"], "estimate": rating["rating"], "low": rating["ci_low"], "high": rating["ci_high"]}
             for rating in board["ratings"]

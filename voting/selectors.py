@@ -1,10 +1,13 @@
-"""Reads for votes: a round's tally and a user's own vote."""
+"""Reads for votes: a round's tally and a user's own vote, and what the voting pages' filters offer."""
 
 from django.db.models import Count
 
-from compare.models import Round
+from compare.models import CompareGroup, Round, Variant
+from lab.models import Membership, Workspace
 
 from .models import Choice, Vote
+
+GROUP_CHOICES = 200  # the newest comparisons offered in a filter
 
 
 def round_tally(round: Round) -> dict:
@@ -29,3 +32,20 @@ def vote_of(round: Round, user) -> Vote | None:
 def has_voted(round: Round, user) -> bool:
     """Blind mode's reveal rule: a person sees names once they have voted on that round."""
     return getattr(user, "is_authenticated", False) and Vote.objects.filter(round=round, user=user).exists()
+
+
+def filter_choices(workspace: Workspace) -> dict:
+    """What the inbox's and the leaderboard's filters offer: the newest comparisons (id, title), the members'
+    usernames, and the model ids of the workspace's variants (querysets, read only when a page shows them)."""
+    return {
+        "groups": CompareGroup.objects.filter(workspace=workspace)
+        .order_by("-created_at")
+        .values_list("pk", "title")[:GROUP_CHOICES],
+        "authors": Membership.objects.filter(workspace=workspace)
+        .order_by("user__username")
+        .values_list("user__username", flat=True),
+        "models": Variant.objects.filter(group__workspace=workspace)
+        .order_by("model")
+        .values_list("model", flat=True)
+        .distinct(),
+    }

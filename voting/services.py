@@ -51,11 +51,7 @@ def vote_cast(*, round: Round, user, output_id: int | None = None, verdict: str 
         update_fields=["choice", "output", "variant", "updated_at"],
     )
     vote = Vote.objects.get(round=round, user=user)
-    # The reports' cache first: it must stop serving the old counts whether or not the live update gets out. Robust:
-    # a cache that is down (Redis away) is logged; the vote is committed either way (and a restarted Redis holds no
-    # stale report). The broadcast never raises (lab.realtime).
-    transaction.on_commit(lambda: votes_changed(round), robust=True)
-    transaction.on_commit(lambda: broadcast_tally(round))
+    _after_votes_commit(round)
     return vote
 
 
@@ -64,9 +60,16 @@ def vote_withdraw(*, round: Round, user) -> bool:
     """Remove the user's vote on a round (the inbox's undo); False when there was none."""
     deleted, _ = Vote.objects.filter(round=round, user=user).delete()
     if deleted:
-        transaction.on_commit(lambda: broadcast_tally(round))
-        transaction.on_commit(lambda: votes_changed(round))
+        _after_votes_commit(round)
     return bool(deleted)
+
+
+def _after_votes_commit(round: Round) -> None:
+    """Once the round's votes change: the reports' cache first, so it stops serving the old counts whether or not
+    the live update gets out. Robust: a cache that is down (Redis away) is logged; the change is committed either
+    way (and a restarted Redis holds no stale report). The broadcast never raises (lab.realtime)."""
+    transaction.on_commit(lambda: votes_changed(round), robust=True)
+    transaction.on_commit(lambda: broadcast_tally(round))
 
 
 def broadcast_tally(round: Round) -> None:

@@ -7,8 +7,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from compare.access import group_for_user
-from compare.models import Dataset
+from compare.access import dataset_from_body, group_for_user
 
 from .round_winners import rounds_save_as_rows_voted
 
@@ -21,19 +20,19 @@ def rounds_to_rows(request, pk):
     number = request.POST.get("round", "")
     chosen = list(rounds.filter(number=int(number)) if number.isdigit() else rounds)
     dataset_id = request.POST.get("dataset", "")
-    dataset = (
-        Dataset.objects.filter(pk=int(dataset_id), workspace=group.workspace).first() if dataset_id.isdigit() else None
-    )
+    reference = request.POST.get("reference") == "on"
     try:
+        # A dataset that is gone (or another workspace's) is refused, never replaced by a new one.
+        dataset = dataset_from_body(int(dataset_id) if dataset_id.isdigit() else None, group.workspace)
         saved, with_reference = rounds_save_as_rows_voted(
             workspace=group.workspace,
             user=request.user,
             rounds=chosen,
             dataset=dataset,
             name=request.POST.get("name", ""),
-            reference=request.POST.get("reference") == "on",
+            reference=reference,
         )
-        note = f", {with_reference} with the winning answer as reference" if request.POST.get("reference") else ""
+        note = f", {with_reference} with the winning answer as reference" if reference else ""
         messages.success(
             request, f'Saved {len(chosen)} round{"s" if len(chosen) != 1 else ""} as rows of "{saved.name}"{note}.'
         )

@@ -13,6 +13,7 @@ from ..access import experiment_for_user, group_for_user
 from ..experiments.baseline import (
     BaselineComparison,
     baseline_compare,
+    baseline_of,
     baseline_pin,
     baseline_resolve,
     experiment_baseline_set,
@@ -116,10 +117,8 @@ def comparison_fields(comparison: BaselineComparison | None) -> dict:
 
 
 def _comparison(experiment) -> BaselineComparison | None:
-    baseline = experiment.baseline or pinned_baseline(experiment)
-    if baseline is None or baseline.pk == experiment.pk:
-        return None
-    return baseline_compare(baseline=baseline, current=experiment)
+    baseline = baseline_of(experiment)
+    return baseline_compare(baseline=baseline, current=experiment) if baseline else None
 
 
 class ExperimentBaseline(APIView):

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 
 from ..prompts.diff import SideBySide, side_by_side
 from .models import BaselinePin, Experiment
@@ -207,12 +208,16 @@ def cells_compare(
     return BaselineComparison(baseline=baseline, current=current, score_kind=kind, pairs=pairs, test=test)
 
 
+def workspace_runs(workspace, *, exclude: Experiment | None = None) -> QuerySet[Experiment]:
+    """The experiments of a workspace that ran (the ones that can be a baseline), but `exclude`."""
+    runs = Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False).select_related("group")
+    return runs.exclude(pk=exclude.pk) if exclude is not None else runs
+
+
 def baseline_resolve(*, workspace, name: str, value: str, exclude: Experiment | None = None) -> Experiment:
     """The run `value` names: a comparison id, or "latest" — the pinned baseline of experiments called `name`, or
     else the newest earlier run of that name. Raises ValidationError on `baseline`."""
-    runs = Experiment.objects.filter(group__workspace=workspace, run_id__isnull=False).select_related("group")
-    if exclude is not None:
-        runs = runs.exclude(pk=exclude.pk)
+    runs = workspace_runs(workspace, exclude=exclude)
     if value.strip().lower() == LATEST:
         pin = BaselinePin.objects.filter(workspace=workspace, name=name).select_related("experiment__group").first()
         if pin is not None and (exclude is None or pin.experiment_id != exclude.pk):
@@ -252,6 +257,13 @@ def baseline_pin(*, experiment: Experiment, user) -> BaselinePin:
         defaults={"experiment": experiment, "pinned_by": user},
     )
     return pin
+
+
+def baseline_of(experiment: Experiment) -> Experiment | None:
+    """The run `experiment` is checked against: the one chosen for it, else the pinned baseline of its name; never
+    itself (a pinned run has no baseline of its own unless one was chosen)."""
+    baseline = experiment.baseline or pinned_baseline(experiment)
+    return None if baseline is None or baseline.pk == experiment.pk else baseline
 
 
 def pinned_baseline(experiment: Experiment) -> Experiment | None:

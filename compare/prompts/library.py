@@ -13,10 +13,12 @@ import yaml
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from lab import values
 from lab.models import Workspace
 
 from .models import Prompt, PromptVersion
 from .selectors import workspace_prompts
+from .services import MAX_AUTHOR, prompt_name_problem
 
 FORMAT = 1
 FIELD = "yaml"  # the request field the errors are about
@@ -72,9 +74,18 @@ def _read(text: str) -> list[dict]:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         _fail(f"Not valid YAML: {exc}")
+    # YAML's escapes ("\0", "\ud800") spell text Postgres cannot store out of plain characters: refused by path.
+    if found := values.value_problem(data):
+        path, problem = found
+        _fail(f"{_numbered(path) or 'the file'}: {problem}")
     if not isinstance(data, dict) or data.get("prompt-library") != FORMAT or not isinstance(data.get("prompts"), list):
         _fail(f"A prompt library file starts with `prompt-library: {FORMAT}` and has a list of `prompts`.")
     return data["prompts"]
+
+
+def _numbered(path: list[str]) -> str:
+    """A value's path as this module's messages count: prompts[1] is the first prompt."""
+    return values.dotted([f"[{int(part[1:-1]) + 1}]" if part.startswith("[") else part for part in path])
 
 
 def _check(prompts: list) -> None:
@@ -83,6 +94,8 @@ def _check(prompts: list) -> None:
         where = f"prompts[{index}]"
         if not isinstance(prompt, dict) or not isinstance(prompt.get("name"), str) or not prompt["name"].strip():
             _fail(f"{where}: each prompt has a `name`.")
+        if problem := prompt_name_problem(prompt["name"]):
+            _fail(f"{where}: name: {problem}")
         if prompt["name"] in names:
             _fail(f'{where}: the name "{prompt["name"]}" appears twice.')
         names.add(prompt["name"])
@@ -101,6 +114,8 @@ def _check(prompts: list) -> None:
             for key in ("system_prompt", "author", "message"):
                 if not isinstance(version.get(key, ""), str):
                     _fail(f"{where} ({prompt['name']}) v{number}: `{key}` is text.")
+            if len(version.get("author") or "") > MAX_AUTHOR:
+                _fail(f"{where} ({prompt['name']}) v{number}: `author` has at most {MAX_AUTHOR} characters.")
             if not isinstance(version.get("variables") or {}, dict):
                 _fail(f"{where} ({prompt['name']}) v{number}: `variables` is an object of name → value.")
             numbers.append(number)

@@ -11,20 +11,34 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
+from lab import values
 from lab.models import Workspace
 
 from ..models import Variant
 from .models import Prompt, PromptVersion
 
 MAX_NAME = 200
+MAX_AUTHOR = 150  # PromptVersion.author_name's length
+
+
+def _check_storable(**fields: Any) -> None:
+    """Pages pass their form's text as it came: a NUL (or a lone surrogate) would reach Postgres, which refuses it."""
+    for field, value in fields.items():
+        if value is not None and (found := values.value_problem(value)):
+            path, problem = found
+            where = values.dotted(path)
+            raise ValidationError({field: f"{where}: {problem}" if where else problem})
+
+
+def prompt_name_problem(name: str) -> str | None:
+    """Why `name` (stripped) cannot name a prompt, uniqueness apart: the rule for a new prompt and a library file."""
+    return values.name_problem(name, noun="prompt", max_length=MAX_NAME)
 
 
 def _check_name(workspace: Workspace, name: str) -> str:
     name = (name or "").strip()
-    if not name:
-        raise ValidationError({"name": "Give the prompt a name."})
-    if len(name) > MAX_NAME:
-        raise ValidationError({"name": f"A prompt's name has at most {MAX_NAME} characters."})
+    if problem := prompt_name_problem(name):
+        raise ValidationError({"name": problem})
     if Prompt.objects.filter(workspace=workspace, name=name).exists():
         raise ValidationError({"name": f'This workspace already has a prompt named "{name}".'})
     return name
@@ -80,6 +94,7 @@ def prompt_version_create(
         raise ValidationError({"text": "Write the prompt's text."})
     if variables is not None and not isinstance(variables, dict):
         raise ValidationError({"variables": "Give variables as an object of name → value."})
+    _check_storable(text=text, system_prompt=system_prompt, variables=variables, message=message)
     _check_parent(prompt.workspace, parent)
     Prompt.objects.select_for_update().filter(pk=prompt.pk).first()  # one numbering at a time
     last = prompt.versions.aggregate(last=Max("number"))["last"] or 0

@@ -1,13 +1,12 @@
 """Invitation API for owners: list a workspace's invitations, make one (the link is in this response only, and
 mailed when an address is given), revoke one. Thin: the rules are in lab.invitations.services."""
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..access import workspace_for_user
+from ..access import invitation_for_user, workspace_for_user
 from ..invitations.models import Invitation, InvitationState
 from ..invitations.services import invitation_create, invitation_revoke
 from ..models import Role
@@ -60,8 +59,5 @@ class InvitationList(generics.GenericAPIView):
 class InvitationDetail(APIView):
     @extend_schema(request=None, responses={200: InvitationOut})
     def delete(self, request, pk, invitation_id):
-        workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
-        invitation = workspace.invitations.filter(pk=invitation_id).first()
-        if invitation is None:
-            raise Http404("No such invitation.")
+        invitation = invitation_for_user(request.user, pk, invitation_id)
         return Response(InvitationOut(invitation_revoke(invitation=invitation, actor=request.user)).data)

@@ -1,11 +1,11 @@
 """API for a person's own tokens: list them, make one (its key in that response only), revoke one. Thin."""
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..access import api_token_for_user
 from ..tokens.models import ApiToken, Scope
 from ..tokens.services import api_token_create, api_token_revoke
 from .inputs import StrictIn
@@ -49,8 +49,6 @@ class TokenList(generics.GenericAPIView):
 class TokenDetail(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request, token_id):
-        token = ApiToken.objects.filter(pk=token_id, user=request.user).first()
-        if token is None:
-            raise Http404("No such token.")
+        token = api_token_for_user(request.user, token_id)
         api_token_revoke(token=token, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)

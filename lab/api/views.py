@@ -1,14 +1,13 @@
 """Lab API: workspaces, members, connections, the model catalog and the worker health check. Thin: access + service."""
 
 from django.db.models import F
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import catalog, services, tasks
-from ..access import connection_for_user, workspace_for_user
+from ..access import connection_for_user, member_for_user, workspace_for_user
 from ..models import Connection, Membership, Role, Workspace
 from ..providers.base import ProviderError
 from . import serializers as s
@@ -65,7 +64,7 @@ class MemberDetail(APIView):
 
     @extend_schema(request=s.MemberRoleIn, responses=s.MemberOut)
     def patch(self, request, pk, user_id):
-        membership = self._membership(request, pk, user_id)
+        membership = member_for_user(request.user, pk, user_id)
         data = s.MemberRoleIn(data=request.data)
         data.is_valid(raise_exception=True)
         membership = services.membership_add(
@@ -75,16 +74,8 @@ class MemberDetail(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request, pk, user_id):
-        services.membership_remove(membership=self._membership(request, pk, user_id), actor=request.user)
+        services.membership_remove(membership=member_for_user(request.user, pk, user_id), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
-
-    @staticmethod
-    def _membership(request, pk, user_id) -> Membership:
-        workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
-        membership = workspace.memberships.select_related("user", "workspace").filter(user_id=user_id).first()
-        if membership is None:
-            raise Http404("No such member.")
-        return membership
 
 
 class ConnectionList(generics.GenericAPIView):

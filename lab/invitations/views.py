@@ -5,13 +5,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from ..access import membership_for_user
+from ..access import invitation_for_user, membership_for_user
 from ..models import Role
-from .models import Invitation, InvitationState
+from .models import InvitationState
 from .services import (
     REFUSALS,
     SESSION_KEY,
@@ -57,11 +56,8 @@ def invitation_new(request, pk):
 @login_required
 @require_POST
 def invitation_remove(request, pk, invitation_id):
-    workspace = membership_for_user(request.user, pk, role=Role.OWNER).workspace
-    try:
-        invitation = Invitation.objects.get(pk=int(invitation_id), workspace=workspace)
-    except (Invitation.DoesNotExist, ValueError) as exc:
-        raise Http404("No such invitation.") from exc
+    invitation = invitation_for_user(request.user, pk, invitation_id)
+    workspace = invitation.workspace
     try:
         invitation_revoke(invitation=invitation, actor=request.user)
     except ValidationError as exc:

@@ -23,7 +23,7 @@ def api_token_create(*, user, name: str, scope: str = Scope.WRITE) -> tuple[ApiT
     if not name:
         raise ValidationError({"name": "Name the token after what will use it, e.g. “CI” or “my laptop”."})
     if len(name) > 80:
-        raise ValidationError({"name": "Keep the name under 80 characters."})
+        raise ValidationError({"name": "A token's name has at most 80 characters."})
     if scope not in Scope.values:
         raise ValidationError({"scope": f"Scope must be one of: {', '.join(Scope.values)}."})
     key = KEY_PREFIX + secrets.token_urlsafe(32)

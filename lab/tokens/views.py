@@ -4,10 +4,10 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from ..access import api_token_for_user
 from .models import ApiToken, Scope
 from .services import api_token_create, api_token_revoke
 
@@ -37,10 +37,7 @@ def token_list(request):
 @login_required
 @require_POST
 def token_revoke(request, token_id):
-    try:
-        token = ApiToken.objects.get(pk=int(token_id), user=request.user)
-    except (ApiToken.DoesNotExist, ValueError) as exc:
-        raise Http404("No such token.") from exc
+    token = api_token_for_user(request.user, token_id)
     api_token_revoke(token=token, actor=request.user)
     messages.success(request, f"Token “{token.name}” revoked; it stops working now.")
     return redirect("lab:tokens")

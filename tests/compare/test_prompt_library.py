@@ -160,6 +160,33 @@ def test_bad_input_is_a_400_naming_the_field(api, workspace, summarise):
     assert "Variant 1: prompt_version: no such prompt version in this workspace." in errors(bad_pick)["variants"]
 
 
+def test_a_library_file_whose_escapes_spell_text_the_database_cannot_store_is_a_400_naming_it(api, workspace):
+    # YAML's double-quoted escapes make a NUL or a lone surrogate out of plain ASCII, past the JSON body's checks.
+    for escape in ["\\0", "\\ud800"]:
+        versions = f'    versions:\n      - number: 1\n        text: "a{escape}b"\n'
+        text = f"prompt-library: 1\nprompts:\n  - name: Hostile\n{versions}"
+        response = api.post(f"/api/v1/workspaces/{workspace.pk}/prompt-library/", {"yaml": text}, format="json")
+        assert response.status_code == 400, response.content
+        assert "prompts[1].versions[1].text" in response.json()["yaml"][0]
+    assert not Prompt.objects.filter(name="Hostile").exists()
+
+
+def test_a_library_file_with_a_name_or_author_too_long_to_store_is_a_400_naming_it(api, workspace):
+    def library(name: str, author: str) -> str:
+        version = f"      - number: 1\n        text: hello\n        author: {author}\n"
+        return f"prompt-library: 1\nprompts:\n  - name: {name}\n    versions:\n{version}"
+
+    url = f"/api/v1/workspaces/{workspace.pk}/prompt-library/"
+    for text, message in [
+        (library("n" * 201, "ann"), "prompts[1]: name: A prompt's name has at most 200 characters."),
+        (library("Fine", "a" * 151), "prompts[1] (Fine) v1: `author` has at most 150 characters."),
+    ]:
+        response = api.post(url, {"yaml": text}, format="json")
+        assert response.status_code == 400, response.content
+        assert response.json()["yaml"] == [message]
+    assert not Prompt.objects.exists()
+
+
 def test_another_workspaces_prompts_are_404(api_for, stranger, workspace, owner, summarise, api):
     group = picked_group(api, workspace, summarise.current)
     client = api_for(stranger)

@@ -135,3 +135,12 @@ def test_the_editor_offers_the_library_and_the_version_diff_api_compares_a_text(
 def test_the_standing_api_reports_every_version(api, prompt):
     body = api.get(f"/api/v1/prompts/{prompt.pk}/standing/").json()
     assert [(v["number"], v["comparisons"], v["win_rate"]) for v in body] == [(1, 0, None), (2, 0, None)]
+
+
+def test_a_version_whose_text_the_database_cannot_store_is_refused_with_a_message(client, owner, prompt):
+    client.force_login(owner)
+    before = prompt.versions.count()
+    response = client.post(f"/prompts/{prompt.pk}/versions/", {"text": "Say a\x00b", "message": "nul"}, follow=True)
+    assert response.status_code == 200
+    assert "text may not contain the NUL character" in response.content.decode()
+    assert prompt.versions.count() == before

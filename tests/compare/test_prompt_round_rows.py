@@ -168,3 +168,32 @@ def test_the_comparison_page_saves_its_rounds_as_rows(client, owner, editor, vie
     ]
     client.post(f"/votes/groups/{first.group_id}/rows/", {"round": "2", "dataset": str(dataset.pk)})
     assert dataset.rows.count() == 4 and dataset.rows.get(position=4).name == "Tea talk #2"
+
+
+def test_the_page_refuses_a_dataset_that_is_gone_or_another_workspaces_instead_of_making_a_new_one(
+    client, owner, stranger, workspace, rounds
+):
+    group_id = rounds[0].group_id
+    theirs = services.dataset_create(
+        workspace=stranger.memberships.get().workspace, user=stranger, name="Theirs", rows=[{"vars": {"a": 1}}]
+    )
+    client.force_login(owner)
+    for dataset_id in ["999999", str(theirs.pk)]:
+        response = client.post(f"/votes/groups/{group_id}/rows/", {"dataset": dataset_id, "name": "Fallback"})
+
+        assert response.status_code == 302
+        page = client.get(response.url).content.decode()
+        assert "No such dataset in this workspace." in page
+    assert not Dataset.objects.filter(name="Fallback").exists()
+    assert theirs.rows.count() == 1
+
+
+def test_the_page_refuses_a_dataset_name_the_database_cannot_store_with_a_message(client, owner, rounds):
+    client.force_login(owner)
+    url = f"/votes/groups/{rounds[0].group_id}/rows/"
+    for name, message in [("x" * 201, "at most 200 characters"), ("a\x00b", "NUL character")]:
+        response = client.post(url, {"name": name}, follow=True)
+
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert not Dataset.objects.exists()

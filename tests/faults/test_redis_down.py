@@ -1,5 +1,5 @@
-"""Redis down while people vote: the vote is saved and answered in JSON (live update delayed), never a 500; the
-report shows it meanwhile (computed without the cache) and once Redis is back."""
+"""Redis down while people vote: the vote (or its undo, or a voter's exclusion) is saved and answered in JSON (live
+update delayed), never a 500; the report shows it meanwhile (computed without the cache) and once Redis is back."""
 
 import pytest
 
@@ -68,3 +68,24 @@ def test_a_vote_whose_live_update_cannot_be_sent_still_replaces_the_cached_repor
     assert response.status_code == 200
     assert response.json()["live"] == "delayed"
     assert api.get(f"/api/v1/groups/{group.pk}/report/").json()["report"]["votes"] == 1
+
+
+def test_an_undone_vote_and_an_excluded_voter_are_saved_and_answered_while_the_cache_is_unreachable(
+    transactional_db, settings, api, workspace, owner
+):
+    # The reports' cache (Redis) is away: taking back a vote or leaving a voter out is committed and answered as
+    # a vote is, not a 500 raised by the cache's invalidation after the commit.
+    round_ = finished_round(voting_group(workspace, owner, n=2), owner)
+    winner = round_.outputs.order_by("variant__position").first()
+    assert api.post(f"/api/v1/rounds/{round_.pk}/vote/", {"output": winner.pk}, format="json").status_code == 200
+    closed = f"redis://127.0.0.1:{free_port()}/0"
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": closed}}
+
+    undo = api.post(f"/api/v1/workspaces/{workspace.pk}/inbox/undo/", {"round": round_.pk}, format="json")
+    excluded = api.put(
+        f"/api/v1/workspaces/{workspace.pk}/voters/{owner.pk}/exclusion/", {"reason": "testing"}, format="json"
+    )
+
+    assert undo.status_code == 200 and undo.json()["undone"] == "vote"
+    assert not Vote.objects.filter(round=round_, user=owner).exists()
+    assert excluded.status_code == 200 and excluded.json()["reason"] == "testing"

@@ -11,6 +11,7 @@ import copy
 
 import pytest
 import schemathesis
+from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
@@ -110,3 +111,9 @@ def test_the_list_endpoints_are_described_as_pages(api_schema, path):
 
     assert set(page["properties"]) == {"count", "next", "previous", "results"}
     assert page["properties"]["results"]["type"] == "array"
+
+
+def test_no_two_serializers_claim_one_schema_component(db, tmp_path):
+    """drf-spectacular names a component after its serializer class; two classes of one name would make one of
+    them describe the other's answers (it warns, and --fail-on-warn turns that into a failure)."""
+    call_command("spectacular", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))

@@ -10,10 +10,13 @@ pytestmark = pytest.mark.django_db
 
 def scoped_api_calls(workspace, connection):
     w, c = workspace.pk, connection.pk
+    member = workspace.memberships.get().user_id
     return [
         ("get", f"/api/v1/workspaces/{w}/", None),
         ("get", f"/api/v1/workspaces/{w}/members/", None),
         ("post", f"/api/v1/workspaces/{w}/members/", {"username": "stranger", "role": "owner"}),
+        ("patch", f"/api/v1/workspaces/{w}/members/{member}/", {"role": "viewer"}),
+        ("delete", f"/api/v1/workspaces/{w}/members/{member}/", None),
         ("get", f"/api/v1/workspaces/{w}/connections/", None),
         ("post", f"/api/v1/workspaces/{w}/connections/", {"name": "x", "kind": "simulated"}),
         ("get", f"/api/v1/workspaces/{w}/connections/{c}/", None),
@@ -31,6 +34,7 @@ def test_every_workspace_endpoint_of_another_workspace_is_404(api_for, workspace
         assert response.status_code == 404, (method, url, response.status_code)
     assert Connection.objects.filter(pk=connection.pk, rpm=connection.rpm).exists()
     assert not workspace.memberships.filter(user=stranger).exists()
+    assert workspace.memberships.get().role == "owner"
 
 
 def test_my_connection_id_under_another_workspace_path_is_404(api_for, workspace, stranger):
@@ -41,12 +45,33 @@ def test_my_connection_id_under_another_workspace_path_is_404(api_for, workspace
     assert response.status_code == 404
 
 
+def test_a_member_of_another_workspace_under_my_workspace_path_is_404(api_for, client, owner, workspace, stranger):
+    """An owner naming someone who is not a member of their workspace (here another workspace's owner) gets 404,
+    by the API and by the settings page, and that person's own membership is untouched."""
+    theirs = stranger.memberships.get()
+    assert (
+        api_for(owner)
+        .patch(f"/api/v1/workspaces/{workspace.pk}/members/{stranger.pk}/", {"role": "viewer"})
+        .status_code
+        == 404
+    )
+    assert api_for(owner).delete(f"/api/v1/workspaces/{workspace.pk}/members/{stranger.pk}/").status_code == 404
+    client.force_login(owner)
+    page = client.post(f"/w/{workspace.pk}/settings/members/{stranger.pk}/", {"remove": "1"})
+    assert page.status_code == 404
+    theirs.refresh_from_db()
+    assert theirs.role == "owner"
+    assert not workspace.memberships.filter(user=stranger).exists()
+
+
 def test_every_workspace_page_of_another_workspace_is_404(workspace, stranger):
     connection = workspace.connections.get(name="simulated")
     client = Client()
     client.force_login(stranger)
     w = workspace.pk
+    member = workspace.memberships.get().user_id
     pages = [
+        ("post", f"/w/{w}/settings/members/{member}/"),
         ("get", f"/w/{w}/"),
         ("get", f"/w/{w}/settings/"),
         ("get", f"/w/{w}/switch/"),

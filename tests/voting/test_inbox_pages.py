@@ -62,3 +62,15 @@ def test_other_members_see_only_their_own_figures_and_cannot_exclude(client, wor
     page = client.get(f"/w/{workspace.pk}/voters/").content.decode()
     assert f'id="voter-title-{vera.pk}"' in page and f'id="voter-title-{owner.pk}"' not in page
     assert client.post(f"/w/{workspace.pk}/voters/{owner.pk}/exclude/", {"reason": "x"}).status_code == 403
+
+
+def test_an_exclusion_reason_the_database_cannot_store_is_refused_on_the_page(client, workspace, owner):
+    vera = add_member(workspace, "vera", Role.VIEWER)
+    client.force_login(owner)
+    url = f"/w/{workspace.pk}/voters/{vera.pk}/exclude/"
+    for reason, message in [("x" * 301, "at most 300 characters"), ("fast\x00clicks", "NUL character")]:
+        response = client.post(url, {"reason": reason}, follow=True)
+
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert not VoterExclusion.objects.filter(workspace=workspace).exists()

@@ -201,7 +201,7 @@ class ReportGroupOut(serializers.Serializer):
     variants = ReportVariantOut(many=True)
 
 
-class JudgedWithoutOut(serializers.Serializer):
+class JudgeLeftOutOut(serializers.Serializer):
     rounds = serializers.IntegerField()
     without = serializers.ListField(child=serializers.CharField(), help_text="metrics these rounds were judged without")
     only_with = serializers.ListField(child=serializers.CharField(), help_text="metrics only these rounds had")
@@ -212,7 +212,7 @@ class ReportJudgeOut(serializers.Serializer):
     name = serializers.CharField()
     model = serializers.CharField()
     rounds = serializers.IntegerField(help_text="rounds with at least one score from this judge")
-    left_out = JudgedWithoutOut(
+    left_out = JudgeLeftOutOut(
         many=True,
         required=False,
         help_text="rounds judged on another set of metrics, left out so that like is compared with like",

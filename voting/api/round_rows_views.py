@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from compare.access import dataset_from_body, workspace_from_body
 from compare.api.serializers import DatasetDetailOut
-from compare.models import Round
+from compare.round_rows import rounds_chosen
 from compare.selectors import dataset_with_rows
 from compare.services import MAX_DATASET_ROWS
 
@@ -54,17 +54,7 @@ class DatasetFromRounds(APIView):
         fields = data.validated_data
         workspace = workspace_from_body(request.user, fields["workspace"])
         dataset = dataset_from_body(fields["dataset"], workspace)
-        rounds = Round.objects.filter(group__workspace=workspace).select_related("group")
-        if "group" in fields:
-            chosen = list(rounds.filter(group_id=fields["group"]).order_by("number"))
-            if not chosen:
-                raise serializers.ValidationError({"group": "No comparison with rounds by this id in this workspace."})
-        else:
-            found = rounds.in_bulk(fields["rounds"])
-            missing = [pk for pk in fields["rounds"] if pk not in found]
-            if missing:
-                raise serializers.ValidationError({"rounds": f"No such rounds in this workspace: {missing}."})
-            chosen = [found[pk] for pk in dict.fromkeys(fields["rounds"])]
+        chosen = rounds_chosen(workspace, ids=fields.get("rounds"), group_id=fields.get("group"))
         before = dataset.rows.count() if dataset else 0
         dataset, with_reference = rounds_save_as_rows_voted(
             workspace=workspace,

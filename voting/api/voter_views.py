@@ -9,25 +9,21 @@ from lab.access import membership_for_user, workspace_for_user
 from lab.models import Role
 
 from ..voters import services
-from ..voters.selectors import voter_quality
+from ..voters.selectors import voter_quality_for
 from . import voter_serializers as s
 
 
 class VoterQuality(APIView):
     @extend_schema(responses=s.VoterQualityOut, operation_id="voter_quality")
     def get(self, request, pk):
-        membership = membership_for_user(request.user, pk)
-        quality = voter_quality(membership.workspace)
-        if not membership.allows(Role.OWNER):  # flags are for owners; everyone sees their own figures
-            quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == request.user.pk]
+        quality = voter_quality_for(membership_for_user(request.user, pk))
         return Response(s.VoterQualityOut(quality).data)
 
 
 class VoterExclusion(APIView):
     @extend_schema(request=s.ExclusionIn, responses=s.ExclusionOut, operation_id="voter_exclude")
     def put(self, request, pk, user_id):
-        workspace = workspace_for_user(request.user, pk)
-        membership_for_user(request.user, pk, Role.OWNER)
+        workspace = workspace_for_user(request.user, pk, Role.OWNER)  # a stranger's 404 comes before the role
         body = s.ExclusionIn(data=request.data)
         body.is_valid(raise_exception=True)
         exclusion = services.voter_exclude(
@@ -37,7 +33,6 @@ class VoterExclusion(APIView):
 
     @extend_schema(responses={204: None}, operation_id="voter_readmit")
     def delete(self, request, pk, user_id):
-        workspace = workspace_for_user(request.user, pk)
-        membership_for_user(request.user, pk, Role.OWNER)
+        workspace = workspace_for_user(request.user, pk, Role.OWNER)
         services.voter_readmit(workspace=workspace, user_id=user_id)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -4,14 +4,11 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from compare.models import CompareGroup, Variant
 from lab.access import workspace_for_user
-from lab.models import Membership
 from voting.api.inbox_serializers import InboxQueryIn
+from voting.selectors import filter_choices
 
 from .rule import RULE_SENTENCE
-
-GROUP_CHOICES = 200  # the newest comparisons offered in the filter
 
 
 @login_required
@@ -27,15 +24,6 @@ def inbox_page(request, pk):
         # A bad filter shows its message beside the form and the unfiltered inbox below it.
         "filters": {key: request.GET[key] for key in ("group", "author", "model") if valid and request.GET.get(key)},
         "blind": query.validated_data["blind"] if valid else True,
-        "groups": CompareGroup.objects.filter(workspace=workspace)
-        .order_by("-created_at")
-        .values_list("pk", "title")[:GROUP_CHOICES],
-        "authors": Membership.objects.filter(workspace=workspace)
-        .order_by("user__username")
-        .values_list("user__username", flat=True),
-        "models": Variant.objects.filter(group__workspace=workspace)
-        .order_by("model")
-        .values_list("model", flat=True)
-        .distinct(),
+        **filter_choices(workspace),
     }
     return render(request, "voting/inbox.html", context)

@@ -13,7 +13,7 @@ from compare.models import Output, OutputStatus
 from compare.selectors import blind_order
 from judging.engine import ONLY_ANSWER
 from judging.models import Verdict, VerdictStatus
-from lab.models import Workspace
+from lab.models import Membership, Role, Workspace
 from voting.models import Choice, InboxServe, Vote, VoterExclusion
 from voting.stats.votes import ALL_BAD, TIE
 
@@ -155,3 +155,12 @@ def voter_quality(workspace: Workspace) -> dict:
             }
         )
     return {"workspace": workspace.pk, "voters": voters, "overall": quality_of(pooled, len(records))}
+
+
+def voter_quality_for(membership: Membership) -> dict:
+    """`voter_quality` as this member may see it: an owner sees every voter (figures and flags), anyone else only
+    their own entry; the workspace's pooled figures are for everyone."""
+    quality = voter_quality(membership.workspace)
+    if not membership.allows(Role.OWNER):
+        quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == membership.user_id]
+    return quality

@@ -11,18 +11,19 @@ from lab.models import Role
 
 from . import services
 from .quality import READING_WPS
-from .selectors import voter_quality
+from .selectors import voter_quality_for
 
 
 @login_required
 @require_safe
 def voters_page(request, pk):
     membership = membership_for_user(request.user, pk)
-    quality = voter_quality(membership.workspace)
-    is_owner = membership.allows(Role.OWNER)
-    if not is_owner:  # flags are for owners; everyone sees their own figures
-        quality["voters"] = [voter for voter in quality["voters"] if voter["user"] == request.user.pk]
-    context = {"workspace": membership.workspace, "quality": quality, "is_owner": is_owner, "reading_wps": READING_WPS}
+    context = {
+        "workspace": membership.workspace,
+        "quality": voter_quality_for(membership),
+        "is_owner": membership.allows(Role.OWNER),
+        "reading_wps": READING_WPS,
+    }
     return render(request, "voting/voters.html", context)
 
 
