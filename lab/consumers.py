@@ -5,6 +5,7 @@ import contextlib
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
@@ -45,14 +46,30 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
         self.membership = asyncio.create_task(self.keep_membership())
 
     async def keep_membership(self) -> None:
+        loop = asyncio.get_running_loop()
+        checked = loop.time()
         while True:
             await asyncio.sleep(REJOIN_S)
+            # Access is asked again now and then (one query), so someone removed from the workspace stops hearing
+            # its events within REALTIME_REAUTHORISE_S instead of for as long as the page stays open.
+            if loop.time() - checked >= settings.REALTIME_REAUTHORISE_S:
+                checked = loop.time()
+                if not await self.still_authorised():
+                    await self.close(code=4403)
+                    return
             try:
                 lost = await group_rejoin(self.channel_layer, self.channel_group, self.channel_name)
             except REDIS_DOWN:
                 continue  # Redis is away: the next renewal finds out whether it lost our membership
             if lost:
                 await self.send_json({"type": RESYNC})
+
+    async def still_authorised(self) -> bool:
+        try:
+            await database_sync_to_async(self.authorise)(self.scope["user"], self.scope["url_route"]["kwargs"]["pk"])
+        except (Http404, PermissionDenied):
+            return False
+        return True
 
     async def disconnect(self, code: int) -> None:
         if self.membership is not None:

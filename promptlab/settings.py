@@ -359,6 +359,10 @@ CELERY_TASK_TIME_LIMIT = CELERY_TASK_SOFT_TIME_LIMIT + 30
 # Redis redelivers an unacked message after this long; it must outlast the longest task, or a slow
 # round would run twice in parallel. The claim in the database makes a redelivery harmless anyway.
 CELERY_VISIBILITY_TIMEOUT = max(int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "900")), CELERY_TASK_TIME_LIMIT * 2)
+# An open websocket asks again this often (seconds) whether its user may still see what it streams: a member
+# removed from a workspace stops hearing its events within this long.
+REALTIME_REAUTHORISE_S = float(os.environ.get("REALTIME_REAUTHORISE_S", "10"))
+
 # --- Comparisons: how long a round may run, and how the sweeper treats stuck ones ---
 # A claimed round's deadline is its slowest variant's timeout (plus stagger) and this slack for writing results.
 COMPARE_ROUND_GRACE_S = int(os.environ.get("COMPARE_ROUND_GRACE_S", "15"))

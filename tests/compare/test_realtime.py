@@ -4,11 +4,14 @@ server, streamed through the Redis channel layer to sockets, and stored."""
 import asyncio
 
 import pytest
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 from django.test import Client
 
 from lab.consumers import REJOIN_S
-from lab.services import connection_create
+from lab.models import Membership
+from lab.services import connection_create, membership_remove
 from promptlab.asgi import application
 from tests.compare.events import GroupEvents, in_thread
 from tests.fixtures.compare_factories import make_group
@@ -190,3 +193,24 @@ def test_a_socket_whose_group_membership_holds_is_never_told_to_resync(transacti
         return quiet
 
     assert asyncio.run(idle())
+
+
+def test_a_member_removed_from_the_workspace_is_cut_off_from_an_open_socket(
+    transactional_db, workspace, owner, viewer, settings
+):
+    settings.REALTIME_REAUTHORISE_S = 0.1  # asked at every renewal, so the test waits one renewal, not ten seconds
+    group = make_group(workspace, owner)
+    cookie = session_cookie(viewer)
+
+    async def removed_while_open() -> dict:
+        socket, connected, _ = await open_socket(cookie, group.pk)
+        assert connected
+        membership = await in_thread(Membership.objects.get, user=viewer, workspace=workspace)
+        await in_thread(membership_remove, membership=membership, actor=owner)
+        closed = await socket.receive_output(timeout=3 * REJOIN_S)
+        await socket.wait()
+        # The consumer's access checks ran on asgiref's sync thread: close its connection while the test may.
+        await database_sync_to_async(connections.close_all)()
+        return closed
+
+    assert asyncio.run(removed_while_open()) == {"type": "websocket.close", "code": 4403}
