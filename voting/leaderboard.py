@@ -20,7 +20,7 @@ from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import and_list, count_of
 
 from .models import Vote
-from .reports import shown_by_group, variant_key, vote_records
+from .reports import shown_by_group, variant_key, vote_counts
 from .voters.exclusions import counted, left_out
 
 PROMPT_EXCERPT_CHARS = 160
@@ -123,21 +123,22 @@ def leaderboard(
     function of the set of votes the filters select (not their storage order); the ranks do not depend on `seed`."""
     filters = filters or LeaderboardFilters()
     every_vote = workspace_votes(workspace, filters)
-    votes = vote_records(counted(every_vote, workspace.pk), shown_by_group(workspace_variants(workspace, filters)))
+    votes = vote_counts(counted(every_vote, workspace.pk), shown_by_group(workspace_variants(workspace, filters)))
     key_of, described = entities(workspace, filters, by)
     ratings = bradley_terry(votes, key_of=key_of, n_resamples=n_resamples, seed=seed)
+    total = sum(votes.values())
     return {
         "by": by,
         "workspace": workspace.pk,
         "filters": filters.as_dict(),
-        "votes": len(votes),
+        "votes": total,
         "resamples": n_resamples,
         "seed": seed,
         "confidence": CONFIDENCE,
         "minimum_matches": MIN_DECISIVE_PER_PAIR,
         "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
         "left_out": left_out(every_vote, workspace.pk),
-        "summary": summary(ratings, described, by=by, votes=len(votes)),
+        "summary": summary(ratings, described, by=by, votes=total),
         "one_sided": any(rating.one_sided for rating in ratings),
         "fit": FIT_PENALISED if any(rating.one_sided for rating in ratings) else FIT_EXACT,
     }
