@@ -15,6 +15,7 @@ from compare.models import CompareGroup, Variant
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
+from .aggregate_reads import without_jit
 from .category_shares import group_category_shares
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote
@@ -76,7 +77,7 @@ def vote_counts(votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None])
     depend only on these counts, so they equal those of vote_records' records."""
     counts: dict[RoundVote, int] = {}
     rows = votes.order_by().values_list("group_id", "choice", "variant_id").annotate(votes=Count("id"))
-    for group_id, choice, winner, count in rows:
+    for group_id, choice, winner, count in without_jit(lambda: list(rows)):
         if shown[group_id] is not None:
             vote = RoundVote(shown[group_id], _outcome(choice, winner))
             counts[vote] = counts.get(vote, 0) + count
@@ -131,7 +132,9 @@ def group_vote_counts(group: CompareGroup, variants: list[VariantRow] | None = N
         .annotate(votes=Count("id"))
         .order_by("choice", "variant_id")
     )
-    return {RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in rows}
+    return {
+        RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in without_jit(lambda: list(rows))
+    }
 
 
 def group_left_out(group: CompareGroup) -> dict:

@@ -75,8 +75,9 @@ def mixed_votes() -> list[RoundVote]:
 
 def test_ratings_ranks_and_tallies_are_those_the_vote_by_vote_table_gave():
     # Figures of the earlier implementation (one table row per kind of vote, before rows implying the same
-    # matches were merged) on these votes, to the last digit. Its intervals came from the same bootstrap drawn
-    # over other rows, so they differ by resampling noise only (973–1041 then for claude, for instance).
+    # matches were merged, and numpy's multinomial for the resamples) on these votes, to the last digit. Its
+    # intervals came from the same bootstrap distribution drawn another way, so they differ by resampling noise
+    # only (973–1041 then for claude, for instance).
     ratings = bradley_terry(mixed_votes(), key_of=KEY_OF)
     assert [(r.key, r.rating, r.rank, r.matches, r.wins, r.losses, r.ties, r.one_sided) for r in ratings] == [
         ("claude", 1011.1028270866204, 1, 283, 112, 104, 67, False),

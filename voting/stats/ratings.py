@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 from scipy.stats import norm
 
+from voting.stats.resampling import multinomial_draws
 from voting.stats.sample_size import CONFIDENCE
 from voting.stats.votes import RoundVote, VoteCounts
 
@@ -318,10 +319,9 @@ def bradley_terry(
     estimate = fit_bradley_terry(points, l2=penalty)
     start = (estimate - BASE_RATING) / POINTS_PER_UNIT
     rng = np.random.default_rng(seed)
-    total = table.counts.sum()
     k = len(table.keys)
     # All resamples' points at once: (resamples × rows) counts times the sparse (rows × k²) contributions.
-    draws = rng.multinomial(total, table.counts / total, size=n_resamples)
+    draws = multinomial_draws(rng, table.counts, n_resamples)
     every_points = np.asarray(draws @ table.contributions).reshape(n_resamples, k, k)
     resampled = [fit_bradley_terry(drawn, l2=penalty_for(drawn, l2), start=start) for drawn in every_points]
     tail = (1 - confidence) / 2
