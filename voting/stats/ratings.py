@@ -77,30 +77,31 @@ def matches_from_vote(vote: RoundVote, key_of: Mapping[str, str] | None = None) 
     `key_of` maps variant keys to what is rated (a model id, a prompt identity); pairs that map to the same entity
     say nothing about it and are skipped. Without `key_of` the variants themselves are rated.
     """
-    return [Match(a, b, a_score) for a, b, a_score in _scored_pairs(vote, _entity_pairs(vote.shown, key_of))]
+    return [Match(a, b, a_score) for a, b, a_score in _matches(_entities(vote.shown, key_of), _winner_at(vote))]
 
 
-# A pair of variants shown together that stand for two different entities: (first, second, a, b), the variant keys
-# in the order shown and the entities they stand for.
-EntityPair = tuple[str, str, str, str]
+# What a vote's matches depend on: the entities shown, in order, and where the winner was (None for a tie or an
+# all-bad vote).
+def _entities(shown: tuple[str, ...], key_of: Mapping[str, str] | None) -> tuple[str, ...]:
+    return shown if key_of is None else tuple([key_of[key] for key in shown])
 
 
-def _entity_pairs(shown: tuple[str, ...], key_of: Mapping[str, str] | None) -> list[EntityPair]:
-    entities = shown if key_of is None else [key_of[key] for key in shown]
-    return [
-        (shown[i], shown[j], entities[i], entities[j])
-        for i, j in combinations(range(len(shown)), 2)
-        if entities[i] != entities[j]
-    ]
+def _winner_at(vote: RoundVote) -> int | None:
+    return None if vote.winner is None else vote.shown.index(vote.winner)
 
 
-def _scored_pairs(vote: RoundVote, pairs: list[EntityPair]) -> list[tuple[str, str, float]]:
-    """(a, b, a's score) for each pair the vote says something about: a tie or all-bad vote ties every pair, a
-    winner beats each variant shown with it, and a pair that a third variant won says nothing."""
-    winner = vote.winner
-    if winner is None:
-        return [(a, b, 0.5) for _, _, a, b in pairs]
-    return [(a, b, float(winner == first)) for first, second, a, b in pairs if winner in (first, second)]
+def _matches(entities: tuple[str, ...], winner: int | None) -> list[tuple[str, str, float]]:
+    """(a, b, a's score) for each pair of different entities the vote says something about: a tie or all-bad vote
+    ties every pair, a winner beats each variant shown with it, and a pair that a third variant won says nothing."""
+    matches = []
+    for i, j in combinations(range(len(entities)), 2):
+        if entities[i] == entities[j]:
+            continue
+        if winner is None:
+            matches.append((entities[i], entities[j], 0.5))
+        elif winner in (i, j):
+            matches.append((entities[i], entities[j], float(winner == i)))
+    return matches
 
 
 def fit_bradley_terry(points: np.ndarray, *, l2: float = DEFAULT_L2, start: np.ndarray | None = None) -> np.ndarray:
@@ -195,12 +196,20 @@ def match_table(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, st
     """
     counts = votes if isinstance(votes, Mapping) else Counter(votes)
     by_matches: Counter[tuple[tuple[str, str, float], ...]] = Counter()
-    pairs_of: dict[tuple[str, ...], list[EntityPair]] = {}  # the votes of one comparison all show the same variants
+    # Many votes show the same entities with the winner in the same place (every comparison of the same two
+    # models, on the model board): their matches are worked out once.
+    matches_of: dict[tuple[tuple[str, ...], int | None], tuple[tuple[str, str, float], ...]] = {}
+    entities_of: dict[tuple[str, ...], tuple[str, ...]] = {}  # a comparison's votes all show the same variants
     for vote, count in counts.items():
-        if (pairs := pairs_of.get(vote.shown)) is None:
-            pairs = pairs_of[vote.shown] = _entity_pairs(vote.shown, key_of)
-        if count > 0 and (matches := [_canonical(*match) for match in _scored_pairs(vote, pairs)]):
-            by_matches[tuple(matches) if len(matches) == 1 else tuple(sorted(matches))] += count
+        if count <= 0:
+            continue
+        if (entities := entities_of.get(vote.shown)) is None:
+            entities = entities_of[vote.shown] = _entities(vote.shown, key_of)
+        shape = (entities, _winner_at(vote))
+        if (matches := matches_of.get(shape)) is None:
+            matches = matches_of[shape] = tuple(sorted(_canonical(*match) for match in _matches(*shape)))
+        if matches:
+            by_matches[matches] += count
     kinds = sorted(by_matches.items())
     keys = sorted({key for matches, _ in kinds for a, b, _ in matches for key in (a, b)})
     index = {key: position for position, key in enumerate(keys)}
@@ -281,8 +290,10 @@ def difference_variance(table: MatchTable, ratings: np.ndarray, l2: float) -> np
     flat = np.arange(k * k)
     rows = csr_matrix((np.ones(k * k), (flat, flat // k)), shape=(k * k, k))
     columns = csr_matrix((np.ones(k * k), (flat, flat % k)), shape=(k * k, k))
-    gradients = np.asarray((weighted @ (columns - rows)).todense())
-    sandwich = inverse @ (gradients.T @ (gradients * table.counts[:, None])) @ inverse
+    # Sparse: a vote's gradient is non-zero only for the entities it showed.
+    gradients = (weighted @ (columns - rows)).tocsr()
+    meat = (gradients.T @ gradients.multiply(table.counts[:, None]).tocsr()).toarray()
+    sandwich = inverse @ meat @ inverse
     return POINTS_PER_UNIT**2 * np.maximum(_of_differences(sandwich), _of_differences(inverse))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 TIE = "tie"
 ALL_BAD = "all_bad"
 NO_WINNER = (TIE, ALL_BAD)
+_NO_WINNER_KEYS = frozenset(NO_WINNER)
 # Codes in EncodedVotes.winner for votes without a winner; winners are coded by their variant's position (>= 0).
 TIE_CODE = -1
 ALL_BAD_CODE = -2
@@ -25,7 +26,7 @@ class RoundVote:
         object.__setattr__(self, "shown", tuple(self.shown))
         if len(self.shown) < 2 or len(set(self.shown)) != len(self.shown):
             raise ValueError(f"a vote needs at least two distinct variants shown, got {self.shown!r}")
-        if any(key in NO_WINNER for key in self.shown):
+        if not _NO_WINNER_KEYS.isdisjoint(self.shown):
             raise ValueError(f"{TIE!r} and {ALL_BAD!r} are outcomes, not variant keys")
         if self.outcome not in self.shown and self.outcome not in NO_WINNER:
             raise ValueError(f"outcome {self.outcome!r} is neither a shown variant nor {TIE!r}/{ALL_BAD!r}")
