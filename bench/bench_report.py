@@ -48,9 +48,9 @@ from voting.reports import (  # noqa: E402
     group_report,
     group_vote_counts,
     shown_by_group,
-    vote_counts,
+    vote_shapes_of,
 )
-from voting.stats.ratings import bradley_terry  # noqa: E402
+from voting.stats.ratings import shape_table, table_ratings  # noqa: E402
 from voting.stats.report import build_report  # noqa: E402
 
 REPORT_TARGET_S = 0.3
@@ -238,15 +238,15 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
     print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
     print(f"  {count:,} votes, 200 bootstrap resamples")
     queryset, variants = workspace_votes(workspace, filters), workspace_variants(workspace, filters)
-    read_s, votes = timed(lambda: vote_counts(queryset, shown_by_group(variants)), repeat)
     key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
     key_of = {str(pk): model for pk, model in key_of.items()}
-    stats_s, _ = timed(lambda: bradley_terry(votes, key_of=key_of), repeat)
+    read_s, shapes = timed(lambda: vote_shapes_of(queryset, shown_by_group(variants), key_of), repeat)
+    stats_s, _ = timed(lambda: table_ratings(shape_table(shapes)), repeat)
     whole_s, board = timed(lambda: leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     cached_leaderboard(workspace, by=By.MODEL, filters=filters)
     hit_s, _ = timed(lambda: cached_leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     print(line("read votes (selectors)", read_s))
-    print(line("statistics (bradley_terry with bootstrap)", stats_s))
+    print(line("statistics (Bradley–Terry with bootstrap)", stats_s))
     print(line("whole leaderboard, cache miss", whole_s, LEADERBOARD_TARGET_S))
     print(line("whole leaderboard, cache hit", hit_s, LEADERBOARD_TARGET_S))
     print(f"  rated {len(board['ratings'])} models; top: {board['ratings'][0]['key']}")

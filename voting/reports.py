@@ -7,11 +7,13 @@ and votes of the same kind (the same variants shown, the same outcome) share one
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
 
 from compare.models import CompareGroup, Variant
+from voting.stats.ratings import VoteShape
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
@@ -71,17 +73,26 @@ def vote_records(votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None]
     return [vote for vote in result if vote is not None]
 
 
-def vote_counts(votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None]) -> dict[RoundVote, int]:
-    """How many of `votes` there are of each kind, counted by Postgres (one row per comparison and outcome, not
-    per vote); `shown` as for vote_records, and votes on a comparison shown as None are left out. The statistics
-    depend only on these counts, so they equal those of vote_records' records."""
-    counts: dict[RoundVote, int] = {}
-    rows = votes.order_by().values_list("group_id", "choice", "variant_id").annotate(votes=Count("id"))
-    for group_id, choice, winner, count in without_jit(lambda: list(rows)):
-        if shown[group_id] is not None:
-            vote = RoundVote(shown[group_id], _outcome(choice, winner))
-            counts[vote] = counts.get(vote, 0) + count
-    return counts
+def vote_shapes_of(
+    votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
+) -> Counter[VoteShape]:
+    """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
+    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and outcome: a
+    million votes come back as one row per comparison and outcome, and no vote record is made. `shown` as for
+    vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...))."""
+    shapes: Counter[VoteShape] = Counter()
+    # Per comparison: the entities its rounds show, in order, and where each of its variants stands among them.
+    places: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
+    # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
+    rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
+    for group_id, winner, count in without_jit(lambda: list(rows)):
+        if (keys := shown[group_id]) is None:
+            continue
+        if (place := places.get(group_id)) is None:
+            place = places[group_id] = (tuple(key_of[key] for key in keys), {key: i for i, key in enumerate(keys)})
+        entities, position = place
+        shapes[(entities, None if winner is None else position[variant_key(winner)])] += count
+    return shapes
 
 
 def _outcome(choice: str, winner: int | None) -> str:

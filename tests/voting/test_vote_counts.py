@@ -19,11 +19,11 @@ from voting.reports import (
     group_variants,
     group_vote_counts,
     shown_by_group,
-    vote_counts,
     vote_records,
+    vote_shapes_of,
 )
 from voting.services import vote_cast
-from voting.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table
+from voting.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table, vote_shapes
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 from voting.voters.exclusions import counted
@@ -156,13 +156,13 @@ def test_a_comparisons_counts_are_its_counted_votes_and_give_the_report_its_vote
 
 
 @pytest.mark.django_db
-def test_a_workspaces_counts_are_its_counted_votes_and_give_the_ratings_its_votes_gave(workspace, voted):
+def test_a_workspaces_vote_shapes_are_its_counted_votes_and_give_the_ratings_its_votes_gave(workspace, voted):
     filters = LeaderboardFilters()
     votes = counted(workspace_votes(workspace, filters), workspace.pk)
     shown = shown_by_group(workspace_variants(workspace, filters))
     one_by_one = vote_records(votes, shown)
-    assert vote_counts(votes, shown) == Counter(one_by_one)
     key_of, _ = entities(workspace, filters, "prompt")
+    assert vote_shapes_of(votes, shown, key_of) == vote_shapes(one_by_one, key_of)
     board = leaderboard(workspace, by="prompt")
     assert board["votes"] == len(one_by_one) == 2 * 2 * len(BALLOTS)
     expected = bradley_terry(one_by_one, key_of=key_of)

@@ -187,28 +187,40 @@ class MatchTable:
         return ((self.counts if counts is None else counts) @ self.contributions).reshape(k, k)
 
 
+# A vote's shape: the entities it showed, in the order shown, and where its winner was (None for a tie or an
+# all-bad vote). A vote's matches depend on its shape alone.
+VoteShape = tuple[tuple[str, ...], int | None]
+
+
+def vote_shapes(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, str] | None = None) -> Counter[VoteShape]:
+    """How many votes (each vote, or how many votes of each kind) there are of each shape between the entities
+    `key_of` rates (see `matches_from_vote`)."""
+    counts = votes if isinstance(votes, Mapping) else Counter(votes)
+    shapes: Counter[VoteShape] = Counter()
+    entities_of: dict[tuple[str, ...], tuple[str, ...]] = {}  # a comparison's votes all show the same variants
+    for vote, count in counts.items():
+        if count > 0:
+            if (entities := entities_of.get(vote.shown)) is None:
+                entities = entities_of[vote.shown] = _entities(vote.shown, key_of)
+            shapes[(entities, _winner_at(vote))] += count
+    return shapes
+
+
 def match_table(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, str] | None = None) -> MatchTable:
     """Reduce votes (each vote, or how many votes of each kind) to the matches they imply between rated entities
-    (see `matches_from_vote`).
+    (see `matches_from_vote`)."""
+    return shape_table(vote_shapes(votes, key_of))
+
+
+def shape_table(shapes: Mapping[VoteShape, int]) -> MatchTable:
+    """The match table of votes counted by shape (see `vote_shapes`).
 
     Rows and entities come in sorted order, whatever order the votes were given in, so a resample drawn with a
     given seed is the same for the same set of votes.
     """
-    counts = votes if isinstance(votes, Mapping) else Counter(votes)
     by_matches: Counter[tuple[tuple[str, str, float], ...]] = Counter()
-    # Many votes show the same entities with the winner in the same place (every comparison of the same two
-    # models, on the model board): their matches are worked out once.
-    matches_of: dict[tuple[tuple[str, ...], int | None], tuple[tuple[str, str, float], ...]] = {}
-    entities_of: dict[tuple[str, ...], tuple[str, ...]] = {}  # a comparison's votes all show the same variants
-    for vote, count in counts.items():
-        if count <= 0:
-            continue
-        if (entities := entities_of.get(vote.shown)) is None:
-            entities = entities_of[vote.shown] = _entities(vote.shown, key_of)
-        shape = (entities, _winner_at(vote))
-        if (matches := matches_of.get(shape)) is None:
-            matches = matches_of[shape] = tuple(sorted(_canonical(*match) for match in _matches(*shape)))
-        if matches:
+    for shape, count in shapes.items():
+        if count > 0 and (matches := tuple(sorted(_canonical(*match) for match in _matches(*shape)))):
             by_matches[matches] += count
     kinds = sorted(by_matches.items())
     keys = sorted({key for matches, _ in kinds for a, b, _ in matches for key in (a, b)})
@@ -320,9 +332,20 @@ def bradley_terry(
     resample without an exact fit is fitted with the penalty. Ranks do not use the resamples (see
     `ranks_from_differences`), so they do not move with the seed.
     """
+    return table_ratings(match_table(votes, key_of), n_resamples=n_resamples, seed=seed, l2=l2, confidence=confidence)
+
+
+def table_ratings(
+    table: MatchTable,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    l2: float | None = None,
+    confidence: float = CONFIDENCE,
+) -> list[Rating]:
+    """`bradley_terry` on votes already reduced to their match table (`match_table`, `shape_table`)."""
     if n_resamples < MIN_RESAMPLES:
         raise ValueError(f"use at least {MIN_RESAMPLES} bootstrap resamples")
-    table = match_table(votes, key_of)
     if not table.keys:
         return []
     points = table.points()
