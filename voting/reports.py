@@ -17,7 +17,7 @@ from voting.stats.ratings import VoteShape
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
-from .aggregate_reads import without_jit
+from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote
@@ -85,7 +85,7 @@ def vote_shapes_of(
     places: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
     # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
     rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
-    for group_id, winner, count in without_jit(lambda: list(rows)):
+    for group_id, winner, count in aggregate_rows(rows):
         if (keys := shown[group_id]) is None:
             continue
         if (place := places.get(group_id)) is None:
@@ -143,9 +143,7 @@ def group_vote_counts(group: CompareGroup, variants: list[VariantRow] | None = N
         .annotate(votes=Count("id"))
         .order_by("choice", "variant_id")
     )
-    return {
-        RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in without_jit(lambda: list(rows))
-    }
+    return {RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in aggregate_rows(rows)}
 
 
 def group_left_out(group: CompareGroup) -> dict:
