@@ -1,8 +1,10 @@
-"""Reads that turn stored votes into the statistics module's vote records, in the order they were cast, and a
-comparison's full report.
+"""Reads that turn stored votes into the statistics module's vote records, in the order they were cast, or into
+counts per kind of vote, and a comparison's full report.
 
-Reports read up to hundreds of thousands of votes, so rows come as tuples (`values_list`), never as model objects,
-and votes of the same kind (the same variants shown, the same outcome) share one record.
+Reports and leaderboards read up to a million votes, so they ask Postgres for counts per kind of vote (the
+statistics depend on nothing else) rather than the votes themselves. Where votes are read one by one (the inbox,
+the vote page's rates), rows come as tuples (`values_list`), never as model objects, and votes of the same kind
+(the same variants shown, the same outcome) share one record.
 """
 
 from __future__ import annotations
@@ -77,8 +79,8 @@ def vote_shapes_of(
     votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
 ) -> Counter[VoteShape]:
     """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
-    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and outcome: a
-    million votes come back as one row per comparison and outcome, and no vote record is made. `shown` as for
+    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner: a
+    million votes come back as one row per comparison and winner, and no vote record is made. `shown` as for
     vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...))."""
     shapes: Counter[VoteShape] = Counter()
     # Per comparison: the entities its rounds show, in order, and where each of its variants stands among them.
