@@ -1,13 +1,14 @@
-"""Benchmark: one comparison's report over 100,000 votes, and a 50-model leaderboard over 100,000 votes with its
-bootstrap, against the targets (300 ms and 2 s).
+"""Benchmark: one comparison's report over 1,000,000 votes, and a 50-model leaderboard over 1,000,000 votes with
+its bootstrap, against the targets (300 ms and 2 s).
 
 Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes from Postgres
-into vote records (the selectors) and the statistics on those records. A cache hit is timed too.
+as counts per kind of vote (the selectors) and the statistics on those counts. A cache hit is timed too.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python bench/bench_report.py [--votes 100000]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python bench/bench_report.py [--votes 1000000]
 
 It creates a database of its own next to DATABASE_URL's (bench_report_<name>), fills it with bulk inserts and
-drops it at the end. Results go to docs/benchmarks.md by hand, with the machine they ran on.
+drops it at the end; `--keep` leaves it for a later `--reuse`, which skips the few minutes of filling it.
+Results go to docs/benchmarks.md by hand, with the machine they ran on.
 """
 
 from __future__ import annotations
@@ -45,14 +46,15 @@ from voting.models import Choice, Vote  # noqa: E402
 from voting.reports import (  # noqa: E402
     DEFAULT_PASS_THRESHOLD,
     group_report,
-    group_round_votes,
+    group_vote_counts,
     shown_by_group,
-    vote_records,
+    vote_shapes_of,
 )
-from voting.stats.ratings import bradley_terry  # noqa: E402
+from voting.stats.ratings import shape_table, table_ratings  # noqa: E402
 from voting.stats.report import build_report  # noqa: E402
 
 REPORT_TARGET_S = 0.3
+REPORT_WORKSPACE, LEADERBOARD_WORKSPACE = "Report bench", "Leaderboard bench"
 LEADERBOARD_TARGET_S = 2.0
 REPORT_VARIANTS = 4
 REPORT_VOTERS = 5
@@ -62,14 +64,24 @@ ROUNDS_PER_LEADERBOARD_GROUP = 25
 TIE_SHARE, ALL_BAD_SHARE = 0.08, 0.03
 
 
-def timed(function: Callable[[], object], repeat: int) -> tuple[list[float], object]:
-    """Wall times of `repeat` calls, fastest first, and the last result."""
-    times, result = [], None
+@dataclass(frozen=True)
+class Times:
+    """Wall times of the runs, fastest first, and the CPU time this process spent in each (Postgres's is not in
+    it), which moves less with the load others put on the machine."""
+
+    wall: list[float]
+    cpu: list[float]
+
+
+def timed(function: Callable[[], object], repeat: int) -> tuple[Times, object]:
+    """The times of `repeat` calls and the last result."""
+    wall, cpu, result = [], [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
-        times.append(time.perf_counter() - start)
-    return sorted(times), result
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return Times(sorted(wall), cpu), result
 
 
 def outcome(rng: random.Random, strengths: list[float]) -> int | str:
@@ -160,8 +172,8 @@ def voters(prefix: str, count: int) -> list[int]:
 
 
 def build_report_data(votes: int, rng: random.Random) -> CompareGroup:
-    workspace = Workspace.objects.create(name="Report bench")
-    group = CompareGroup.objects.create(workspace=workspace, title="100k votes", mode=Mode.PROMPTS)
+    workspace = Workspace.objects.create(name=REPORT_WORKSPACE)
+    group = CompareGroup.objects.create(workspace=workspace, title=f"{votes:,} votes", mode=Mode.PROMPTS)
     variants = Variant.objects.bulk_create(
         Variant(group=group, position=i + 1, label=f"v{i + 1}", model="simulated::instant", prompt=f"Prompt {i}")
         for i in range(REPORT_VARIANTS)
@@ -173,7 +185,7 @@ def build_report_data(votes: int, rng: random.Random) -> CompareGroup:
 
 
 def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
-    workspace = Workspace.objects.create(name="Leaderboard bench")
+    workspace = Workspace.objects.create(name=LEADERBOARD_WORKSPACE)
     strength = {f"bench::model-{m:02d}": rng.gauss(0, 0.6) for m in range(MODELS)}
     count = math.ceil(votes / (ROUNDS_PER_LEADERBOARD_GROUP * LEADERBOARD_VOTERS))
     groups = CompareGroup.objects.bulk_create(
@@ -195,16 +207,20 @@ def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
     return workspace
 
 
-def line(name: str, times: list[float], target: float | None = None) -> str:
-    """Median and fastest of the runs (the fastest shows the cost without other load on the machine)."""
-    median = statistics.median(times)
+def line(name: str, times: Times, target: float | None = None) -> str:
+    """Median and fastest of the runs (the fastest shows the cost without other load on the machine), and the
+    median CPU time of this process."""
+    median = statistics.median(times.wall)
     against = f"   {median / target:5.2f} × target ({target * 1000:,.0f} ms)" if target else ""
-    return f"  {name:<44} median {median * 1000:8,.1f} ms   best {times[0] * 1000:8,.1f} ms{against}"
+    return (
+        f"  {name:<44} median {median * 1000:8,.1f} ms   best {times.wall[0] * 1000:8,.1f} ms   "
+        f"cpu {statistics.median(times.cpu) * 1000:8,.1f} ms{against}"
+    )
 
 
 def bench_report(group: CompareGroup, repeat: int) -> None:
     print(f"Report: 1 comparison, {REPORT_VARIANTS} variants, {Vote.objects.filter(group=group).count():,} votes")
-    read_s, votes = timed(lambda: group_round_votes(group), repeat)
+    read_s, votes = timed(lambda: group_vote_counts(group), repeat)
     keys = [str(pk) for pk in group.variants.order_by("position").values_list("pk", flat=True)]
     stats_s, _ = timed(lambda: build_report(variants=keys, votes=votes), repeat)
     whole_s, _ = timed(lambda: group_report(group), repeat)
@@ -222,15 +238,15 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
     print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
     print(f"  {count:,} votes, 200 bootstrap resamples")
     queryset, variants = workspace_votes(workspace, filters), workspace_variants(workspace, filters)
-    read_s, votes = timed(lambda: vote_records(queryset, shown_by_group(variants)), repeat)
     key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
     key_of = {str(pk): model for pk, model in key_of.items()}
-    stats_s, _ = timed(lambda: bradley_terry(votes, key_of=key_of), repeat)
+    read_s, shapes = timed(lambda: vote_shapes_of(queryset, shown_by_group(variants), key_of), repeat)
+    stats_s, _ = timed(lambda: table_ratings(shape_table(shapes)), repeat)
     whole_s, board = timed(lambda: leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     cached_leaderboard(workspace, by=By.MODEL, filters=filters)
     hit_s, _ = timed(lambda: cached_leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     print(line("read votes (selectors)", read_s))
-    print(line("statistics (bradley_terry with bootstrap)", stats_s))
+    print(line("statistics (Bradley–Terry with bootstrap)", stats_s))
     print(line("whole leaderboard, cache miss", whole_s, LEADERBOARD_TARGET_S))
     print(line("whole leaderboard, cache hit", hit_s, LEADERBOARD_TARGET_S))
     print(f"  rated {len(board['ratings'])} models; top: {board['ratings'][0]['key']}")
@@ -238,14 +254,20 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--votes", type=int, default=100_000, help="votes in each of the two data sets")
+    parser.add_argument("--votes", type=int, default=1_000_000, help="votes in each of the two data sets")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each step; the median is shown")
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark's database at the end")
+    parser.add_argument("--reuse", action="store_true", help="use the database a run with --keep left")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("The benchmark needs Postgres: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/promptlab).")
     connection.settings_dict.setdefault("TEST", {})["NAME"] = f"bench_report_{connection.settings_dict['NAME']}"
     original_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    if args.reuse:
+        connection.close()
+        connection.settings_dict["NAME"] = connection.settings_dict["TEST"]["NAME"]
+    else:
+        connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
         with connection.cursor() as cursor:
             cursor.execute("SHOW server_version")
@@ -254,19 +276,26 @@ def main() -> None:
             f"# Report and leaderboard benchmark — {platform.node()}, {os.cpu_count()} CPUs, Python "
             f"{platform.python_version()}, Postgres {postgres}, load average {os.getloadavg()[0]:.1f} at the start"
         )
-        rng = random.Random(2026)
-        start = time.perf_counter()
-        group = build_report_data(args.votes, rng)
-        workspace = build_leaderboard_data(args.votes, rng)
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE")  # planner statistics, as autovacuum would gather them after such inserts
-        print(f"Built both data sets with bulk inserts in {time.perf_counter() - start:.1f} s\n")
+        if args.reuse:
+            group = CompareGroup.objects.get(workspace__name=REPORT_WORKSPACE)
+            workspace = Workspace.objects.get(name=LEADERBOARD_WORKSPACE)
+            print("Reused the data sets of an earlier run (--keep)\n")
+        else:
+            rng = random.Random(2026)
+            start = time.perf_counter()
+            group = build_report_data(args.votes, rng)
+            workspace = build_leaderboard_data(args.votes, rng)
+            with connection.cursor() as cursor:
+                # Planner statistics and the visibility map, as autovacuum would leave them after such inserts.
+                cursor.execute("VACUUM ANALYZE")
+            print(f"Built both data sets with bulk inserts in {time.perf_counter() - start:.1f} s\n")
         bench_report(group, args.repeat)
         print()
         bench_leaderboard(workspace, args.repeat)
         print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     finally:
-        connection.creation.destroy_test_db(original_name, verbosity=0)
+        if not args.keep:
+            connection.creation.destroy_test_db(original_name, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,12 @@ from django.db.models import QuerySet, TextChoices
 from compare.models import Variant
 from lab.models import Workspace
 from voting.stats.identity import prompt_identity
-from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
+from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, shape_table, table_ratings
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import and_list, count_of
 
 from .models import Vote
-from .reports import shown_by_group, variant_key, vote_records
+from .reports import shown_by_group, variant_key, vote_shapes_of
 from .voters.exclusions import counted, left_out
 
 PROMPT_EXCERPT_CHARS = 160
@@ -123,21 +123,23 @@ def leaderboard(
     function of the set of votes the filters select (not their storage order); the ranks do not depend on `seed`."""
     filters = filters or LeaderboardFilters()
     every_vote = workspace_votes(workspace, filters)
-    votes = vote_records(counted(every_vote, workspace.pk), shown_by_group(workspace_variants(workspace, filters)))
     key_of, described = entities(workspace, filters, by)
-    ratings = bradley_terry(votes, key_of=key_of, n_resamples=n_resamples, seed=seed)
+    shown = shown_by_group(workspace_variants(workspace, filters))
+    shapes = vote_shapes_of(counted(every_vote, workspace.pk), shown, key_of)
+    ratings = table_ratings(shape_table(shapes), n_resamples=n_resamples, seed=seed)
+    total = sum(shapes.values())
     return {
         "by": by,
         "workspace": workspace.pk,
         "filters": filters.as_dict(),
-        "votes": len(votes),
+        "votes": total,
         "resamples": n_resamples,
         "seed": seed,
         "confidence": CONFIDENCE,
         "minimum_matches": MIN_DECISIVE_PER_PAIR,
         "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
         "left_out": left_out(every_vote, workspace.pk),
-        "summary": summary(ratings, described, by=by, votes=len(votes)),
+        "summary": summary(ratings, described, by=by, votes=total),
         "one_sided": any(rating.one_sided for rating in ratings),
         "fit": FIT_PENALISED if any(rating.one_sided for rating in ratings) else FIT_EXACT,
     }

@@ -1,20 +1,25 @@
-"""Reads that turn stored votes into the statistics module's vote records, in the order they were cast, and a
-comparison's full report.
+"""Reads that turn stored votes into the statistics module's vote records, in the order they were cast, or into
+counts per kind of vote, and a comparison's full report.
 
-Reports read up to hundreds of thousands of votes, so rows come as tuples (`values_list`), never as model objects,
-and votes of the same kind (the same variants shown, the same outcome) share one record.
+Reports and leaderboards read up to a million votes, so they ask Postgres for counts per kind of vote (the
+statistics depend on nothing else) rather than the votes themselves. Where votes are read one by one (the inbox,
+the vote page's rates), rows come as tuples (`values_list`), never as model objects, and votes of the same kind
+(the same variants shown, the same outcome) share one record.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from compare.models import CompareGroup, Variant
+from voting.stats.ratings import VoteShape
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
+from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote
@@ -70,6 +75,28 @@ def vote_records(votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None]
     return [vote for vote in result if vote is not None]
 
 
+def vote_shapes_of(
+    votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
+) -> Counter[VoteShape]:
+    """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
+    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner: a
+    million votes come back as one row per comparison and winner, and no vote record is made. `shown` as for
+    vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...))."""
+    shapes: Counter[VoteShape] = Counter()
+    # Per comparison: the entities its rounds show, in order, and where each of its variants stands among them.
+    places: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
+    # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
+    rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
+    for group_id, winner, count in aggregate_rows(rows):
+        if (keys := shown[group_id]) is None:
+            continue
+        if (place := places.get(group_id)) is None:
+            place = places[group_id] = (tuple(key_of[key] for key in keys), {key: i for i, key in enumerate(keys)})
+        entities, position = place
+        shapes[(entities, None if winner is None else position[variant_key(winner)])] += count
+    return shapes
+
+
 def _outcome(choice: str, winner: int | None) -> str:
     return variant_key(winner) if winner is not None else OUTCOME_OF_CHOICE[choice]
 
@@ -105,6 +132,22 @@ def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = N
     return [records[kind] if kind in records else record(kind) for kind in rows]
 
 
+def group_vote_counts(group: CompareGroup, variants: list[VariantRow] | None = None) -> dict[RoundVote, int]:
+    """How many of the comparison's counted votes there are of each kind (choice and winner), counted by Postgres:
+    the report's figures depend only on these counts, and a million votes come back as a handful of rows."""
+    keys = tuple(row.key for row in variants or group_variants(group))
+    if len(keys) < 2:
+        return {}
+    votes = counted(Vote.objects.filter(group=group), group.workspace_id)
+    rows = (
+        votes.order_by()
+        .values_list("choice", "variant_id")
+        .annotate(votes=Count("id"))
+        .order_by("choice", "variant_id")
+    )
+    return {RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in aggregate_rows(rows)}
+
+
 def group_left_out(group: CompareGroup) -> dict:
     """The comparison's votes that its figures leave out (voters excluded from the workspace), and why."""
     return left_out(Vote.objects.filter(group=group), group.workspace_id)
@@ -114,7 +157,7 @@ def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_TH
     """The comparison's report: the statistics module's figures on its votes (and judge scores, when a judge has
     scored its answers), with the variants' labels and models and the judge the scores come from."""
     variants = group_variants(group)
-    votes = group_round_votes(group, variants)
+    votes = group_vote_counts(group, variants)
     judged = group_judge_scores(group)
     report = build_report(
         variants=[row.key for row in variants],

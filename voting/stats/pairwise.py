@@ -12,13 +12,14 @@ import numpy as np
 from scipy.stats import binomtest, chisquare
 
 from voting.stats.votes import EncodedVotes
-from voting.stats.winrate import exact_interval
+from voting.stats.winrate import exact_interval, wins_of
 
 
 @dataclass(frozen=True)
 class PairOutcomes:
     """What the votes say about variants `a` and `b`: `together` votes showed both; `a_won` holds the decisive
-    outcomes for this pair in vote order (True where a won)."""
+    outcomes for this pair in row order, each row repeated for the votes it stands for (in vote order when encoded
+    vote by vote; True where a won)."""
 
     a: str
     b: str
@@ -67,17 +68,18 @@ def pair_outcomes(votes: EncodedVotes) -> list[PairOutcomes]:
     result = []
     for a, b in combinations(range(len(votes.variants)), 2):
         together = votes.shown[:, a] & votes.shown[:, b]
-        winners = votes.winner[together]
-        decided = winners[(winners == a) | (winners == b)]
-        a_won = decided == a
+        winners, counts = votes.winner[together], votes.count[together]
+        decided = (winners == a) | (winners == b)
+        a_won = np.repeat(winners[decided] == a, counts[decided])
+        a_wins = int(counts[winners == a].sum())
         result.append(
             PairOutcomes(
                 a=votes.variants[a],
                 b=votes.variants[b],
-                together=int(together.sum()),
-                a_wins=int(a_won.sum()),
-                b_wins=int(len(a_won) - a_won.sum()),
-                ties=int((winners < 0).sum()),
+                together=int(counts.sum()),
+                a_wins=a_wins,
+                b_wins=int(counts[decided].sum()) - a_wins,
+                ties=int(counts[winners < 0].sum()),
                 a_won=a_won,
             )
         )
@@ -148,12 +150,13 @@ def overall_test(votes: EncodedVotes) -> OverallTest:
     every variant this is the familiar "decisive votes / k". Variants never in a decisive vote cannot be tested and
     are left out; df = (variants tested) − 1.
     """
-    shown = votes.shown[votes.decisive]
-    observed = np.bincount(votes.winner[votes.decisive], minlength=len(votes.variants))
+    observed = wins_of(votes)
     # Whole counts per number shown, divided once: summing 1/k vote by vote would make the last digits depend on
     # the order the votes are stored in.
-    sizes = shown.sum(axis=1)
-    expected = sum((shown[sizes == k].sum(axis=0) / k for k in np.unique(sizes)), np.zeros(len(votes.variants)))
+    sizes = np.where(votes.decisive, votes.shown.sum(axis=1), 0)
+    expected = sum(
+        (votes.shown_count(sizes == k) / k for k in np.unique(sizes[votes.decisive])), np.zeros(len(votes.variants))
+    )
     wins = {key: int(observed[i]) for i, key in enumerate(votes.variants)}
     expected_wins = {key: float(expected[i]) for i, key in enumerate(votes.variants)}
     tested = expected > 0

@@ -16,6 +16,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 from scipy.optimize import minimize
@@ -24,8 +25,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 from scipy.stats import norm
 
+from voting.stats.resampling import multinomial_draws
 from voting.stats.sample_size import CONFIDENCE
-from voting.stats.votes import RoundVote
+from voting.stats.votes import RoundVote, VoteCounts
 
 BASE_RATING = 1000.0
 # Natural-log strengths to rating points: a 400-point gap means 10:1 odds.
@@ -75,19 +77,30 @@ def matches_from_vote(vote: RoundVote, key_of: Mapping[str, str] | None = None) 
     `key_of` maps variant keys to what is rated (a model id, a prompt identity); pairs that map to the same entity
     say nothing about it and are skipped. Without `key_of` the variants themselves are rated.
     """
-    entity = (lambda key: key_of[key]) if key_of is not None else (lambda key: key)
-    winner = vote.winner
+    return [Match(a, b, a_score) for a, b, a_score in _matches(_entities(vote.shown, key_of), _winner_at(vote))]
+
+
+# What a vote's matches depend on: the entities shown, in order, and where the winner was (None for a tie or an
+# all-bad vote).
+def _entities(shown: tuple[str, ...], key_of: Mapping[str, str] | None) -> tuple[str, ...]:
+    return shown if key_of is None else tuple([key_of[key] for key in shown])
+
+
+def _winner_at(vote: RoundVote) -> int | None:
+    return None if vote.winner is None else vote.shown.index(vote.winner)
+
+
+def _matches(entities: tuple[str, ...], winner: int | None) -> list[tuple[str, str, float]]:
+    """(a, b, a's score) for each pair of different entities the vote says something about: a tie or all-bad vote
+    ties every pair, a winner beats each variant shown with it, and a pair that a third variant won says nothing."""
     matches = []
-    for index, first in enumerate(vote.shown):
-        for second in vote.shown[index + 1 :]:
-            a, b = entity(first), entity(second)
-            if a == b:
-                continue
-            if winner is None:
-                matches.append(Match(a=a, b=b, a_score=0.5))
-            elif winner in (first, second):
-                matches.append(Match(a=a, b=b, a_score=float(winner == first)))
-            # Otherwise a third variant won: the vote says nothing about this pair.
+    for i, j in combinations(range(len(entities)), 2):
+        if entities[i] == entities[j]:
+            continue
+        if winner is None:
+            matches.append((entities[i], entities[j], 0.5))
+        elif winner in (i, j):
+            matches.append((entities[i], entities[j], float(winner == i)))
     return matches
 
 
@@ -154,11 +167,13 @@ def ranks_from_differences(
 
 @dataclass(frozen=True)
 class MatchTable:
-    """The votes reduced for fitting: one row per distinct kind of vote, with how many votes were of that kind.
+    """The votes reduced for fitting: one row per distinct set of matches a vote implies (votes of different kinds
+    that imply the same matches between rated entities share a row), with how many votes imply it.
 
-    Identical votes imply identical matches, so the work (and every bootstrap resample) scales with the kinds of
-    votes rather than their number. `contributions` row t holds the points each ordered pair (i, j), flattened to
-    i·k + j, scores in one vote of kind t.
+    Such votes are interchangeable in the fit and in every bootstrap resample (resampling votes and then merging
+    them gives the same distribution as resampling the merged rows), so the work scales with the distinct sets of
+    matches rather than the votes. `contributions` row t holds the points each ordered pair (i, j), flattened to
+    i·k + j, scores in one vote of row t.
     """
 
     keys: list[str]
@@ -167,37 +182,82 @@ class MatchTable:
     tallies: dict[str, dict[str, int]]
 
     def points(self, counts: np.ndarray | None = None) -> np.ndarray:
-        """The k×k points matrix for `counts` votes of each kind (the observed counts by default)."""
+        """The k×k points matrix for `counts` votes of each row (the observed counts by default)."""
         k = len(self.keys)
         return ((self.counts if counts is None else counts) @ self.contributions).reshape(k, k)
 
 
-def match_table(votes: Sequence[RoundVote], key_of: Mapping[str, str] | None = None) -> MatchTable:
-    """Reduce votes to the matches they imply between rated entities (see `matches_from_vote`).
+# A vote's shape: the entities it showed, in the order shown, and where its winner was (None for a tie or an
+# all-bad vote). A vote's matches depend on its shape alone.
+VoteShape = tuple[tuple[str, ...], int | None]
 
-    Kinds of vote and entities come in sorted order, whatever order the votes were given in, so a resample drawn
-    with a given seed is the same for the same set of votes.
+
+def vote_shapes(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, str] | None = None) -> Counter[VoteShape]:
+    """How many votes (each vote, or how many votes of each kind) there are of each shape between the entities
+    `key_of` rates (see `matches_from_vote`)."""
+    counts = votes if isinstance(votes, Mapping) else Counter(votes)
+    shapes: Counter[VoteShape] = Counter()
+    entities_of: dict[tuple[str, ...], tuple[str, ...]] = {}  # a comparison's votes all show the same variants
+    for vote, count in counts.items():
+        if count > 0:
+            if (entities := entities_of.get(vote.shown)) is None:
+                entities = entities_of[vote.shown] = _entities(vote.shown, key_of)
+            shapes[(entities, _winner_at(vote))] += count
+    return shapes
+
+
+def match_table(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, str] | None = None) -> MatchTable:
+    """Reduce votes (each vote, or how many votes of each kind) to the matches they imply between rated entities
+    (see `matches_from_vote`)."""
+    return shape_table(vote_shapes(votes, key_of))
+
+
+def shape_table(shapes: Mapping[VoteShape, int]) -> MatchTable:
+    """The match table of votes counted by shape (see `vote_shapes`).
+
+    Rows and entities come in sorted order, whatever order the votes were given in, so a resample drawn with a
+    given seed is the same for the same set of votes.
     """
-    kind_matches, kind_counts = [], []
-    for (shown, outcome), count in sorted(Counter((vote.shown, vote.outcome) for vote in votes).items()):
-        if matches := matches_from_vote(RoundVote(shown, outcome), key_of):
-            kind_matches.append(matches)
-            kind_counts.append(count)
-    keys = sorted({key for matches in kind_matches for match in matches for key in (match.a, match.b)})
+    by_matches: Counter[tuple[tuple[str, str, float], ...]] = Counter()
+    for shape, count in shapes.items():
+        if count > 0 and (matches := tuple(sorted(_canonical(*match) for match in _matches(*shape)))):
+            by_matches[matches] += count
+    kinds = sorted(by_matches.items())
+    keys = sorted({key for matches, _ in kinds for a, b, _ in matches for key in (a, b)})
     index = {key: position for position, key in enumerate(keys)}
-    rows, columns, values = [], [], []
-    tallies = {key: {"matches": 0, "wins": 0, "losses": 0, "ties": 0} for key in keys}
-    for row, (matches, count) in enumerate(zip(kind_matches, kind_counts, strict=True)):
-        for match in matches:
-            a, b = index[match.a], index[match.b]
-            rows += [row, row]
-            columns += [a * len(keys) + b, b * len(keys) + a]
-            values += [match.a_score, 1 - match.a_score]
-            for key, score in ((match.a, match.a_score), (match.b, 1 - match.a_score)):
-                tallies[key]["matches"] += count
-                tallies[key]["wins" if score == 1 else "losses" if score == 0 else "ties"] += count
-    contributions = csr_matrix((values, (rows, columns)), shape=(len(kind_matches), len(keys) ** 2))
-    return MatchTable(keys=keys, contributions=contributions, counts=np.array(kind_counts), tallies=tallies)
+    k = len(keys)
+    counts_array = np.array([count for _, count in kinds], dtype=np.int64)
+    # One entry per match of each row: the row, both entities' columns and the first entity's score.
+    rows = np.array([row for row, (matches, _) in enumerate(kinds) for _ in matches], dtype=np.int64)
+    firsts = np.array([index[a] for matches, _ in kinds for a, _, _ in matches], dtype=np.int64)
+    seconds = np.array([index[b] for matches, _ in kinds for _, b, _ in matches], dtype=np.int64)
+    scores = np.array([a_score for matches, _ in kinds for _, _, a_score in matches], dtype=float)
+    contributions = csr_matrix(
+        (
+            np.concatenate([scores, 1 - scores]),
+            (np.tile(rows, 2), np.concatenate([firsts * k + seconds, seconds * k + firsts])),
+        ),
+        shape=(len(kinds), k**2),
+    )
+    entity, score, count = (
+        np.concatenate([firsts, seconds]),
+        np.concatenate([scores, 1 - scores]),
+        np.tile(counts_array[rows], 2),
+    )
+
+    def tally(picked: np.ndarray) -> np.ndarray:
+        return np.bincount(entity[picked], weights=count[picked], minlength=k).astype(np.int64)
+
+    everything = np.ones(len(entity), dtype=bool)
+    columns = {"matches": tally(everything), "wins": tally(score == 1), "losses": tally(score == 0)}
+    columns["ties"] = tally((score != 0) & (score != 1))
+    tallies = {key: {name: int(column[i]) for name, column in columns.items()} for i, key in enumerate(keys)}
+    return MatchTable(keys=keys, contributions=contributions, counts=counts_array, tallies=tallies)
+
+
+def _canonical(a: str, b: str, a_score: float) -> tuple[str, str, float]:
+    """A match told from the side of its first entity in sorted order, so equal matches compare equal."""
+    return (a, b, a_score) if a <= b else (b, a, 1 - a_score)
 
 
 def strongly_connected(points: np.ndarray) -> np.ndarray:
@@ -242,8 +302,10 @@ def difference_variance(table: MatchTable, ratings: np.ndarray, l2: float) -> np
     flat = np.arange(k * k)
     rows = csr_matrix((np.ones(k * k), (flat, flat // k)), shape=(k * k, k))
     columns = csr_matrix((np.ones(k * k), (flat, flat % k)), shape=(k * k, k))
-    gradients = np.asarray((weighted @ (columns - rows)).todense())
-    sandwich = inverse @ (gradients.T @ (gradients * table.counts[:, None])) @ inverse
+    # Sparse: a vote's gradient is non-zero only for the entities it showed.
+    gradients = (weighted @ (columns - rows)).tocsr()
+    meat = (gradients.T @ gradients.multiply(table.counts[:, None]).tocsr()).toarray()
+    sandwich = inverse @ meat @ inverse
     return POINTS_PER_UNIT**2 * np.maximum(_of_differences(sandwich), _of_differences(inverse))
 
 
@@ -253,7 +315,7 @@ def _of_differences(covariance: np.ndarray) -> np.ndarray:
 
 
 def bradley_terry(
-    votes: Sequence[RoundVote],
+    votes: Sequence[RoundVote] | VoteCounts,
     *,
     key_of: Mapping[str, str] | None = None,
     n_resamples: int = DEFAULT_RESAMPLES,
@@ -263,15 +325,27 @@ def bradley_terry(
 ) -> list[Rating]:
     """Ratings with percentile bootstrap intervals and ranks, highest rating first.
 
+    votes: each vote, or how many votes of each kind there were (`VoteCounts`, as the leaderboard reads them).
     The fit is exact wherever the votes allow (l2=None; pass a number to force a penalty). The bootstrap
-    resamples whole votes with replacement (a seeded numpy Generator over the canonical order of vote kinds, so
-    the same set of votes gives the same intervals), keeping the matches one N-way vote implies together; a
+    resamples whole votes with replacement (a seeded numpy Generator over the canonical order of the match table's
+    rows, so the same set of votes gives the same intervals), keeping the matches one N-way vote implies together; a
     resample without an exact fit is fitted with the penalty. Ranks do not use the resamples (see
     `ranks_from_differences`), so they do not move with the seed.
     """
+    return table_ratings(match_table(votes, key_of), n_resamples=n_resamples, seed=seed, l2=l2, confidence=confidence)
+
+
+def table_ratings(
+    table: MatchTable,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    l2: float | None = None,
+    confidence: float = CONFIDENCE,
+) -> list[Rating]:
+    """`bradley_terry` on votes already reduced to their match table (`match_table`, `shape_table`)."""
     if n_resamples < MIN_RESAMPLES:
         raise ValueError(f"use at least {MIN_RESAMPLES} bootstrap resamples")
-    table = match_table(votes, key_of)
     if not table.keys:
         return []
     points = table.points()
@@ -279,11 +353,11 @@ def bradley_terry(
     estimate = fit_bradley_terry(points, l2=penalty)
     start = (estimate - BASE_RATING) / POINTS_PER_UNIT
     rng = np.random.default_rng(seed)
-    total = table.counts.sum()
-    resampled = []
-    for counts in rng.multinomial(total, table.counts / total, size=n_resamples):
-        drawn = table.points(counts)
-        resampled.append(fit_bradley_terry(drawn, l2=penalty_for(drawn, l2), start=start))
+    k = len(table.keys)
+    # All resamples' points at once: (resamples × rows) counts times the sparse (rows × k²) contributions.
+    draws = multinomial_draws(rng, table.counts, n_resamples)
+    every_points = np.asarray(draws @ table.contributions).reshape(n_resamples, k, k)
+    resampled = [fit_bradley_terry(drawn, l2=penalty_for(drawn, l2), start=start) for drawn in every_points]
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(resampled, [tail, 1 - tail], axis=0)
     ranks = ranks_from_differences(estimate, difference_variance(table, estimate, penalty), confidence=confidence)

@@ -14,7 +14,7 @@ from voting.stats.score_report import score_section
 from voting.stats.scores import DEFAULT_RESAMPLES
 from voting.stats.sequential import WHICH_P_TO_TRUST, always_valid_p
 from voting.stats.success_report import success_section
-from voting.stats.votes import RoundVote, encode_votes
+from voting.stats.votes import RoundVote, VoteCounts, encode_vote_counts, encode_votes
 from voting.stats.winrate import WinRate, win_rates
 from voting.stats.wording import count_of, percent, percent_interval, with_sentences
 
@@ -22,7 +22,7 @@ from voting.stats.wording import count_of, percent, percent_interval, with_sente
 def build_report(
     *,
     variants: Sequence[str],
-    votes: Sequence[RoundVote],
+    votes: Sequence[RoundVote] | VoteCounts,
     labels: Mapping[str, str] | None = None,
     scores: Mapping[str, Mapping[Hashable, float]] | None = None,
     pass_threshold: float | None = None,
@@ -32,8 +32,9 @@ def build_report(
     """The report for one comparison.
 
     variants: the comparison's variant keys in display order; labels: key → label for the sentences.
-    votes: every vote, in any order: every figure depends only on the set of votes (the peek-safe figures are read
-    from the current counts), so the same votes stored in another order give the same report.
+    votes: every vote, in any order, or how many votes of each kind there were (`VoteCounts`, as a report reads
+    them): every figure depends only on the set of votes (the peek-safe figures are read from the current counts),
+    so the same votes stored in another order, or counted, give the same report.
     scores: judge scores as variant key → {round id: score}; adds the "scores" section. With `pass_threshold`
     (a score at or above it counts as a pass) it also adds the "success" A/B section.
     seed, score_resamples: the bootstrap of the mean scores, seeded and run on the scores in sorted order, so the
@@ -46,7 +47,7 @@ def build_report(
     "not enough data": the report never calls such a difference significant.
     """
     labels = dict(labels or {})
-    encoded = encode_votes(votes, variants)
+    encoded = encode_vote_counts(votes, variants) if isinstance(votes, Mapping) else encode_votes(votes, variants)
     rates = win_rates(encoded)
     outcomes = pair_outcomes(encoded)
     tests = pairwise_tests(outcomes)
@@ -70,8 +71,8 @@ def build_report(
         "confidence": CONFIDENCE,
         "minimum_decisive_per_pair": MIN_DECISIVE_PER_PAIR,
         "minimum_expected_wins": MIN_EXPECTED_WINS,
-        "votes": len(votes),
-        "decisive_votes": int(encoded.decisive.sum()),
+        "votes": encoded.votes,
+        "decisive_votes": encoded.decisive_votes,
         "variants": [{**asdict(rate), "label": labels.get(rate.variant, rate.variant)} for rate in rates],
         "pairs": with_sentences(pairs, pair_sentence),
         "overall": asdict(overall),

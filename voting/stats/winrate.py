@@ -43,16 +43,23 @@ def win_rates(votes: EncodedVotes) -> list[WinRate]:
 
     A vote is decisive for a variant when it was shown and somebody won (it or another variant).
     """
-    shown, winner = votes.shown, votes.winner
-    appearances = shown.sum(axis=0)
-    decisive = shown[votes.decisive].sum(axis=0)
-    wins = np.bincount(winner[votes.decisive], minlength=len(votes.variants))
-    ties = shown[winner == TIE_CODE].sum(axis=0)
-    all_bad = shown[winner == ALL_BAD_CODE].sum(axis=0)
+    winner = votes.winner
+    appearances = votes.shown_count()
+    decisive = votes.shown_count(votes.decisive)
+    wins = wins_of(votes)
+    ties = votes.shown_count(winner == TIE_CODE)
+    all_bad = votes.shown_count(winner == ALL_BAD_CODE)
     return [
         _win_rate(key, int(appearances[i]), int(wins[i]), int(decisive[i]), int(ties[i]), int(all_bad[i]))
         for i, key in enumerate(votes.variants)
     ]
+
+
+def wins_of(votes: EncodedVotes) -> np.ndarray:
+    """Per variant, the votes it won (whole numbers: the weights are counts)."""
+    decisive = votes.decisive
+    weights = votes.count[decisive]
+    return np.bincount(votes.winner[decisive], weights=weights, minlength=len(votes.variants)).astype(np.int64)
 
 
 def _win_rate(key: str, appearances: int, wins: int, decisive: int, ties: int, all_bad: int) -> WinRate:
