@@ -1,9 +1,17 @@
-"""What the benchmarks share: a free loopback port and the fake LLM server in a process of its own."""
+"""What the benchmarks share: a free loopback port, the fake LLM server in a process of its own (plain, or logging
+each request's span), a Postgres database of their own, and a process tree's CPU and memory read from /proc."""
 
+import asyncio
+import contextlib
+import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,3 +30,145 @@ def start_fake_server() -> tuple[subprocess.Popen, str]:
     )
     server.stdout.readline()  # the "serving on" line
     return server, f"http://127.0.0.1:{port}"
+
+
+# --- What the CLI benchmarks add: a fake server that logs each answer's span, a database of their own, and the
+# CPU and memory of a process tree read from /proc.
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def start_logged_fake_server() -> tuple[subprocess.Popen, str]:
+    """The fake LLM server with a request log (see `LoggedFakeServer`) on a free 127.0.0.1 port, in its own
+    process; returns the process and its base URL (without /v1)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    server.stdout.readline()  # the "serving on" line
+    return server, f"http://127.0.0.1:{port}"
+
+
+def load_average() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+class Database:
+    """A database of the benchmark's own beside the server's others, dropped on exit."""
+
+    def __init__(self, base_url: str, name: str):
+        parts = urlsplit(base_url)
+        self.admin_url = urlunsplit(parts._replace(path="/postgres"))
+        self.url = urlunsplit(parts._replace(path=f"/{name}"))
+        self.name = name
+
+    def _admin(self, sql: str) -> str:
+        with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            cursor = conn.execute(sql)
+            return cursor.fetchone()[0] if cursor.description else ""
+
+    def version(self) -> str:
+        return self._admin("SHOW server_version")
+
+    def create(self) -> None:
+        self.drop()
+        self._admin(f'CREATE DATABASE "{self.name}"')
+
+    def drop(self) -> None:
+        self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+def process_tree(pid: int) -> list[int]:
+    """The process and all its living descendants (from /proc/<pid>/task/*/children)."""
+    tree, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        tree.append(current)
+        for children in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):  # it ended while we looked
+                pending += [int(child) for child in children.read_text().split()]
+    return tree
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """User + system CPU of the process, its threads and its descendants, living or ended (an ended child's time is
+    in its parent's cutime/cstime once reaped)."""
+    total = 0
+    for member in process_tree(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime (fields 14–17)
+    return total / CLOCK_TICKS
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """The resident memory of the process and its descendants (VmRSS), in bytes; 0 once it has ended."""
+    total = 0
+    for member in process_tree(pid):
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), "VmRSS: 0 kB")
+        total += int(line.split()[1]) * 1024
+    return total
+
+
+def _logged_server_class():
+    # Imported here, in the server's own process, which puts the project on sys.path: the benchmarks importing this
+    # module do not all have it there.
+    from lab.fake_llm.server import FakeLLMServer
+
+    class LoggedFakeServer(FakeLLMServer):
+        """The fake server, also logging each chat request's arrival and its last byte sent (epoch seconds):
+        `GET /_log` answers `{"requests": [[start, end], …]}`, `POST /_reset` clears it with the counters. A
+        benchmark reads the request span (first request → last response) from it, whoever the client is."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.log: list[tuple[float, float]] = []
+
+        def reset(self) -> None:
+            super().reset()
+            self.log = []
+
+        async def route(self, request, exchange) -> None:
+            if request.path == "/_log" and request.method == "GET":
+                return await exchange.send_json(200, {"requests": self.log})
+            return await super().route(request, exchange)
+
+        async def chat(self, request, exchange, wire, path, prefix) -> None:
+            started = time.time()
+            try:
+                await super().chat(request, exchange, wire, path, prefix)
+            finally:
+                self.log.append((started, time.time()))
+
+    return LoggedFakeServer
+
+
+def _serve_logged(port: int) -> None:
+    from lab.fake_llm.server import serve  # see _logged_server_class
+
+    async def main() -> None:
+        listener = await serve(_logged_server_class()(), "127.0.0.1", port)
+        print(f"Fake LLM server with a request log on http://127.0.0.1:{port}", flush=True)
+        async with listener:
+            await listener.serve_forever()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+
+
+if __name__ == "__main__":  # the logged fake server: python bench/support.py --port N
+    import argparse
+
+    sys.path.insert(0, str(ROOT))
+    parser = argparse.ArgumentParser(description="The fake LLM server with a request log (GET /_log).")
+    parser.add_argument("--port", type=int, required=True)
+    _serve_logged(parser.parse_args().port)
