@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import redis
 import websockets
-from support import Database, free_port, tree_cpu_seconds
+from support import Database, add_service_arguments, free_port, load_average, own_services, tree_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -425,41 +424,28 @@ def main(args: argparse.Namespace) -> None:
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     procs = Processes(log_dir, env)
-    flush = redis.Redis.from_url(args.redis_url)
     print(f"# End-to-end round benchmark — {machine(database)}")
     print(
         f"{args.workers} Celery workers × concurrency {args.concurrency} ({args.pool}), daphne, fake LLM server; "
         f"logs in {log_dir}"
     )
-    try:
-        database.create()
-        flush.flushdb()
-        started = time.perf_counter()
-        web, fake = start_services(args, procs, log_dir)
-        print(f"database {database.name} migrated and processes started in {time.perf_counter() - started:.1f} s")
-        asyncio.run(measure(args, web, fake, json.loads((log_dir / "setup.json").read_text()), procs))
-        procs.check_alive()
-        print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    except KeyboardInterrupt:
-        print("\ninterrupted; cleaning up", file=sys.stderr)
-    finally:
-        procs.stop()
-        flush.flushdb()
-        flush.close()
-        database.drop()
-        if not args.keep_logs:
-            shutil.rmtree(log_dir, ignore_errors=True)
+    with own_services(database, args.redis_url):
+        try:
+            started = time.perf_counter()
+            web, fake = start_services(args, procs, log_dir)
+            print(f"database {database.name} migrated and processes started in {time.perf_counter() - started:.1f} s")
+            asyncio.run(measure(args, web, fake, json.loads((log_dir / "setup.json").read_text()), procs))
+            procs.check_alive()
+            print(f"\nload average at the end: {load_average()}")
+        finally:
+            procs.stop()
+            if not args.keep_logs:
+                shutil.rmtree(log_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
-        help="server to create the benchmark's database on",
-    )
-    parser.add_argument("--database", default="promptlab_bench_e2e", help="dropped and recreated, dropped at the end")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11", help="flushed before and after")
+    add_service_arguments(parser, database="promptlab_bench_e2e", redis_db=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--pool", choices=["threads", "prefork"], default="threads", help="Celery worker pool")
     parser.add_argument("--concurrency", type=int, default=16, help="rounds at once per worker (threads or processes)")

@@ -41,15 +41,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import redis
 from support import (
     ROOT,
     Database,
+    add_service_arguments,
     free_port,
     load_average,
+    own_services,
     start_logged_fake_server,
-    tree_cpu_seconds,
-    tree_rss_bytes,
+    tree_usage,
 )
 
 PROMPTFOO_VERSION = "0.121.20"
@@ -108,6 +108,7 @@ class Result:
     cpu: float  # the whole process, start-up and exit included
     span_cpu: float  # from the first request to the last response
     requests: int
+    most_in_flight: int  # at the fake server
     exit_code: int
     rss: dict[int, int] = field(default_factory=dict)  # calls done → bytes
 
@@ -123,7 +124,7 @@ class Sampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            at, rss, cpu = time.time(), tree_rss_bytes(self.pid), tree_cpu_seconds(self.pid)
+            at, (rss, cpu) = time.time(), tree_usage(self.pid)
             if rss:
                 self.samples.append((at, rss, cpu))
             self._stop.wait(SAMPLE_EVERY_S)
@@ -264,6 +265,7 @@ class Bench:
             env = self.promptfoo_env
         wall, cpu, code, sampler = run_process(command, env, log)
         requests = self.fake.log()
+        (self.folder / f"{tool}-{tag}-requests.json").write_text(json.dumps(requests))  # kept with --keep
         if not requests:
             tail = log.read_bytes().decode(errors="replace")[-3000:]
             raise SystemExit(f"{tool} made no request to the fake server (exit {code}):\n{tail}")
@@ -272,10 +274,19 @@ class Bench:
         span = ends[-1] - first
         rss = {n: sampler.rss_at(ends[n - 1]) for n in RSS_AT if len(ends) >= n}
         span_cpu = sampler.cpu_between(first, ends[-1], cpu)
-        if code and not self.args.keep:
+        if code:
             tail = log.read_bytes().decode(errors="replace")[-1500:]
             print(f"  {tool} C={concurrency} exited with {code}; its output ends:\n{tail}", file=sys.stderr)
-        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), code, rss)
+        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), most_in_flight(requests), code, rss)
+
+
+def most_in_flight(requests: list[tuple[float, float]]) -> int:
+    edges = sorted([(start, 1) for start, _ in requests] + [(end, -1) for _, end in requests])
+    most = current = 0
+    for _, step in edges:  # at a tie an end (-1) sorts first: a request that ended as another began is not both
+        current += step
+        most = max(most, current)
+    return most
 
 
 def latency_for(args, concurrency: int, calls: int) -> int:
@@ -306,9 +317,9 @@ def verdict(value: float | None, target: float) -> str:
 def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]]) -> None:
     print(
         "\n| C | tool | L | ideal | span | span ÷ ideal | wall | wall ÷ promptfoo | CPU per call: all, in the span "
-        "| RSS 1k | RSS 10k | 10k ÷ 1k | requests | exit |"
+        "| RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     summary: dict[tuple[str, int], dict] = {}
     for concurrency in args.concurrency:
         latency = latency_for(args, concurrency, matrix.calls) / 1000
@@ -337,7 +348,8 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]]) -
                 f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | "
                 f"{mb(row['rss1k'])} | {mb(row['rss10k'])} | "
                 f"{ratio_text(row['rss_ratio'])} | "
-                f"{'/'.join(str(r.requests) for r in runs)} | {'/'.join(str(r.exit_code) for r in runs)} |"
+                f"{'/'.join(str(r.requests) for r in runs)} | {'/'.join(str(r.most_in_flight) for r in runs)} | "
+                f"{'/'.join(str(r.exit_code) for r in runs)} |"
             )
     if "promptlab" not in args.tools:
         return
@@ -378,7 +390,6 @@ def main(args: argparse.Namespace) -> None:
     matrix = Matrix.for_calls(args.calls)
     database = Database(args.database_url, args.database)
     folder = Path(tempfile.mkdtemp(prefix="bench_vs_promptfoo_"))
-    flush = redis.Redis.from_url(args.redis_url)
     print(
         f"# Prompt Lab vs promptfoo — {platform.platform()}, {os.cpu_count()} cores "
         f"({platform.processor() or platform.machine()}), load average {load_average()}\n"
@@ -386,42 +397,37 @@ def main(args: argparse.Namespace) -> None:
         f"{matrix.prompts} prompts × 1 model × {matrix.rows} rows = {matrix.calls} calls, {args.tokens} tokens an "
         f"answer, concurrency {' '.join(map(str, args.concurrency))}, {args.runs} run(s); files and logs in {folder}"
     )
-    fake = None
-    try:
-        database.create()
-        flush.flushdb()
+    with own_services(database, args.redis_url):
         fake = FakeServer()
-        bench = Bench(args, fake, database, folder)
-        bench.setup()
-        for tool in args.tools:  # warm-up, not counted: imports, caches, the first connections
-            bench.run(tool, 4, Matrix(3, 4), 20, f"warm-{tool}")
-        results: dict[tuple[str, int], list[Result]] = {(t, c): [] for t in args.tools for c in args.concurrency}
-        for run in range(args.runs):
-            for concurrency in args.concurrency:
-                latency = latency_for(args, concurrency, matrix.calls)
-                # Alternate which tool goes first, so neither always runs on the other's leftovers.
-                for tool in args.tools if run % 2 == 0 else args.tools[::-1]:
-                    result = bench.run(tool, concurrency, matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
-                    results[(tool, concurrency)].append(result)
-                    print(
-                        f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, "
-                        f"CPU {result.cpu:.1f} s ({result.span_cpu:.1f} s in the span), {result.requests} requests, "
-                        f"exit {result.exit_code}; "
-                        f"load average {load_average()}",
-                        flush=True,
-                    )
-        report(args, matrix, results)
-        print(f"\nload average at the end: {load_average()}")
-    except KeyboardInterrupt:
-        print("\ninterrupted; cleaning up", file=sys.stderr)
-    finally:
-        if fake is not None:
+        try:
+            measure(args, matrix, Bench(args, fake, database, folder))
+        finally:
             fake.stop()
-        flush.flushdb()
-        flush.close()
-        database.drop()
-        if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(args, matrix: Matrix, bench: Bench) -> None:
+    bench.setup()
+    for tool in args.tools:  # warm-up, not counted: imports, caches, the first connections
+        bench.run(tool, 4, Matrix(3, 4), 20, f"warm-{tool}")
+    results: dict[tuple[str, int], list[Result]] = {(t, c): [] for t in args.tools for c in args.concurrency}
+    for run in range(args.runs):
+        for concurrency in args.concurrency:
+            latency = latency_for(args, concurrency, matrix.calls)
+            # Alternate which tool goes first, so neither always runs on the other's leftovers.
+            for tool in args.tools if run % 2 == 0 else args.tools[::-1]:
+                result = bench.run(tool, concurrency, matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
+                results[(tool, concurrency)].append(result)
+                print(
+                    f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, "
+                    f"CPU {result.cpu:.1f} s ({result.span_cpu:.1f} s in the span), {result.requests} requests "
+                    f"({result.most_in_flight} at most in flight), exit {result.exit_code}; "
+                    f"load average {load_average()}",
+                    flush=True,
+                )
+    report(args, matrix, results)
+    print(f"\nload average at the end: {load_average()}")
 
 
 if __name__ == "__main__":
@@ -440,12 +446,6 @@ if __name__ == "__main__":
         default="rows",
         help="what `experiment run --concurrency` counts (rows: dataset rows at once, each running every prompt)",
     )
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
-        help="server to create the benchmark's database on",
-    )
-    parser.add_argument("--database", default="promptlab_bench_vs_promptfoo", help="recreated, dropped at the end")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/12", help="flushed before and after")
+    add_service_arguments(parser, database="promptlab_bench_vs_promptfoo", redis_db=12)
     parser.add_argument("--keep", action="store_true", help="keep the files and logs")
     main(parser.parse_args())

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+import redis
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -81,6 +82,34 @@ class Database:
         self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
+def add_service_arguments(parser, *, database: str, redis_db: int) -> None:
+    """--database-url, --database and --redis-url, for a benchmark that makes its own database (see `own_services`)."""
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
+        help="server to create the benchmark's database on",
+    )
+    parser.add_argument("--database", default=database, help="dropped and recreated, dropped at the end")
+    parser.add_argument("--redis-url", default=f"redis://127.0.0.1:6379/{redis_db}", help="flushed before and after")
+
+
+@contextlib.contextmanager
+def own_services(database: Database, redis_url: str):
+    """The benchmark's own database, created, and its Redis database, flushed; on the way out, Ctrl-C included, the
+    Redis database is flushed again and the database dropped (only those two: Postgres and Redis are shared)."""
+    flush = redis.Redis.from_url(redis_url)
+    try:
+        database.create()
+        flush.flushdb()
+        yield
+    except KeyboardInterrupt:
+        print("\ninterrupted; cleaning up", file=sys.stderr)
+    finally:
+        flush.flushdb()
+        flush.close()
+        database.drop()
+
+
 def process_tree(pid: int) -> list[int]:
     """The process and all its living descendants (from /proc/<pid>/task/*/children)."""
     tree, pending = [], [pid]
@@ -93,30 +122,25 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """User + system CPU of the process, its threads and its descendants, living or ended (an ended child's time is
-    in its parent's cutime/cstime once reaped)."""
-    total = 0
+def tree_usage(pid: int) -> tuple[int, float]:
+    """The resident memory (VmRSS, bytes) and the user + system CPU-seconds of the process, its threads and its
+    descendants, in one walk of the tree; (0, 0.0) once it has ended. An ended child's CPU is in its parent's
+    cutime/cstime once reaped, so CPU counts descendants living or gone."""
+    rss, ticks = 0, 0
     for member in process_tree(pid):
         try:
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime (fields 14–17)
-    return total / CLOCK_TICKS
-
-
-def tree_rss_bytes(pid: int) -> int:
-    """The resident memory of the process and its descendants (VmRSS), in bytes; 0 once it has ended."""
-    total = 0
-    for member in process_tree(pid):
-        try:
+            stat = Path(f"/proc/{member}/stat").read_text()
             status = Path(f"/proc/{member}/status").read_text()
         except (FileNotFoundError, ProcessLookupError):
             continue
+        ticks += sum(int(value) for value in stat.rsplit(")", 1)[1].split()[11:15])  # utime stime cutime cstime
         line = next((line for line in status.splitlines() if line.startswith("VmRSS:")), "VmRSS: 0 kB")
-        total += int(line.split()[1]) * 1024
-    return total
+        rss += int(line.split()[1]) * 1024
+    return rss, ticks / CLOCK_TICKS
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    return tree_usage(pid)[1]
 
 
 def _logged_server_class():
