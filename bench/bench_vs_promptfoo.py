@@ -95,7 +95,8 @@ class Matrix:
     def calls(self) -> int:
         return self.prompts * self.rows
 
-    def prompt(self, p: int) -> str:
+    def prompt_start(self, p: int) -> str:
+        """Prompt p's text before the question, which each tool adds in its own placeholder syntax."""
         return f"Variant {p}: answer the question "
 
 
@@ -181,7 +182,7 @@ def promptlab_file(folder: Path, matrix: Matrix, connection: str, model: str) ->
     data = {
         "name": f"Benchmark {connection}",
         "models": [{"model": f"{connection}:{model}"}],
-        "prompts": [{"name": f"p{p}", "prompt": matrix.prompt(p) + "<<q>>"} for p in range(matrix.prompts)],
+        "prompts": [{"name": f"p{p}", "prompt": matrix.prompt_start(p) + "<<q>>"} for p in range(matrix.prompts)],
         "dataset": [{"name": f"r{r}", "vars": {"q": f"number {r}?"}} for r in range(matrix.rows)],
         "timeout": 240,
     }
@@ -193,7 +194,7 @@ def promptlab_file(folder: Path, matrix: Matrix, connection: str, model: str) ->
 def promptfoo_file(folder: Path, matrix: Matrix, fake_url: str, model: str) -> Path:
     data = {
         "description": "Benchmark",
-        "prompts": [{"label": f"p{p}", "raw": matrix.prompt(p) + "{{q}}"} for p in range(matrix.prompts)],
+        "prompts": [{"label": f"p{p}", "raw": matrix.prompt_start(p) + "{{q}}"} for p in range(matrix.prompts)],
         "providers": [
             {"id": f"openai:chat:{model}", "config": {"apiBaseUrl": f"{fake_url}/v1", "apiKey": "bench"}},
         ],
