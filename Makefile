@@ -7,8 +7,10 @@ PORT ?= 8000
 # Tests run against real Postgres and Redis (the same as CI); override to point elsewhere.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/promptlab
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+# The version bench/bench_vs_promptfoo.py compares with, installed into the git-ignored bench/promptfoo.
+PROMPTFOO_VERSION := 0.121.20
 
-.PHONY: help install run test lint format web worker beat fake-llm bench clean
+.PHONY: help install run test lint format web worker beat fake-llm bench bench-setup clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
@@ -50,13 +52,17 @@ beat: install  ## services mode: the periodic scheduler (sweeper)
 fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire formats) on :8765
 	$(PY) -m lab.fake_llm --port 8765
 
-bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, experiments, inbox), see docs/benchmarks.md
+bench-setup:  ## install promptfoo into bench/promptfoo for the side-by-side benchmark (needs Node 20 and npm)
+	npm install --prefix bench/promptfoo --no-audit --no-fund promptfoo@$(PROMPTFOO_VERSION)
+
+bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, experiments, inbox, against promptfoo: make bench-setup first), see docs/benchmarks.md
 	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
 	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_scheduling.py
 	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 	$(PY) bench/bench_inbox.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_experiment.py
+	$(PY) bench/bench_vs_promptfoo.py $(BENCH_VS_ARGS)
 
 clean:  ## remove the virtualenv and local database
 	rm -rf $(VENV) db.sqlite3 staticfiles

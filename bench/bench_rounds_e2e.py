@@ -11,7 +11,8 @@ browser or a script would, and prints each figure as a ratio against an ideal me
   and the most requests the fake server saw in flight at once;
 - streaming: 20 rounds streaming at once, each on its own group and websocket; each token's trip from the fake
   server sending it (it stamps the time in the token) to the websocket client receiving it, against the 100 ms
-  target.
+  target; and the CPU-seconds the web process and the workers spent per 1,000 streamed tokens (from /proc, their
+  threads and children included, read before and after the streaming phase).
 
     python bench/bench_rounds_e2e.py [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url ...]
 
@@ -38,17 +39,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import psycopg
-import redis
 import websockets
-from support import free_port
+from support import Database, add_service_arguments, free_port, load_average, own_services, tree_cpu_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TOKEN = re.compile(r"\S+")
+SERVING = ("web", "worker")  # the processes whose CPU the streaming figure counts (not the fake server's)
 
 # Run in the migrated database by `manage.py shell -c`: the user, workspace, connections, an API token and a
 # session (for the websockets, which authenticate by session cookie). Prints one JSON line.
@@ -117,6 +116,10 @@ class Processes:
                 tail = (self.log_dir / f"{name}.log").read_bytes().decode(errors="replace")[-3000:]
                 raise SystemExit(f"{name} exited with {proc.returncode}:\n{tail}")
 
+    def cpu_seconds(self, names: tuple[str, ...]) -> float:
+        """CPU-seconds so far of the processes whose name starts with one of `names`, their threads and children."""
+        return sum(tree_cpu_seconds(proc.pid) for name, proc in self.started if name.startswith(names))
+
     def stop(self) -> None:
         for _, proc in reversed(self.started):
             if proc.poll() is None:
@@ -127,31 +130,6 @@ class Processes:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-
-
-class Database:
-    """A database of the benchmark's own beside the server's others, dropped on exit."""
-
-    def __init__(self, base_url: str, name: str):
-        parts = urlsplit(base_url)
-        self.admin_url = urlunsplit(parts._replace(path="/postgres"))
-        self.url = urlunsplit(parts._replace(path=f"/{name}"))
-        self.name = name
-
-    def _admin(self, sql: str) -> str:
-        with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            cursor = conn.execute(sql)
-            return cursor.fetchone()[0] if cursor.description else ""
-
-    def version(self) -> str:
-        return self._admin("SHOW server_version")
-
-    def create(self) -> None:
-        self.drop()
-        self._admin(f'CREATE DATABASE "{self.name}"')
-
-    def drop(self) -> None:
-        self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
 
 
 @dataclass
@@ -318,7 +296,7 @@ def token_lags(socket: GroupSocket) -> list[float]:
     ]
 
 
-async def streaming(lab: Lab, args) -> None:
+async def streaming(lab: Lab, args, procs: Processes) -> None:
     model = f"fake?ttft_ms=100&tokens={args.stream_tokens}&token_ms={args.stream_token_ms}&stamp=1"
     groups = [
         await lab.create_group(f"Streaming {n}", [f"stream::{model}&id=s{n}v{v}" for v in range(3)])
@@ -326,6 +304,7 @@ async def streaming(lab: Lab, args) -> None:
     ]
     await lab.fake_reset()
     sockets = []
+    cpu = procs.cpu_seconds(SERVING)
     try:
         for group in groups:
             sockets.append(GroupSocket(await lab.socket(group).__aenter__()))
@@ -337,6 +316,7 @@ async def streaming(lab: Lab, args) -> None:
         for s in sockets:
             s.reader.cancel()
             await s.socket.close()
+    cpu = procs.cpu_seconds(SERVING) - cpu
     stats = await lab.fake_stats()
     lags = [lag for s in sockets for lag in token_lags(s)]
     events = sum(len(s.of_type("output.delta")) for s in sockets)
@@ -348,7 +328,9 @@ async def streaming(lab: Lab, args) -> None:
         f"websocket client receiving it (deltas coalesced every 50 ms):\n"
         f"   p50 {ms(statistics.median(lags))}, p95 {ms(percentile(lags, 0.95))} "
         f"(p95 / target {percentile(lags, 0.95) / 0.1:.2f}, target ≤ 100 ms), "
-        f"p99 {ms(percentile(lags, 0.99))}, max {ms(max(lags))}"
+        f"p99 {ms(percentile(lags, 0.99))}, max {ms(max(lags))}\n"
+        f"   CPU of the web process and the workers while streaming: {cpu:.2f} s, "
+        f"{cpu / len(lags) * 1000:.2f} s per 1,000 streamed tokens"
     )
 
 
@@ -404,7 +386,7 @@ def start_services(args, procs: Processes, log_dir: Path) -> tuple[str, str]:
     return f"http://127.0.0.1:{web_port}", fake
 
 
-async def measure(args, web: str, fake: str, setup: dict) -> None:
+async def measure(args, web: str, fake: str, setup: dict, procs: Processes) -> None:
     lab = Lab(web=web, fake=fake, **setup)
     model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
     batch_model = f"fake?ttft_ms={args.ttft_ms}&tokens={args.batch_tokens}&token_ms={args.token_ms}"
@@ -420,7 +402,7 @@ async def measure(args, web: str, fake: str, setup: dict) -> None:
         if args.batch_rounds:
             await batch(lab, args, batch_model, one_batch)
         if args.stream_rounds:
-            await streaming(lab, args)
+            await streaming(lab, args, procs)
     finally:
         await lab.api.aclose()
 
@@ -442,41 +424,28 @@ def main(args: argparse.Namespace) -> None:
     }
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     procs = Processes(log_dir, env)
-    flush = redis.Redis.from_url(args.redis_url)
     print(f"# End-to-end round benchmark — {machine(database)}")
     print(
         f"{args.workers} Celery workers × concurrency {args.concurrency} ({args.pool}), daphne, fake LLM server; "
         f"logs in {log_dir}"
     )
-    try:
-        database.create()
-        flush.flushdb()
-        started = time.perf_counter()
-        web, fake = start_services(args, procs, log_dir)
-        print(f"database {database.name} migrated and processes started in {time.perf_counter() - started:.1f} s")
-        asyncio.run(measure(args, web, fake, json.loads((log_dir / "setup.json").read_text())))
-        procs.check_alive()
-        print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    except KeyboardInterrupt:
-        print("\ninterrupted; cleaning up", file=sys.stderr)
-    finally:
-        procs.stop()
-        flush.flushdb()
-        flush.close()
-        database.drop()
-        if not args.keep_logs:
-            shutil.rmtree(log_dir, ignore_errors=True)
+    with own_services(database, args.redis_url):
+        try:
+            started = time.perf_counter()
+            web, fake = start_services(args, procs, log_dir)
+            print(f"database {database.name} migrated and processes started in {time.perf_counter() - started:.1f} s")
+            asyncio.run(measure(args, web, fake, json.loads((log_dir / "setup.json").read_text()), procs))
+            procs.check_alive()
+            print(f"\nload average at the end: {load_average()}")
+        finally:
+            procs.stop()
+            if not args.keep_logs:
+                shutil.rmtree(log_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/"),
-        help="server to create the benchmark's database on",
-    )
-    parser.add_argument("--database", default="promptlab_bench_e2e", help="dropped and recreated, dropped at the end")
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/11", help="flushed before and after")
+    add_service_arguments(parser, database="promptlab_bench_e2e", redis_db=11)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--pool", choices=["threads", "prefork"], default="threads", help="Celery worker pool")
     parser.add_argument("--concurrency", type=int, default=16, help="rounds at once per worker (threads or processes)")

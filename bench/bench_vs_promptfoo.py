@@ -1,0 +1,452 @@
+"""Side-by-side batch benchmark: `manage.py experiment run` against `promptfoo eval` 0.121.20 on the same matrix
+(prompts × 1 model × rows) and the same local fake LLM server, at several concurrencies.
+
+Each tool runs as its own process through its public command line, as a person would run it:
+
+- Prompt Lab: a database of the benchmark's own (migrated, one user, one workspace, an OpenAI-compatible
+  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency R`,
+  where R is the dataset rows run at once: ceil(C / prompts), so that at most C calls are in flight
+  (`--cli-concurrency calls` passes C itself, for a CLI whose option counts calls);
+- promptfoo: `promptfoo eval -c FILE -j C --no-cache --no-share`, its openai provider's `apiBaseUrl` at the fake
+  server, offline (telemetry, updates and sharing off, any other traffic sent to a closed port on 127.0.0.1).
+
+Every answer takes a fixed latency L on the fake server (by default chosen per C so that the ideal is about
+`--ideal-s`). For each tool and C it prints the ideal ceil(N / C) × L, the request span (the fake server's log:
+first request → last response), the wall time of the process, span ÷ ideal, the wall ratio to promptfoo's, the
+CPU-seconds per call of the process and its children (getrusage of the reaped child), and the resident memory
+(VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls (run `--calls 10000` for the second);
+the median of `--runs`, then each target of the issue against its figure.
+
+    python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
+        [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url redis://127.0.0.1:6379/12]
+
+Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from support import (
+    ROOT,
+    Database,
+    add_service_arguments,
+    free_port,
+    load_average,
+    own_services,
+    start_logged_fake_server,
+    tree_usage,
+)
+
+PROMPTFOO_VERSION = "0.121.20"
+PROMPTFOO = ROOT / "bench" / "promptfoo" / "node_modules" / ".bin" / "promptfoo"
+INSTALL = f"make bench-setup  (or: npm install --prefix bench/promptfoo promptfoo@{PROMPTFOO_VERSION})"
+MAX_ROWS = 1000  # an experiment file's dataset holds at most this many rows: more calls take more prompts
+SAMPLE_EVERY_S = 0.2
+RSS_AT = (1_000, 10_000)
+TOOLS = ("promptlab", "promptfoo")
+
+# Targets of the issue, each a ratio printed against its figure.
+SPAN_TARGET = 1.10  # span ≤ 1.10 × ideal, at every C
+WALL_TARGETS = {20: 0.85, 100: 0.6}  # Prompt Lab's wall ≤ this × promptfoo's
+CPU_TARGET_MS = 5.0  # per call
+RSS_TARGET = 1.2  # RSS after 10,000 calls ≤ 1.2 × RSS after 1,000
+
+# Run in the migrated database by `manage.py shell -c`: a user, a workspace and one connection per concurrency.
+SETUP = """
+from django.contrib.auth import get_user_model
+from lab.services import connection_create, workspace_create
+
+user = get_user_model().objects.create_user(username="bench", password="bench-vs-promptfoo-2026")
+workspace = workspace_create(owner=user, name="Benchmark")
+for limit in {limits!r}:
+    connection_create(
+        workspace=workspace, name=f"c{{limit}}", kind="openai_compatible", base_url={base_url!r},
+        api_key="bench", max_concurrency=limit, rpm=10_000_000,
+    )
+"""
+
+
+@dataclass(frozen=True)
+class Matrix:
+    prompts: int
+    rows: int
+
+    @classmethod
+    def for_calls(cls, calls: int) -> Matrix:
+        prompts = max(3, math.ceil(calls / MAX_ROWS))
+        return cls(prompts, math.ceil(calls / prompts))
+
+    @property
+    def calls(self) -> int:
+        return self.prompts * self.rows
+
+    def prompt_start(self, p: int) -> str:
+        """Prompt p's text before the question, which each tool adds in its own placeholder syntax."""
+        return f"Variant {p}: answer the question "
+
+
+@dataclass
+class Result:
+    tool: str
+    concurrency: int
+    wall: float
+    span: float
+    cpu: float  # the whole process, start-up and exit included
+    span_cpu: float  # from the first request to the last response
+    requests: int
+    most_in_flight: int  # at the fake server
+    exit_code: int
+    rss: dict[int, int] = field(default_factory=dict)  # calls done → bytes
+
+
+class Sampler:
+    """VmRSS and CPU-seconds of a process tree every SAMPLE_EVERY_S in a thread, with each sample's wall-clock time."""
+
+    def __init__(self, pid: int):
+        self.pid, self.samples = pid, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            at, (rss, cpu) = time.time(), tree_usage(self.pid)
+            if rss:
+                self.samples.append((at, rss, cpu))
+            self._stop.wait(SAMPLE_EVERY_S)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def rss_at(self, when: float) -> int | None:
+        """The first sample taken at or after `when` (None if the process had ended by then)."""
+        return next((rss for at, rss, _ in self.samples if at >= when), None)
+
+    def cpu_between(self, start: float, end: float, total: float) -> float:
+        """CPU-seconds from the last sample before `start` to the first after `end` (the total if it had ended)."""
+        before = next((cpu for at, _, cpu in reversed(self.samples) if at <= start), 0.0)
+        after = next((cpu for at, _, cpu in self.samples if at >= end), total)
+        return after - before
+
+
+def run_process(args: list[str], env: dict, log: Path) -> tuple[float, float, int, Sampler]:
+    """Run a command to its end: wall seconds, CPU seconds of it and its reaped children, exit code, RSS samples."""
+    with open(log, "wb") as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        sampler = Sampler(proc.pid)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+    sampler.stop()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, proc.returncode, sampler
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self.process, self.url = start_logged_fake_server()
+
+    def reset(self) -> None:
+        httpx.post(f"{self.url}/_reset").raise_for_status()
+
+    def log(self) -> list[tuple[float, float]]:
+        return [tuple(pair) for pair in httpx.get(f"{self.url}/_log", timeout=60).json()["requests"]]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def model_name(latency_ms: int, tokens: int, tag: str) -> str:
+    # token_ms=0: every token right after the wait, so a streamed and a plain answer take the same time.
+    return f"fake?ttft_ms={latency_ms}&tokens={tokens}&token_ms=0&id={tag}"
+
+
+def promptlab_file(folder: Path, matrix: Matrix, connection: str, model: str) -> Path:
+    data = {
+        "name": f"Benchmark {connection}",
+        "models": [{"model": f"{connection}:{model}"}],
+        "prompts": [{"name": f"p{p}", "prompt": matrix.prompt_start(p) + "<<q>>"} for p in range(matrix.prompts)],
+        "dataset": [{"name": f"r{r}", "vars": {"q": f"number {r}?"}} for r in range(matrix.rows)],
+        "timeout": 240,
+    }
+    path = folder / f"promptlab-{connection}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def promptfoo_file(folder: Path, matrix: Matrix, fake_url: str, model: str) -> Path:
+    data = {
+        "description": "Benchmark",
+        "prompts": [{"label": f"p{p}", "raw": matrix.prompt_start(p) + "{{q}}"} for p in range(matrix.prompts)],
+        "providers": [
+            {"id": f"openai:chat:{model}", "config": {"apiBaseUrl": f"{fake_url}/v1", "apiKey": "bench"}},
+        ],
+        "tests": [{"vars": {"q": f"number {r}?"}} for r in range(matrix.rows)],
+    }
+    path = folder / "promptfooconfig.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+class Bench:
+    def __init__(self, args, fake: FakeServer, database: Database, folder: Path):
+        self.args, self.fake, self.database, self.folder = args, fake, database, folder
+        self.closed_port = free_port()  # nothing listens there: any traffic but the fake server's fails at once
+        home = folder / "home"
+        home.mkdir()
+        self.promptfoo_env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "PROMPTFOO_CONFIG_DIR": str(home / ".promptfoo"),
+            "PROMPTFOO_DISABLE_TELEMETRY": "1",
+            "PROMPTFOO_DISABLE_UPDATE": "1",
+            "PROMPTFOO_DISABLE_SHARING": "1",
+            "PROMPTFOO_CACHE_ENABLED": "false",
+            "HTTPS_PROXY": f"http://127.0.0.1:{self.closed_port}",
+            "HTTP_PROXY": f"http://127.0.0.1:{self.closed_port}",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "OPENAI_API_KEY": "bench",
+            "NO_COLOR": "1",
+        }
+        self.promptlab_env = {
+            key: value for key, value in os.environ.items() if not key.endswith(("_API_KEY", "_BASE_URL"))
+        }
+        self.promptlab_env |= {"DATABASE_URL": database.url, "REDIS_URL": args.redis_url, "PYTHONUNBUFFERED": "1"}
+        self.promptlab_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+    def setup(self) -> None:
+        env = self.promptlab_env
+        for command in (
+            [sys.executable, "manage.py", "migrate", "--noinput"],
+            [
+                sys.executable,
+                "manage.py",
+                "shell",
+                "-c",
+                SETUP.format(limits=sorted({*self.args.concurrency, 4}), base_url=f"{self.fake.url}/v1"),
+            ],
+        ):
+            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+            if done.returncode:
+                raise SystemExit(f"{' '.join(command[:3])} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+    def run(self, tool: str, concurrency: int, matrix: Matrix, latency_ms: int, tag: str) -> Result:
+        model = model_name(latency_ms, self.args.tokens, tag)
+        log = self.folder / f"{tool}-{tag}.log"
+        self.fake.reset()
+        if tool == "promptlab":
+            by_rows = self.args.cli_concurrency == "rows"
+            rows_at_once = math.ceil(concurrency / matrix.prompts) if by_rows else concurrency
+            path = promptlab_file(self.folder, matrix, f"c{concurrency}", model)
+            command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
+            command += ["--concurrency", str(rows_at_once)]
+            # Each round thread holds a database connection: the pool serves them all (and its own two).
+            env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env}
+        else:
+            path = promptfoo_file(self.folder, matrix, self.fake.url, model)
+            command = [str(PROMPTFOO), "eval", "-c", str(path), "-j", str(concurrency), "--no-cache", "--no-share"]
+            command += ["--no-table", "--no-progress-bar"]
+            env = self.promptfoo_env
+        wall, cpu, code, sampler = run_process(command, env, log)
+        requests = self.fake.log()
+        (self.folder / f"{tool}-{tag}-requests.json").write_text(json.dumps(requests))  # kept with --keep
+        if not requests:
+            tail = log.read_bytes().decode(errors="replace")[-3000:]
+            raise SystemExit(f"{tool} made no request to the fake server (exit {code}):\n{tail}")
+        ends = sorted(end for _, end in requests)
+        first = min(start for start, _ in requests)
+        span = ends[-1] - first
+        rss = {n: sampler.rss_at(ends[n - 1]) for n in RSS_AT if len(ends) >= n}
+        span_cpu = sampler.cpu_between(first, ends[-1], cpu)
+        if code:
+            tail = log.read_bytes().decode(errors="replace")[-1500:]
+            print(f"  {tool} C={concurrency} exited with {code}; its output ends:\n{tail}", file=sys.stderr)
+        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), most_in_flight(requests), code, rss)
+
+
+def most_in_flight(requests: list[tuple[float, float]]) -> int:
+    edges = sorted([(start, 1) for start, _ in requests] + [(end, -1) for _, end in requests])
+    most = current = 0
+    for _, step in edges:  # at a tie an end (-1) sorts first: a request that ended as another began is not both
+        current += step
+        most = max(most, current)
+    return most
+
+
+def latency_for(args, concurrency: int, calls: int) -> int:
+    if args.latency_ms:
+        return args.latency_ms
+    return max(args.min_latency_ms, round(args.ideal_s * 1000 / math.ceil(calls / concurrency)))
+
+
+def median(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def mb(value: float | None) -> str:
+    return "—" if value is None else f"{value / 2**20:.0f} MB"
+
+
+def ratio_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def verdict(value: float | None, target: float) -> str:
+    if value is None:
+        return "not measured"
+    return f"{value:.2f} vs ≤ {target:g}: {'met' if value <= target else 'NOT met'}"
+
+
+def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]]) -> None:
+    print(
+        "\n| C | tool | L | ideal | span | span ÷ ideal | wall | wall ÷ promptfoo | CPU per call: all, in the span "
+        "| RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    summary: dict[tuple[str, int], dict] = {}
+    for concurrency in args.concurrency:
+        latency = latency_for(args, concurrency, matrix.calls) / 1000
+        ideal = math.ceil(matrix.calls / concurrency) * latency
+        for tool in args.tools:
+            runs = results[(tool, concurrency)]
+            row = {
+                "ideal": ideal,
+                "span": median([r.span for r in runs]),
+                "wall": median([r.wall for r in runs]),
+                "cpu_ms": median([r.cpu / r.requests * 1000 for r in runs]),
+                "span_cpu_ms": median([r.span_cpu / r.requests * 1000 for r in runs]),
+                "rss1k": median([r.rss.get(RSS_AT[0]) for r in runs]),
+                "rss10k": median([r.rss.get(RSS_AT[1]) for r in runs]),
+            }
+            row["rss_ratio"] = row["rss10k"] / row["rss1k"] if row["rss10k"] and row["rss1k"] else None
+            summary[(tool, concurrency)] = row
+        for tool in args.tools:
+            row = summary[(tool, concurrency)]
+            other = summary.get(("promptfoo", concurrency))
+            ratio = f"{row['wall'] / other['wall']:.2f}" if other and tool != "promptfoo" else "—"
+            runs = results[(tool, concurrency)]
+            print(
+                f"| {concurrency} | {tool} | {latency * 1000:.0f} ms | {ideal:.1f} s | {row['span']:.1f} s | "
+                f"{row['span'] / ideal:.2f} | {row['wall']:.1f} s | {ratio} | "
+                f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | "
+                f"{mb(row['rss1k'])} | {mb(row['rss10k'])} | "
+                f"{ratio_text(row['rss_ratio'])} | "
+                f"{'/'.join(str(r.requests) for r in runs)} | {'/'.join(str(r.most_in_flight) for r in runs)} | "
+                f"{'/'.join(str(r.exit_code) for r in runs)} |"
+            )
+    if "promptlab" not in args.tools:
+        return
+    print(f"\nTargets (Prompt Lab, medians of {args.runs} run(s)):")
+    for concurrency in args.concurrency:
+        row = summary[("promptlab", concurrency)]
+        print(f"- C={concurrency}: span ÷ ideal {verdict(row['span'] / row['ideal'], SPAN_TARGET)}")
+    for concurrency, target in WALL_TARGETS.items():
+        other = summary.get(("promptfoo", concurrency))
+        row = summary.get(("promptlab", concurrency))
+        value = row["wall"] / other["wall"] if row and other else None
+        print(f"- C={concurrency}: wall ÷ promptfoo's {verdict(value, target)}")
+    for concurrency in args.concurrency:
+        row = summary[("promptlab", concurrency)]
+        print(
+            f"- C={concurrency}: CPU ms per call, the whole process {verdict(row['cpu_ms'], CPU_TARGET_MS)}; "
+            f"in the span {verdict(row['span_cpu_ms'], CPU_TARGET_MS)}"
+        )
+    for concurrency in args.concurrency:
+        row = summary[("promptlab", concurrency)]
+        hint = "" if row["rss_ratio"] is not None else f" (needs --calls {RSS_AT[1]})"
+        print(f"- C={concurrency}: RSS after 10k ÷ after 1k {verdict(row['rss_ratio'], RSS_TARGET)}{hint}")
+
+
+def promptfoo_version() -> str:
+    if not PROMPTFOO.exists():
+        raise SystemExit(f"promptfoo is not installed in bench/promptfoo. Install it with:\n    {INSTALL}")
+    package = ROOT / "bench" / "promptfoo" / "node_modules" / "promptfoo" / "package.json"
+    version = json.loads(package.read_text())["version"]
+    if version != PROMPTFOO_VERSION:
+        print(f"warning: promptfoo {version} is installed, the benchmark is for {PROMPTFOO_VERSION}", file=sys.stderr)
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    return f"promptfoo {version} on Node {node}"
+
+
+def main(args: argparse.Namespace) -> None:
+    versions = promptfoo_version() if "promptfoo" in args.tools else "promptfoo not run"
+    matrix = Matrix.for_calls(args.calls)
+    database = Database(args.database_url, args.database)
+    folder = Path(tempfile.mkdtemp(prefix="bench_vs_promptfoo_"))
+    print(
+        f"# Prompt Lab vs promptfoo — {platform.platform()}, {os.cpu_count()} cores "
+        f"({platform.processor() or platform.machine()}), load average {load_average()}\n"
+        f"Python {platform.python_version()}, Postgres {database.version()}, {versions}\n"
+        f"{matrix.prompts} prompts × 1 model × {matrix.rows} rows = {matrix.calls} calls, {args.tokens} tokens an "
+        f"answer, concurrency {' '.join(map(str, args.concurrency))}, {args.runs} run(s); files and logs in {folder}"
+    )
+    with own_services(database, args.redis_url):
+        fake = FakeServer()
+        try:
+            measure(args, matrix, Bench(args, fake, database, folder))
+        finally:
+            fake.stop()
+            if not args.keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(args, matrix: Matrix, bench: Bench) -> None:
+    bench.setup()
+    for tool in args.tools:  # warm-up, not counted: imports, caches, the first connections
+        bench.run(tool, 4, Matrix(3, 4), 20, f"warm-{tool}")
+    results: dict[tuple[str, int], list[Result]] = {(t, c): [] for t in args.tools for c in args.concurrency}
+    for run in range(args.runs):
+        for concurrency in args.concurrency:
+            latency = latency_for(args, concurrency, matrix.calls)
+            # Alternate which tool goes first, so neither always runs on the other's leftovers.
+            for tool in args.tools if run % 2 == 0 else args.tools[::-1]:
+                result = bench.run(tool, concurrency, matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
+                results[(tool, concurrency)].append(result)
+                print(
+                    f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, "
+                    f"CPU {result.cpu:.1f} s ({result.span_cpu:.1f} s in the span), {result.requests} requests "
+                    f"({result.most_in_flight} at most in flight), exit {result.exit_code}; "
+                    f"load average {load_average()}",
+                    flush=True,
+                )
+    report(args, matrix, results)
+    print(f"\nload average at the end: {load_average()}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 20, 100, 200], help="calls in flight")
+    parser.add_argument("--calls", type=int, default=3000, help=f"answers per run (over {MAX_ROWS}: more prompts)")
+    parser.add_argument("--latency-ms", "--latency", type=int, help="one answer's latency, the same at every C")
+    parser.add_argument("--ideal-s", type=float, default=15, help="without --latency-ms: L per C for this ideal")
+    parser.add_argument("--min-latency-ms", type=int, default=20, help="without --latency-ms: the shortest L")
+    parser.add_argument("--tokens", type=int, default=20, help="tokens an answer")
+    parser.add_argument("--runs", type=int, default=3, help="the figures are the median")
+    parser.add_argument("--tools", nargs="+", choices=TOOLS, default=list(TOOLS))
+    parser.add_argument(
+        "--cli-concurrency",
+        choices=["rows", "calls"],
+        default="rows",
+        help="what `experiment run --concurrency` counts (rows: dataset rows at once, each running every prompt)",
+    )
+    add_service_arguments(parser, database="promptlab_bench_vs_promptfoo", redis_db=12)
+    parser.add_argument("--keep", action="store_true", help="keep the files and logs")
+    main(parser.parse_args())
