@@ -16,12 +16,12 @@ from functools import cache, partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Case, CharField, Count, F, Q, TextField, Value, When
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
-from lab.engine.fanout import CANCELLED, Call, Result
+from lab.engine.fanout import Call, Result
 from lab.engine.scheduler import queue_deadline_s
 from lab.jobs.kinds import Lane
 from lab.markdown import render_markdown
@@ -143,11 +143,7 @@ def _call(
 @transaction.atomic
 def outputs_checkpoint(*, texts: dict[int, str]) -> None:
     """Save the partial text of answers still running (one UPDATE); finished rows are never touched."""
-    if not texts:
-        return
-    Output.objects.filter(pk__in=texts, status=OutputStatus.RUNNING).update(
-        text=Case(*(When(pk=pk, then=Value(text)) for pk, text in texts.items()), output_field=TextField())
-    )
+    _update_from_values(["text"], [[pk, text] for pk, text in texts.items()], only_status=[OutputStatus.RUNNING])
 
 
 def output_record(*, result: Result) -> dict | None:
@@ -155,20 +151,17 @@ def output_record(*, result: Result) -> dict | None:
 
     A row the user cancelled stays cancelled but keeps whatever text arrived.
     """
-    if not _output_write(result):
+    if not _answers_set([result]):
         return None
     return output_event(Output.objects.get(pk=result.key))
 
 
 @transaction.atomic
 def outputs_record(*, results: list[Result], events: bool = True) -> list[dict]:
-    """Store the finished answers of a batch round at once, as `output_record` stores one (a row already final is
-    left alone; a cancelled one keeps its status); returns the `output.done` payloads of the rows it wrote when
-    `events` (when nobody listens none is needed, and nothing is read back)."""
-    if connection.vendor != "postgresql":
-        written = [result.key for result in results if _output_write(result)]
-    else:
-        written = _answers_set(results)
+    """Store the finished answers of a batch round in one statement, as `output_record` stores one; returns the
+    `output.done` payloads of the rows it wrote when `events` (when nobody listens none is needed, and nothing is
+    read back)."""
+    written = _answers_set(results)
     if not events or not written:
         return []
     return [output_event(output) for output in Output.objects.filter(pk__in=written).order_by("pk")]
@@ -192,7 +185,8 @@ ANSWER_FIELDS = [
 
 
 def _answers_set(results: list[Result]) -> list[int]:
-    """The UPDATE of `_output_write` for many rows in one statement; the ids it wrote."""
+    """Write finished answers to rows not yet final; the ids written. A row the user cancelled stays cancelled
+    and keeps its own error, unless the answer itself says it was cancelled (then the answer's)."""
     now = timezone.now()
     rows = []
     for result in results:
@@ -203,7 +197,6 @@ def _answers_set(results: list[Result]) -> list[int]:
             + [answer.latency_ms, answer.input_tokens, answer.output_tokens, answer.tokens_estimated]
             + [stored_cost(answer.cost), result.started_at, now]
         )
-    # A row the user cancelled stays cancelled; it keeps its own error unless the answer says it was cancelled.
     cancelled = OutputStatus.CANCELLED
     return _update_from_values(
         ANSWER_FIELDS,
@@ -218,11 +211,8 @@ def _answers_set(results: list[Result]) -> list[int]:
 
 
 def _outputs_set(outputs: list[Output], fields: list[str]) -> None:
-    """`bulk_update` of these fields; on Postgres one UPDATE … FROM VALUES, whose SQL costs a fraction of the
-    CASE per field and row that bulk_update builds (most of a batch round's claim, measured)."""
-    if connection.vendor != "postgresql":
-        Output.objects.bulk_update(outputs, fields)
-        return
+    """`bulk_update` of these fields in one UPDATE … FROM VALUES, whose SQL costs a fraction of the CASE per
+    field and row that bulk_update builds (most of a batch round's claim, measured)."""
     _update_from_values(fields, [[output.pk] + [getattr(output, name) for name in fields] for output in outputs])
 
 
@@ -231,65 +221,36 @@ def _update_from_values(
 ) -> list[int]:
     """UPDATE the outputs of `rows` (each: id, then one value per field) in one statement; returns the ids updated.
 
-    `expressions` replaces a field's new value (`{value}`, the row's value cast to the column's type) with SQL of
-    its own that may read the row as it is (`o`) and the new values (`v`); `only_status` limits the rows updated
-    to those in these statuses."""
+    `expressions` replaces a field's new value (`{value}`, the row's value) with SQL of its own that may read the
+    row as it is (`o`) and the new values (`v`); `only_status` limits the rows updated to those in these statuses.
+    Postgres and SQLite (3.35 or later) both read this form."""
     if not rows:
         return []
     meta_fields = [Output._meta.get_field(name) for name in fields]
     assignments = []
     for name, field in zip(fields, meta_fields, strict=True):
-        value = f"CAST(v.{field.column} AS {field.db_type(connection)})"
+        value = f"v.{field.column}"
+        if connection.vendor == "postgresql":  # a VALUES list's column of NULLs and strings is text there
+            value = f"CAST({value} AS {field.db_type(connection)})"
         assignments.append(f"{field.column} = " + (expressions or {}).get(name, "{value}").format(value=value))
-    columns = ", ".join(["id"] + [field.column for field in meta_fields])
+    columns = ", ".join(["row_id"] + [field.column for field in meta_fields])
     placeholders = ", ".join(["(" + ", ".join(["%s"] * (len(fields) + 1)) + ")"] * len(rows))
     params = []
     for row in rows:
         params.append(row[0])
         pairs = zip(meta_fields, row[1:], strict=True)
         params.extend(field.get_db_prep_save(value, connection) for field, value in pairs)
-    where = "o.id = v.id"
+    where = "o.id = v.row_id"
     if only_status:
         where += " AND o.status IN (" + ", ".join(["%s"] * len(only_status)) + ")"
         params.extend(only_status)
     # Only names from the model and constants are formatted in; every value is a parameter.
-    values = f"(VALUES {placeholders}) AS v({columns})"
-    sql = f"UPDATE {Output._meta.db_table} AS o SET {', '.join(assignments)} FROM {values} WHERE {where}"  # noqa: S608
+    values = f"WITH v({columns}) AS (VALUES {placeholders})"
+    table = Output._meta.db_table
+    sql = f"{values} UPDATE {table} AS o SET {', '.join(assignments)} FROM v WHERE {where} RETURNING id"  # noqa: S608
     with connection.cursor() as cursor:
-        cursor.execute(sql + " RETURNING o.id", params)
+        cursor.execute(sql, params)
         return [pk for (pk,) in cursor.fetchall()]
-
-
-def _output_write(result: Result) -> bool:
-    """One answer's UPDATE; False when the row was already final."""
-    answer = result.answer
-    kept_if_cancelled = Value(answer.error) if answer.status == CANCELLED else F("error")
-    updated = Output.objects.filter(
-        pk=result.key, status__in=[OutputStatus.QUEUED, OutputStatus.RUNNING, OutputStatus.CANCELLED]
-    ).update(
-        status=Case(
-            When(status=OutputStatus.CANCELLED, then=Value(OutputStatus.CANCELLED)),
-            default=Value(answer.status),
-            output_field=CharField(),
-        ),
-        error=Case(
-            When(status=OutputStatus.CANCELLED, then=kept_if_cancelled),
-            default=Value(answer.error),
-            output_field=TextField(),
-        ),
-        text=answer.text,
-        html=render_markdown(answer.text) if answer.text else "",
-        finish_reason=answer.finish_reason,
-        ttft_ms=answer.ttft_ms,
-        latency_ms=answer.latency_ms,
-        input_tokens=answer.input_tokens,
-        output_tokens=answer.output_tokens,
-        tokens_estimated=answer.tokens_estimated,
-        cost=stored_cost(answer.cost),
-        started_at=result.started_at,
-        finished_at=timezone.now(),
-    )
-    return bool(updated)
 
 
 def output_event(output: Output) -> dict:
