@@ -1,7 +1,7 @@
 """CPU per call and memory of `manage.py experiment run`: the real command in a process of its own, watched from
 outside through /proc, against the fake LLM server.
 
-The experiment is 3 prompts × 1 model × rows (`--calls` answers) through one connection allowing `--limit`
+The experiment is `--prompts` prompts × 1 model × rows (`--calls` answers) through one connection allowing `--limit`
 requests at once. While the command runs, this process samples the command's process tree (the command and any
 worker processes it starts) every 0.2 s: CPU seconds (utime + stime, all threads) and resident memory, and counts
 the finished answers in the database. It prints the CPU per call over the whole run and between the 1,000th and
@@ -41,18 +41,19 @@ from django.db import connection  # noqa: E402
 from compare.models import Output  # noqa: E402
 from lab.services import connection_create, workspace_create  # noqa: E402
 
-PROMPTS = 3
+MAX_ROWS = 1000  # an experiment file's limit: more calls need more prompts
 MARK = 1000  # the early sample the last one is compared with
 CLOCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def experiment_file(folder: Path, rows: int, scenario: str) -> Path:
-    prompts = "\n".join(f"  - name: p{p}\n    prompt: 'Variant {p}: answer the question <<q>>'" for p in range(PROMPTS))
+def experiment_file(folder: Path, prompts: int, rows: int, scenario: str) -> Path:
+    prompt_list = "\n".join(f"  - name: p{p}\n    prompt: 'Variant {p}: answer <<q>>'" for p in range(prompts))
     dataset = "\n".join(f"  - name: r{r}\n    vars: {{q: 'number {r}?'}}" for r in range(rows))
     path = folder / f"cpu-{rows}.yaml"
     path.write_text(
-        f"name: CPU per call\nmodels:\n  - model: 'bench:fake?{scenario}'\nprompts:\n{prompts}\ndataset:\n{dataset}\n"
+        f"name: CPU per call\nmodels:\n  - model: 'bench:fake?{scenario}'\n"
+        f"prompts:\n{prompt_list}\ndataset:\n{dataset}\n"
     )
     return path
 
@@ -93,8 +94,9 @@ def sample(pid: int) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=10_000)
+    parser.add_argument("--prompts", type=int, default=10, help="combinations per round (one per dataset row)")
     parser.add_argument("--limit", type=int, default=100, help="the connection's max_concurrency")
-    parser.add_argument("--concurrency", type=int, default=32, help="the command's --concurrency (rows at once)")
+    parser.add_argument("--concurrency", type=int, default=10, help="the command's --concurrency (rows at once)")
     parser.add_argument("--ttft-ms", type=int, default=100)
     parser.add_argument("--tokens", type=int, default=20)
     parser.add_argument("--token-ms", type=int, default=5)
@@ -120,11 +122,13 @@ def main() -> None:
             rpm=10_000_000,
         )
         scenario = f"ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
-        rows = -(-args.calls // PROMPTS)
-        calls = rows * PROMPTS
+        rows = -(-args.calls // args.prompts)
+        if rows > MAX_ROWS:
+            sys.exit(f"--calls {args.calls}: at most {MAX_ROWS} rows per experiment; give more --prompts.")
+        calls = rows * args.prompts
         load_before = Path("/proc/loadavg").read_text().split()[:3]
         with tempfile.TemporaryDirectory() as folder:
-            path = experiment_file(Path(folder), rows, scenario)
+            path = experiment_file(Path(folder), args.prompts, rows, scenario)
             database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + f"/{name}"
             env = {**os.environ, "DATABASE_URL": database, "DB_POOL_MAX_SIZE": str(args.concurrency + 8)}
             runner = ["bench/profile_command.py", args.profile] if args.profile else ["manage.py"]
@@ -149,8 +153,9 @@ def main() -> None:
             sys.exit(f"experiment run exited {process.returncode}:\n{stderr.decode()[-3000:]}")
         done, cpu, rss, wall = last
         print(
-            f"{calls} calls (3 prompts × 1 model × {rows} rows), connection limit {args.limit}, --concurrency "
-            f"{args.concurrency} {' '.join(args.extra)}; fake answers: {scenario}; {os.cpu_count()} CPUs"
+            f"{calls} calls ({args.prompts} prompts × 1 model × {rows} rows), connection limit {args.limit}, "
+            f"--concurrency {args.concurrency} {' '.join(args.extra)}; fake answers: {scenario}; "
+            f"{os.cpu_count()} CPUs"
         )
         print(f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
         print(f"answers finished {done}/{calls} in {wall:.1f} s; CPU {cpu:.1f} s = {cpu * 1000 / done:.2f} ms per call")
