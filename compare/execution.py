@@ -17,10 +17,12 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
-from lab.realtime import abroadcast, group_channel
+from lab.jobs.kinds import Lane
+from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
 from . import rounds, selectors
 from .consumers import OUTPUT_DELTAS
+from .round_stops import batch_round_stopped
 
 logger = logging.getLogger(__name__)
 
@@ -59,23 +61,36 @@ CHECKPOINT_S = 1.0
 
 
 class RoundHooks:
-    """Where the engine's events go for one round."""
+    """Where the engine's events go for one round.
+
+    A batch round nobody watches (an experiment's page shows progress, not tokens) sends nothing to the channel
+    layer and saves no partial text; its answers are written together, in one transaction, when the last one
+    is done. An interactive round streams every delta, checkpoints and records each answer as it finishes.
+    """
 
     def __init__(self, claimed: rounds.ClaimedRound):
         self.round_id = claimed.round_id
         self.channel = group_channel(claimed.group_id)
+        self.batch = claimed.lane == Lane.BATCH
+        self.expected = len(claimed.calls)
+        self.finished: list[Result] = []  # a batch round's results not yet written
         self.texts: dict[int, list[str]] = {}
         self.changed: set[int] = set()
         self.checkpointed_at = time.monotonic()
 
+    async def _watched(self) -> bool:
+        return not self.batch or await alistened(self.channel)
+
     async def deltas(self, batch: list[Delta]) -> None:
+        for d in batch:
+            self.texts.setdefault(d.key, []).append(d.text)
+            self.changed.add(d.key)
+        if not await self._watched():
+            return
         # One channel message per tick for the whole round; the socket consumer hands the browser one
         # `output.delta` event per answer (see GroupConsumer).
         deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
         await abroadcast(self.channel, OUTPUT_DELTAS, deltas=deltas)
-        for d in batch:
-            self.texts.setdefault(d.key, []).append(d.text)
-            self.changed.add(d.key)
         if time.monotonic() - self.checkpointed_at >= CHECKPOINT_S:
             await self._checkpoint()
 
@@ -87,13 +102,30 @@ class RoundHooks:
 
     async def done(self, result: Result) -> None:
         self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
+        self.texts.pop(result.key, None)
+        if self.batch:
+            await self._batch_done(result)
+            return
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:
             await abroadcast(self.channel, "output.done", **payload)
 
+    async def _batch_done(self, result: Result) -> None:
+        self.finished.append(result)
+        if len(self.finished) < self.expected:
+            return
+        results, self.finished = self.finished, []
+        watched = await alistened(self.channel)
+        payloads = await database_sync_to_async(rounds.outputs_record)(results=results, events=watched)
+        for payload in payloads:
+            await abroadcast(self.channel, "output.done", **payload)
+
     async def cancelled(self) -> bool:
+        if self.batch:
+            return await batch_round_stopped(self.round_id)
         return await database_sync_to_async(selectors.round_stopped)(round_id=self.round_id)
 
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
         # The column says "waiting for connection X — k ahead" until its request is sent.
-        await abroadcast(self.channel, "output.waiting", output=key, connection=connection, ahead=ahead)
+        send = abroadcast_to_listeners if self.batch else abroadcast
+        await send(self.channel, "output.waiting", output=key, connection=connection, ahead=ahead)

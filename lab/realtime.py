@@ -113,6 +113,57 @@ async def abroadcast(channel_group: str, event_type: str, **payload) -> bool:
     return True
 
 
+# How long "somebody listens on this group" (or not) is believed before Redis is asked again: a page that opens
+# meanwhile misses at most this much of a batch's stream, and reloads it over HTTP when its offsets do not match.
+LISTENERS_TTL_S = 1.0
+_listeners_seen: dict[str, tuple[float, bool]] = {}  # channel group -> (when asked, anyone there)
+
+
+async def alistened(channel_group: str) -> bool:
+    """Whether any socket is in the group, asked at most every LISTENERS_TTL_S per group: batch work sends
+    nothing to a channel layer nobody reads (an unreachable Redis counts as listened: the send then says so)."""
+    now = time.monotonic()
+    seen = _listeners_seen.get(channel_group)
+    if seen is not None and now - seen[0] < LISTENERS_TTL_S:
+        return seen[1]
+    try:
+        async with asyncio.timeout(WORKER_BROADCAST_TIMEOUT_S):
+            anyone = await _group_size(get_channel_layer(), channel_group) > 0
+    except REDIS_DOWN:
+        anyone = True
+    _listeners_seen[channel_group] = (now, anyone)
+    return anyone
+
+
+async def _group_size(layer: BaseChannelLayer, channel_group: str) -> int:
+    if not isinstance(layer, RedisChannelLayer):
+        return len(getattr(layer, "groups", {}).get(channel_group, ()))
+    # Members not renewed within group_expiry are the ones group_send discards: not counted either.
+    key = layer._group_key(channel_group)
+    connection = layer.connection(layer.consistent_hash(channel_group))
+    return await connection.zcount(key, int(time.time()) - layer.group_expiry, "+inf")
+
+
+async def abroadcast_to_listeners(channel_group: str, event_type: str, **payload) -> bool:
+    """`abroadcast`, skipped when nobody listens on the group; False only when a send failed."""
+    if not await alistened(channel_group):
+        return True
+    return await abroadcast(channel_group, event_type, **payload)
+
+
+def listened(channel_group: str) -> bool:
+    """`alistened` for sync callers (services, tasks), on the engine's loop when this process has one."""
+    engine = runtime.started()
+    if engine is not None and not engine.in_loop():
+        return engine.run(alistened(channel_group))
+    return async_to_sync(alistened)(channel_group)
+
+
+def broadcast_to_listeners(channel_group: str, event_type: str, **payload) -> bool:
+    """`broadcast`, skipped when nobody listens on the group; False only when a send failed."""
+    return broadcast(channel_group, event_type, **payload) if listened(channel_group) else True
+
+
 async def group_rejoin(layer: BaseChannelLayer, channel_group: str, channel: str) -> bool:
     """Renew a socket's membership of its group; True when it had been lost, so events may have been missed.
 

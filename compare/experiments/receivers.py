@@ -14,10 +14,12 @@ from .services import experiment_budget_enforce
 
 def on_round_finished(sender, round_id: int, **kwargs) -> None:
     """Runs inside the finishing transaction: only enqueue and check once it commits (the round is then done)."""
-    experiment_id = Experiment.objects.filter(group__rounds=round_id).values_list("pk", flat=True).first()
-    if experiment_id is None:
+    found = Experiment.objects.filter(group__rounds=round_id).values_list("pk", "budget").first()
+    if found is None:
         return
-    transaction.on_commit(partial(experiment_budget_enforce, experiment_id=experiment_id))
+    experiment_id, budget = found
+    if budget is not None:  # without a cap there is nothing to enforce: no lock, no sum of the spent per round
+        transaction.on_commit(partial(experiment_budget_enforce, experiment_id=experiment_id))
     waiting = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
     if waiting.update(enqueued_at=timezone.now()):
         enqueue_on_commit(EVALUATION, round_id)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 
 from lab.access import workspaces_of
 from lab.models import Membership, Role, Workspace
 
-from ..models import Output, RoundStatus
+from ..models import OUTPUT_UNFINISHED, Output, OutputStatus, RoundStatus
 from .models import EVALUATION_UNFINISHED, Experiment
 
 
@@ -23,41 +23,65 @@ def experiments_for_user(user, *, workspace: int | None = None) -> QuerySet[Expe
 
 def experiment_spent(experiment: Experiment) -> Decimal:
     """Dollars spent so far on answers and their evaluations (calls of unknown price count as nothing)."""
-    answers = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
-    spent = answers.aggregate(total=Sum("cost"))["total"] or Decimal(0)
-    return spent + (experiment.evaluations.aggregate(total=Sum("cost"))["total"] or Decimal(0))
+    return _answer_figures(experiment)["spent"] + _evaluation_figures(experiment)["spent"]
 
 
 def experiment_unpriced_calls(experiment: Experiment) -> int:
     """Finished answers and evaluations whose cost is unknown (their model has no known price): not in the spent."""
+    return _answer_figures(experiment)["unpriced"] + _evaluation_figures(experiment)["unpriced"]
+
+
+def _answer_figures(experiment: Experiment) -> dict:
+    """The run's answers counted in one query: all, unfinished, their cost and the finished ones without one."""
     answers = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
-    unpriced = answers.filter(cost__isnull=True, finished_at__isnull=False).exclude(status="cancelled").count()
-    return unpriced + experiment.evaluations.filter(cost__isnull=True, judge_calls__gt=0).count()
+    figures = answers.aggregate(
+        total=Count("id"),
+        unfinished=Count("id", filter=Q(status__in=OUTPUT_UNFINISHED)),
+        spent=Sum("cost"),
+        unpriced=Count(
+            "id", filter=Q(cost__isnull=True, finished_at__isnull=False) & ~Q(status=OutputStatus.CANCELLED)
+        ),
+    )
+    return {**figures, "spent": figures["spent"] or Decimal(0)}
+
+
+def _evaluation_figures(experiment: Experiment) -> dict:
+    """The run's evaluations counted in one query: all, those still to do, their cost and the unpriced ones."""
+    # An evaluation whose round failed or was cancelled will never run: it counts as done with.
+    pending = Q(status__in=EVALUATION_UNFINISHED) & ~Q(
+        output__round__status__in=[RoundStatus.FAILED, RoundStatus.CANCELLED]
+    )
+    figures = experiment.evaluations.aggregate(
+        total=Count("id"),
+        pending=Count("id", filter=pending),
+        spent=Sum("cost"),
+        unpriced=Count("id", filter=Q(cost__isnull=True, judge_calls__gt=0)),
+    )
+    return {**figures, "spent": figures["spent"] or Decimal(0)}
 
 
 def experiment_progress(experiment: Experiment) -> dict:
-    """Calls done and to do (answers, then judge evaluations), what was spent, and whether it stopped or finished."""
-    outputs = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)
-    answers_total = outputs.count()
-    answers_done = answers_total - outputs.unfinished().count()
-    pending = experiment.evaluations.filter(status__in=EVALUATION_UNFINISHED)
-    # An evaluation whose round failed or was cancelled will never run: it counts as done with.
-    pending = pending.exclude(output__round__status__in=[RoundStatus.FAILED, RoundStatus.CANCELLED]).count()
+    """Calls done and to do (answers, then judge evaluations), what was spent, and whether it stopped or finished.
+
+    Two queries whatever the run's size (the command line asks every quarter second while it runs)."""
+    answers, evaluations = _answer_figures(experiment), _evaluation_figures(experiment)
+    answers_done = answers["total"] - answers["unfinished"]
+    pending = evaluations["pending"]
     judged = bool(experiment.config.get("evaluation"))
-    evaluations_total = experiment.evaluations.count() if judged else 0
+    evaluations_total = evaluations["total"] if judged else 0
     evaluations_done = evaluations_total - pending if judged else 0
     return {
         "run": str(experiment.run_id) if experiment.run_id else None,
         "done": answers_done + evaluations_done,
-        "total": answers_total + evaluations_total,
+        "total": answers["total"] + evaluations_total,
         "answers_done": answers_done,
-        "answers_total": answers_total,
+        "answers_total": answers["total"],
         "evaluations_done": evaluations_done,
         "evaluations_total": evaluations_total,
-        "spent": float(experiment_spent(experiment)),
-        "unpriced_calls": experiment_unpriced_calls(experiment),
+        "spent": float(answers["spent"] + evaluations["spent"]),
+        "unpriced_calls": answers["unpriced"] + evaluations["unpriced"],
         "stopped": experiment.stopped_reason,
-        "finished": experiment.run_id is not None and answers_done == answers_total and pending == 0,
+        "finished": experiment.run_id is not None and answers_done == answers["total"] and pending == 0,
     }
 
 
