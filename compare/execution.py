@@ -19,7 +19,7 @@ from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.realtime import abroadcast, group_channel
 
-from . import rounds, selectors
+from . import response_cache, rounds, selectors
 from .consumers import OUTPUT_DELTAS
 
 logger = logging.getLogger(__name__)
@@ -46,6 +46,8 @@ def round_execute(*, round_id: int) -> None:
     except Exception:
         rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
         raise
+    # Opt-in response cache: the complete answers this round fetched are kept for the next identical call.
+    response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     rounds.round_finish(round_id=round_id)
 
 

@@ -9,7 +9,7 @@ passed.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache, partial
 
@@ -31,6 +31,7 @@ from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel
 from lab.templating import render_variants
 
+from . import response_cache
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
 from .signals import round_finished
@@ -47,6 +48,9 @@ class ClaimedRound:
     group_id: int
     calls: list[Call]
     run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
+    workspace_id: int = 0
+    # Opt-in response cache: output id → the key its answer is stored under once the round's calls are done.
+    cache_keys: dict[int, str] = field(default_factory=dict)
 
 
 @transaction.atomic
@@ -98,7 +102,17 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
-    return ClaimedRound(round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds())
+    # Opt-in response cache: answers stored for identical calls are recorded now, in bulk, and those calls are
+    # not made (compare/response_cache.py).
+    calls, cache_keys = response_cache.round_cache_take(round_=round_, outputs=outputs, calls=calls)
+    return ClaimedRound(
+        round_id=round_.pk,
+        group_id=group.pk,
+        calls=calls,
+        run_s=longest.total_seconds(),
+        workspace_id=group.workspace_id,
+        cache_keys=cache_keys,
+    )
 
 
 def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:
@@ -193,6 +207,7 @@ def output_event(output: Output) -> dict:
         "output_tokens": output.output_tokens,
         "tokens_estimated": output.tokens_estimated,
         "cost": float(output.cost) if output.cost is not None else None,
+        "cached": output.cached,
     }
 
 

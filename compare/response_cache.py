@@ -1,0 +1,148 @@
+"""The response cache: a round that opts in reuses the stored answer to an identical call instead of making it.
+
+Opt-in per round (`Round.use_cache`), set from an experiment's `cache: true` or a run's `cache` field. The key
+is a SHA-256 of the call's canonical JSON: connection kind, base URL, model, parameters, messages and the round's
+seed; entries belong to one workspace and are never read from another. Only complete answers are stored: an
+error, a timeout, a cancelled answer or one cut off at the token limit never is.
+
+A hit makes no request and costs nothing: its output is `ok`, `cached`, cost 0, no timings (no call was
+timed), and keeps the stored token counts for reference; spend sums cost, so they are not counted. The hit
+path is one SELECT for all of a round's calls and one bulk UPDATE for their outputs, at the claim; the answers
+a round does fetch are stored in one INSERT when its calls are done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.utils import timezone
+
+from lab.engine.fanout import Call
+from lab.markdown import render_markdown
+
+from .models import CachedAnswer, Output, OutputStatus, Round
+
+# A finish reason that says the text is not the whole answer: such an answer is never stored.
+CUT_OFF_REASONS = frozenset({"length", "max_tokens", "timeout", "cancelled", "content_filter"})
+# What a hit writes on its output, besides status and finished_at.
+HIT_FIELDS = [
+    "status",
+    "text",
+    "html",
+    "error",
+    "finish_reason",
+    "ttft_ms",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "tokens_estimated",
+    "cost",
+    "cached",
+    "started_at",
+    "finished_at",
+]
+
+# What an entry keeps of an answer.
+STORED_FIELDS = ["text", "html", "finish_reason", "input_tokens", "output_tokens", "tokens_estimated"]
+
+
+def call_key(call: Call, *, seed: int | None) -> str:
+    """The cache key of one call: what the provider is asked, exactly, and by which endpoint."""
+    canonical = json.dumps(
+        {
+            "kind": call.config.kind,
+            "base_url": call.config.base_url.rstrip("/"),
+            "model": call.request.model,
+            "params": call.request.params,
+            "messages": call.request.messages,
+            "seed": seed,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def is_cacheable(*, status: str, finish_reason: str) -> bool:
+    """Only a complete answer is kept: never an error, a timeout, a cancelled or a cut-off one."""
+    return status == OutputStatus.OK and finish_reason not in CUT_OFF_REASONS
+
+
+def _fresh(workspace_id: int):
+    entries = CachedAnswer.objects.filter(workspace_id=workspace_id)
+    if settings.RESPONSE_CACHE_MAX_AGE_DAYS > 0:
+        entries = entries.filter(created_at__gte=timezone.now() - timedelta(days=settings.RESPONSE_CACHE_MAX_AGE_DAYS))
+    return entries
+
+
+def round_cache_take(*, round_: Round, outputs: list[Output], calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
+    """Answer from the cache the calls of a claimed round that it holds; return the calls still to make and, for
+    each of them, the key its answer is stored under (output id → key). A round without the cache: unchanged.
+
+    Runs inside the claim's transaction. No `output.done` is sent for a hit: `round.done` follows at once (the
+    round has nothing to wait for), and the page reloads the round over HTTP then.
+    """
+    if not round_.use_cache or not calls:
+        return calls, {}
+    keys = {call.key: call_key(call, seed=round_.seed) for call in calls}
+    found = {entry.key: entry for entry in _fresh(round_.group.workspace_id).filter(key__in=set(keys.values()))}
+    if not found:
+        return calls, keys
+    now = timezone.now()
+    hits = []
+    for output in outputs:
+        entry = found.get(keys.get(output.pk, ""))
+        if entry is None:
+            continue
+        output.status, output.cached, output.error = OutputStatus.OK, True, ""
+        output.text, output.html, output.finish_reason = entry.text, entry.html, entry.finish_reason
+        output.input_tokens, output.output_tokens = entry.input_tokens, entry.output_tokens
+        output.tokens_estimated, output.cost = entry.tokens_estimated, Decimal(0)
+        output.ttft_ms = output.latency_ms = None
+        output.started_at = output.finished_at = now
+        hits.append(output)
+    Output.objects.bulk_update(hits, HIT_FIELDS)
+    taken = {output.pk for output in hits}
+    return [call for call in calls if call.key not in taken], {pk: key for pk, key in keys.items() if pk not in taken}
+
+
+def round_cache_store(*, workspace_id: int, keys: dict[int, str]) -> int:
+    """Store the complete answers among a round's outputs under their keys (one SELECT, one INSERT); an entry a
+    concurrent round stored first is kept. Returns how many were stored."""
+    if not keys:
+        return 0
+    outputs = Output.objects.filter(pk__in=keys, status=OutputStatus.OK, cached=False).only("status", *STORED_FIELDS)
+    entries = {}
+    for output in outputs:
+        if is_cacheable(status=output.status, finish_reason=output.finish_reason):
+            entries[keys[output.pk]] = CachedAnswer(
+                workspace_id=workspace_id,
+                key=keys[output.pk],
+                text=output.text,
+                html=output.html or (render_markdown(output.text) if output.text else ""),
+                finish_reason=output.finish_reason,
+                input_tokens=output.input_tokens,
+                output_tokens=output.output_tokens,
+                tokens_estimated=output.tokens_estimated,
+            )
+    # An expired entry under the same key is replaced; a fresh one a concurrent round stored is equivalent.
+    CachedAnswer.objects.bulk_create(
+        entries.values(),
+        update_conflicts=True,
+        unique_fields=["workspace", "key"],
+        update_fields=[*STORED_FIELDS, "created_at"],
+    )
+    return len(entries)
+
+
+def cache_prune() -> int:
+    """Delete entries older than RESPONSE_CACHE_MAX_AGE_DAYS (none when it is 0); returns how many."""
+    if settings.RESPONSE_CACHE_MAX_AGE_DAYS <= 0:
+        return 0
+    cutoff = timezone.now() - timedelta(days=settings.RESPONSE_CACHE_MAX_AGE_DAYS)
+    return CachedAnswer.objects.filter(created_at__lt=cutoff).delete()[0]
