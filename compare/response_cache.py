@@ -7,18 +7,18 @@ error, a timeout, a cancelled answer or one cut off at the token limit never is.
 
 A hit makes no request and costs nothing: its output is `ok`, `cached`, cost 0, no timings (no call was
 timed), and keeps the stored token counts for reference; spend sums cost, so they are not counted. The hit
-path is one SELECT for all of a round's calls and one bulk UPDATE for their outputs, at the claim; the answers
-a round does fetch are stored in one INSERT when its calls are done.
+path is one statement for all of a round's calls, at the claim (an UPDATE joining the round's keys to the
+entries); the answers a round does fetch are stored in one INSERT when its calls are done.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from datetime import timedelta
-from decimal import Decimal
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from lab.engine.fanout import Call
@@ -28,24 +28,6 @@ from .models import CachedAnswer, Output, OutputStatus, Round
 
 # A finish reason that says the text is not the whole answer: such an answer is never stored.
 CUT_OFF_REASONS = frozenset({"length", "max_tokens", "timeout", "cancelled", "content_filter"})
-# What a hit writes on its output, besides status and finished_at.
-HIT_FIELDS = [
-    "status",
-    "text",
-    "html",
-    "error",
-    "finish_reason",
-    "ttft_ms",
-    "latency_ms",
-    "input_tokens",
-    "output_tokens",
-    "tokens_estimated",
-    "cost",
-    "cached",
-    "started_at",
-    "finished_at",
-]
-
 # What an entry keeps of an answer.
 STORED_FIELDS = ["text", "html", "finish_reason", "input_tokens", "output_tokens", "tokens_estimated"]
 
@@ -73,14 +55,7 @@ def is_cacheable(*, status: str, finish_reason: str) -> bool:
     return status == OutputStatus.OK and finish_reason not in CUT_OFF_REASONS
 
 
-def _fresh(workspace_id: int):
-    entries = CachedAnswer.objects.filter(workspace_id=workspace_id)
-    if settings.RESPONSE_CACHE_MAX_AGE_DAYS > 0:
-        entries = entries.filter(created_at__gte=timezone.now() - timedelta(days=settings.RESPONSE_CACHE_MAX_AGE_DAYS))
-    return entries
-
-
-def round_cache_take(*, round_: Round, outputs: list[Output], calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
+def round_cache_take(*, round_: Round, calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
     """Answer from the cache the calls of a claimed round that it holds; return the calls still to make and, for
     each of them, the key its answer is stored under (output id → key). A round without the cache: unchanged.
 
@@ -90,30 +65,42 @@ def round_cache_take(*, round_: Round, outputs: list[Output], calls: list[Call])
     if not round_.use_cache or not calls:
         return calls, {}
     keys = {call.key: call_key(call, seed=round_.seed) for call in calls}
-    found = {entry.key: entry for entry in _fresh(round_.group.workspace_id).filter(key__in=set(keys.values()))}
-    if not found:
-        return calls, keys
-    now = timezone.now()
-    hits = []
-    for output in outputs:
-        entry = found.get(keys.get(output.pk, ""))
-        if entry is None:
-            continue
-        output.status, output.cached, output.error = OutputStatus.OK, True, ""
-        output.text, output.html, output.finish_reason = entry.text, entry.html, entry.finish_reason
-        output.input_tokens, output.output_tokens = entry.input_tokens, entry.output_tokens
-        output.tokens_estimated, output.cost = entry.tokens_estimated, Decimal(0)
-        output.ttft_ms = output.latency_ms = None
-        output.started_at = output.finished_at = now
-        hits.append(output)
-    Output.objects.bulk_update(hits, HIT_FIELDS)
-    taken = {output.pk for output in hits}
+    taken = _record_hits(workspace_id=round_.group.workspace_id, keys=keys)
     return [call for call in calls if call.key not in taken], {pk: key for pk, key in keys.items() if pk not in taken}
 
 
+def _record_hits(*, workspace_id: int, keys: dict[int, str]) -> set[int]:
+    """Copy each stored answer onto its output in one statement (lookup and write at once, so the texts never
+    pass through Python); returns the ids of the outputs answered. Postgres and SQLite both read it."""
+    output, entry = Output._meta.db_table, CachedAnswer._meta.db_table
+    rows = ", ".join(["(%s, %s)"] * len(keys))
+    sql = f"""
+        UPDATE {output} SET status = %s, cached = TRUE, error = '', text = c.text, html = c.html,
+            finish_reason = c.finish_reason, input_tokens = c.input_tokens, output_tokens = c.output_tokens,
+            tokens_estimated = c.tokens_estimated, cost = 0, ttft_ms = NULL, latency_ms = NULL,
+            started_at = %s, finished_at = %s
+        FROM (VALUES {rows}) AS k JOIN {entry} AS c ON c.key = k.column2
+        WHERE {output}.id = k.column1 AND c.workspace_id = %s AND c.created_at >= %s
+        RETURNING {output}.id
+    """  # noqa: S608 (table names from the models; every value is a parameter)
+    now = timezone.now()
+    params = [OutputStatus.OK, now, now, *(value for pair in keys.items() for value in pair), workspace_id]
+    params.append(_oldest_fresh(now))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _oldest_fresh(now: datetime) -> datetime:
+    """The oldest entry still reused: RESPONSE_CACHE_MAX_AGE_DAYS back (any age when it is 0)."""
+    if settings.RESPONSE_CACHE_MAX_AGE_DAYS <= 0:
+        return datetime(1970, 1, 1, tzinfo=UTC)
+    return now - timedelta(days=settings.RESPONSE_CACHE_MAX_AGE_DAYS)
+
+
 def round_cache_store(*, workspace_id: int, keys: dict[int, str]) -> int:
-    """Store the complete answers among a round's outputs under their keys (one SELECT, one INSERT); an entry a
-    concurrent round stored first is kept. Returns how many were stored."""
+    """Store the complete answers among a round's outputs under their keys (one SELECT, one INSERT), replacing
+    an entry under the same key (expired, or just stored by a concurrent round); returns how many were stored."""
     if not keys:
         return 0
     outputs = Output.objects.filter(pk__in=keys, status=OutputStatus.OK, cached=False).only("status", *STORED_FIELDS)
@@ -130,7 +117,6 @@ def round_cache_store(*, workspace_id: int, keys: dict[int, str]) -> int:
                 output_tokens=output.output_tokens,
                 tokens_estimated=output.tokens_estimated,
             )
-    # An expired entry under the same key is replaced; a fresh one a concurrent round stored is equivalent.
     CachedAnswer.objects.bulk_create(
         entries.values(),
         update_conflicts=True,
@@ -144,5 +130,4 @@ def cache_prune() -> int:
     """Delete entries older than RESPONSE_CACHE_MAX_AGE_DAYS (none when it is 0); returns how many."""
     if settings.RESPONSE_CACHE_MAX_AGE_DAYS <= 0:
         return 0
-    cutoff = timezone.now() - timedelta(days=settings.RESPONSE_CACHE_MAX_AGE_DAYS)
-    return CachedAnswer.objects.filter(created_at__lt=cutoff).delete()[0]
+    return CachedAnswer.objects.filter(created_at__lt=_oldest_fresh(timezone.now())).delete()[0]

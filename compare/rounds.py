@@ -102,9 +102,9 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
-    # Opt-in response cache: answers stored for identical calls are recorded now, in bulk, and those calls are
-    # not made (compare/response_cache.py).
-    calls, cache_keys = response_cache.round_cache_take(round_=round_, outputs=outputs, calls=calls)
+    # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
+    # calls are not made (compare/response_cache.py).
+    calls, cache_keys = response_cache.round_cache_take(round_=round_, calls=calls)
     return ClaimedRound(
         round_id=round_.pk,
         group_id=group.pk,
