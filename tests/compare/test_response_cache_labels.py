@@ -2,6 +2,7 @@
 its answers marked as cached wherever they show: the API, the comparison page, the experiment's results, page and
 file."""
 
+import time
 from decimal import Decimal
 
 import pytest
@@ -28,6 +29,13 @@ def fake(workspace, fake_llm):
     return fake_llm
 
 
+def finished(round_id: int, limit_s: float = 30) -> None:
+    """Wait for a round a worker may have taken (round_execute returns at once then); not a timing assertion."""
+    deadline = time.monotonic() + limit_s
+    while Round.objects.get(pk=round_id).status in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def cached_group(workspace, owner, fake):
     """A comparison whose answers are in the cache: one round with the cache on has run."""
@@ -42,7 +50,8 @@ def test_a_run_started_with_cache_through_the_api_takes_cached_answers_labelled_
     assert response.status_code == 202, response.json()
     [started] = response.json()["rounds"]
     assert started["use_cache"] is True
-    round_execute(round_id=started["id"])  # returns at once if a worker took it first
+    round_execute(round_id=started["id"])  # returns at once if a worker (another test's) took it first
+    finished(started["id"])
 
     body = api.get(f"/api/v1/rounds/{started['id']}/").json()
     assert body["status"] == "done"
@@ -51,7 +60,11 @@ def test_a_run_started_with_cache_through_the_api_takes_cached_answers_labelled_
 
 def test_a_run_without_the_field_leaves_the_cache_off_and_a_bad_value_is_a_400(api, cached_group):
     response = api.post(f"/api/v1/groups/{cached_group.pk}/runs/", {}, format="json")
-    assert response.json()["rounds"][0]["use_cache"] is False
+    [started] = response.json()["rounds"]
+    assert started["use_cache"] is False
+    round_execute(round_id=started["id"])
+    finished(started["id"])
+    assert not Output.objects.filter(round=started["id"], cached=True).exists()
     refused = api.post(f"/api/v1/groups/{cached_group.pk}/runs/", {"cache": "sometimes"}, format="json")
     assert refused.status_code == 400 and "cache" in refused.json()
 
