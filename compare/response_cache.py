@@ -26,8 +26,8 @@ from lab.markdown import render_markdown
 
 from .models import CachedAnswer, Output, OutputStatus, Round
 
-# A finish reason that says the text is not the whole answer: such an answer is never stored.
-CUT_OFF_REASONS = frozenset({"length", "max_tokens", "timeout", "cancelled", "content_filter"})
+# Stopped by the provider's filter: the text may be partial (OpenAI) or a refusal, neither worth replaying.
+FILTERED = "content_filter"
 # What an entry keeps of an answer.
 STORED_FIELDS = ["text", "html", "finish_reason", "input_tokens", "output_tokens", "tokens_estimated"]
 
@@ -50,9 +50,9 @@ def call_key(call: Call, *, seed: int | None) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def is_cacheable(*, status: str, finish_reason: str) -> bool:
-    """Only a complete answer is kept: never an error, a timeout, a cancelled or a cut-off one."""
-    return status == OutputStatus.OK and finish_reason not in CUT_OFF_REASONS
+def is_cacheable(output: Output) -> bool:
+    """Only a complete answer is kept: never an error, a timeout, a cancelled, a cut-off or a filtered one."""
+    return output.status == OutputStatus.OK and not output.is_cut_off and output.finish_reason != FILTERED
 
 
 def round_cache_take(*, round_: Round, calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
@@ -106,7 +106,7 @@ def round_cache_store(*, workspace_id: int, keys: dict[int, str]) -> int:
     outputs = Output.objects.filter(pk__in=keys, status=OutputStatus.OK, cached=False).only("status", *STORED_FIELDS)
     entries = {}
     for output in outputs:
-        if is_cacheable(status=output.status, finish_reason=output.finish_reason):
+        if is_cacheable(output):
             entries[keys[output.pk]] = CachedAnswer(
                 workspace_id=workspace_id,
                 key=keys[output.pk],
