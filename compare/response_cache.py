@@ -84,8 +84,8 @@ def _record_hits(*, workspace_id: int, keys: dict[int, str]) -> set[int]:
         RETURNING {output}.id
     """  # noqa: S608 (table names from the models; every value is a parameter)
     now = timezone.now()
-    params = [OutputStatus.OK, now, now, *(value for pair in keys.items() for value in pair), workspace_id]
-    params.append(_oldest_fresh(now))
+    stamp, oldest = (connection.ops.adapt_datetimefield_value(t) for t in (now, _oldest_fresh(now)))
+    params = [OutputStatus.OK, stamp, stamp, *(value for pair in keys.items() for value in pair), workspace_id, oldest]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {row[0] for row in cursor.fetchall()}
