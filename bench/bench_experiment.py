@@ -78,7 +78,8 @@ def run_once(path: Path, workspace, user, concurrency: int, fake_url: str) -> di
     )
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     outputs = Output.objects.filter(round__group=experiment.group)
-    latencies = [ms / 1000 for ms in outputs.filter(status=OutputStatus.OK).values_list("latency_ms", flat=True)]
+    timed = outputs.filter(status=OutputStatus.OK, latency_ms__isnull=False)  # a cached answer has no latency
+    latencies = [ms / 1000 for ms in timed.values_list("latency_ms", flat=True)]
     return {
         "wall": wall,
         "cpu": cpu,  # this process's, all threads: the fake server runs in its own

@@ -20,7 +20,7 @@ from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
-from . import rounds, selectors
+from . import response_cache, rounds, selectors
 from .consumers import OUTPUT_DELTAS
 from .round_stops import batch_round_stopped
 
@@ -48,6 +48,8 @@ def round_execute(*, round_id: int) -> None:
     except Exception:
         rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
         raise
+    # Opt-in response cache: the complete answers this round fetched are kept for the next identical call.
+    response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     rounds.round_finish(round_id=round_id)
 
 

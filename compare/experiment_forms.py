@@ -93,6 +93,12 @@ class BuildForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
     )
     output_format = forms.ChoiceField(label="Shown to the judge as", choices=[(f, f) for f in STRUCTURED_FORMATS])
+    cache = forms.BooleanField(
+        label="Reuse cached answers",
+        required=False,
+        help_text="A call identical to one answered before in this workspace takes that answer: no request, cost 0, "
+        "marked cached. Errors and cut-off answers are never reused.",
+    )
     budget = forms.DecimalField(label="Budget cap (USD)", required=False, min_value=0.000001, decimal_places=6)
 
     def __init__(self, *args, workspace, model_choices: list[str], **kwargs):
@@ -132,6 +138,8 @@ class BuildForm(forms.Form):
                 config["evaluation"]["prompt"] = data["evaluator_prompt"]
         if data["schema"] is not None:
             config["structured-output"] = {"schema": data["schema"], "format": data["output_format"]}
+        if data["cache"]:
+            config["cache"] = True
         return config
 
 

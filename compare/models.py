@@ -180,6 +180,8 @@ class Round(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     # Interactive: a single round someone started; batch: one of many (a dataset, repeats, an experiment).
     lane = models.CharField(max_length=12, choices=[(lane, lane) for lane in Lane.ALL], default=Lane.INTERACTIVE)
+    # Reuse stored answers to identical calls, and store this round's complete ones (compare/response_cache.py).
+    use_cache = models.BooleanField(default=False)
     error = models.TextField(blank=True)  # why the round failed or was cancelled, readable
     created_at = models.DateTimeField(auto_now_add=True)
     enqueued_at = models.DateTimeField(null=True, blank=True)
@@ -253,6 +255,8 @@ class Output(models.Model):
     output_tokens = models.PositiveIntegerField(null=True, blank=True)
     tokens_estimated = models.BooleanField(default=False)
     cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
+    # Taken from the response cache: no call was made, so it cost 0 and has no timings (tokens are the stored ones).
+    cached = models.BooleanField(default=False)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -282,6 +286,36 @@ class Output(models.Model):
         if self.is_cut_off:
             return "Cut off at the token limit: a partial answer is not judged as if it were whole."
         return ""
+
+
+class CachedAnswer(models.Model):
+    """A complete answer to one exact call, kept for rounds that opt in to the cache; see compare/response_cache.py.
+
+    Scoped to a workspace: another workspace never reads it, even for the very same call.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)  # SHA-256 (hex) of the call's canonical JSON
+    text = models.TextField()
+    html = models.TextField(blank=True)  # rendered once when stored, so a hit renders nothing
+    finish_reason = models.CharField(max_length=40)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    tokens_estimated = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # Also serves the lookup of a round's calls: workspace and key__in, one query per round.
+            models.UniqueConstraint(fields=["workspace", "key"], name="cachedanswer_one_per_key_in_workspace"),
+        ]
+        indexes = [
+            # Expiry: entries older than RESPONSE_CACHE_MAX_AGE_DAYS (response_cache_prune).
+            models.Index(fields=["created_at"], name="cachedanswer_created"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace_id}/{self.key[:12]}"
 
 
 # Experiments keep their models beside their code; importing them here registers them with this app.

@@ -9,7 +9,7 @@ passed.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache, partial
 
@@ -32,6 +32,7 @@ from lab.providers.params import set_params
 from lab.realtime import broadcast, broadcast_to_listeners, group_channel, listened
 from lab.templating import render_variants
 
+from . import response_cache
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
 from .signals import round_finished
@@ -49,6 +50,9 @@ class ClaimedRound:
     calls: list[Call]
     run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
     lane: str = Lane.INTERACTIVE
+    workspace_id: int = 0
+    # Opt-in response cache: output id → the key its answer is stored under once the round's calls are done.
+    cache_keys: dict[int, str] = field(default_factory=dict)
 
 
 @transaction.atomic
@@ -100,8 +104,17 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
         )
     )
+    # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
+    # calls are not made (compare/response_cache.py).
+    calls, cache_keys = response_cache.round_cache_take(round_=round_, calls=calls)
     return ClaimedRound(
-        round_id=round_.pk, group_id=group.pk, calls=calls, run_s=longest.total_seconds(), lane=round_.lane
+        round_id=round_.pk,
+        group_id=group.pk,
+        calls=calls,
+        run_s=longest.total_seconds(),
+        workspace_id=group.workspace_id,
+        cache_keys=cache_keys,
+        lane=round_.lane,
     )
 
 
@@ -269,6 +282,7 @@ def output_event(output: Output) -> dict:
         "output_tokens": output.output_tokens,
         "tokens_estimated": output.tokens_estimated,
         "cost": float(output.cost) if output.cost is not None else None,
+        "cached": output.cached,
     }
 
 

@@ -290,8 +290,13 @@ def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, *
 
 
 @transaction.atomic
-def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset: Dataset | None = None) -> list[Round]:
-    """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits."""
+def round_start(
+    *, group: CompareGroup, user, repeat: int | None = None, dataset: Dataset | None = None, use_cache: bool = False
+) -> list[Round]:
+    """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits.
+
+    With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
+    """
     if dataset is not None and repeat not in (None, 1):
         raise ValidationError({"repeat": "Run a dataset (one round per row) or repeat rounds, not both."})
     if dataset is not None and dataset.workspace_id != group.workspace_id:
@@ -322,6 +327,7 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
             run_id=run,
             created_by=user,
             lane=lane,
+            use_cache=use_cache,
             enqueued_at=now,
         )
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))

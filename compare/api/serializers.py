@@ -96,6 +96,12 @@ class GroupCloneIn(GroupFieldsIn):
 class RunsIn(StrictIn):
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
     dataset = serializers.IntegerField(required=False, allow_null=True)
+    cache = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Reuse the stored answer to an identical call (this workspace's response cache) instead of making "
+        "it; such answers cost 0 and are marked `cached`. Complete answers of this run are stored for next time.",
+    )
 
 
 class DatasetRowIn(StrictIn):
@@ -129,6 +135,7 @@ class RoundSummaryOut(serializers.ModelSerializer):
             "run_id",
             "dataset_row",
             "seed",
+            "use_cache",
             "created_at",
             "started_at",
             "finished_at",
@@ -209,6 +216,7 @@ class OutputOut(serializers.ModelSerializer):
             "output_tokens",
             "tokens_estimated",
             "cost",
+            "cached",
             "started_at",
             "finished_at",
         ]

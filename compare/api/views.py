@@ -77,7 +77,11 @@ class GroupRuns(APIView):
         data.is_valid(raise_exception=True)
         dataset = dataset_from_body(data.validated_data.get("dataset"), group.workspace)
         rounds = services.round_start(
-            group=group, user=request.user, repeat=data.validated_data.get("repeat"), dataset=dataset
+            group=group,
+            user=request.user,
+            repeat=data.validated_data.get("repeat"),
+            dataset=dataset,
+            use_cache=data.validated_data["cache"],
         )
         return Response(s.RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
 

@@ -8,6 +8,7 @@
     dataset: [{name: first, vars: {question: …}}, {file: data/rows.yaml}]
     structured-output: {schema: {…}, format: yaml}
     combinations: [{model: …, model-parameters: precise, prompt: short}]   # instead of the full cross product
+    cache: true                      # optional; reuse stored answers to identical calls (cost 0, marked cached)
 
 Nothing here touches the workspace: `plan` checks models, parameters and the judge against it. Every problem is
 one message "<file>: <entry>: <field>: <what is wrong>", and all of them are collected before anything is raised.
@@ -81,6 +82,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.evaluation = self._evaluation(data.get("evaluation"))
         config.structured = self._structured(data.get("structured-output"))
         config.timeout_s = self._timeout(data.get("timeout"))
+        config.cache = self._cache(data.get("cache"))
         if "combinations" in data:
             config.explicit_combinations = True
             config.combinations = self._combinations(data["combinations"], config)
@@ -98,6 +100,14 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         if "dataset" in data and "datasets" in data:
             self.problem("datasets", "write the rows under dataset or under datasets, not both")
         return data.get("dataset", data.get("datasets"))
+
+    def _cache(self, value: Any) -> bool:
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            self.problem("cache", "true to reuse stored answers to identical calls, or false")
+            return False
+        return value
 
     def _timeout(self, value: Any) -> float:
         if value is None:

@@ -70,6 +70,8 @@ def group_export(group: CompareGroup) -> dict[str, Any]:
     if combinations != cross:
         data["combinations"] = [{"model": m, "model-parameters": p, "prompt": q} for m, p, q in combinations]
     data["timeout"] = min(group.timeout_ms / 1000, MAX_TIMEOUT_S)
+    if stored.get("cache"):
+        data["cache"] = True
     return data
 
 

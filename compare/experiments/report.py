@@ -112,6 +112,8 @@ def cell_block(cell: Cell, scale: str) -> str:
     if not cell.ok or output.is_cut_off:
         status = "cut off at the token limit" if output.is_cut_off else output.get_status_display()
         lines += _field("Answer", status + (f": {output.error}" if output.error else ""))
+    elif output.cached:
+        lines += _field("Answer", "from the cache (no call made, cost 0)")
     if cell.category:
         lines += _field("Category", cell.category)
     elif scale:
@@ -182,7 +184,8 @@ def results_text(results: Results) -> str:
         row += [_cell_score(cell)] if scale else []
         row += [_valid(cell)] if structured else []
         evaluation_ms = cell.evaluation.latency_ms if cell.evaluation and cell.evaluation.judge_calls else None
-        row += [_ms(cell.output.latency_ms), cell.tokens, _ms(evaluation_ms), _cell_cost(cell)]
+        answer_time = "cached" if cell.output.cached else _ms(cell.output.latency_ms)
+        row += [answer_time, cell.tokens, _ms(evaluation_ms), _cell_cost(cell)]
         rows.append(row)
     warnings = warnings_lines(results.experiment.estimate.get("warnings") or [])
     parts = ["Results", *warnings, "", "\n".join(blocks), "", table(headers, rows)]

@@ -101,6 +101,7 @@ class Average:
     cost: Decimal | None = None  # answers and evaluations of known price
     priced_calls: int = 0
     unpriced_calls: int = 0  # calls made whose price is unknown: not in `cost`
+    cached: int = 0  # answers taken from the response cache (no call made, cost 0)
     # A classification's categories: category → (count, share of the answers classified, Wilson 95% interval).
     categories: dict[str, CategoryShare] = field(default_factory=dict)
 
@@ -189,6 +190,7 @@ def _average(key: str, cells: list[Cell]) -> Average:
         cost=sum(costs, Decimal(0)) if costs else None,
         priced_calls=sum(1 for cost in calls if cost is not None),
         unpriced_calls=sum(1 for cost in calls if cost is None),
+        cached=sum(1 for c in cells if c.output.cached),
         categories=_category_shares([c.category for c in cells if c.category]),
     )
 

@@ -81,7 +81,7 @@ def experiment_start(*, experiment: Experiment, user) -> list[Round]:
     if experiment.run_id is not None:
         raise ValidationError({"experiment": "This experiment has already run; export it and run the file again."})
     group = experiment.group
-    rounds = round_start(group=group, user=user, dataset=group.dataset)
+    rounds = round_start(group=group, user=user, dataset=group.dataset, use_cache=experiment.config.get("cache", False))
     experiment.run_id = rounds[0].run_id
     experiment.save(update_fields=["run_id"])
     if needs_evaluation(experiment):

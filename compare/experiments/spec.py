@@ -28,6 +28,7 @@ TOP_LEVEL = (
     "structured-output",
     "combinations",
     "timeout",
+    "cache",  # reuse stored answers to identical calls (compare/response_cache.py)
 )
 # The file's parameter names → ours; `check` is (test, what a good value is).
 PARAMETERS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
@@ -140,6 +141,7 @@ class ExperimentConfig:
     combinations: list[Combination] = field(default_factory=list)
     explicit_combinations: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
+    cache: bool = False  # take answers to identical calls from the workspace's response cache
 
     def as_data(self) -> dict[str, Any]:
         """The file layout again, self-contained (files read in, our placeholders): what export writes."""
@@ -181,4 +183,6 @@ class ExperimentConfig:
                 for c in self.combinations
             ]
         data["timeout"] = self.timeout_s
+        if self.cache:
+            data["cache"] = True
         return data

@@ -321,7 +321,9 @@ function errorText(data) {
 
 async function startRuns(repeat, button) {
   button.disabled = true;
-  const result = await postJSON(root.dataset.runsUrl, { repeat });
+  // The response cache is opt-in per run: the toggle beside the run buttons.
+  const cache = root.querySelector("[data-role=use-cache]")?.checked ?? false;
+  const result = await postJSON(root.dataset.runsUrl, { repeat, cache });
   button.disabled = false;
   if (!result.ok) { showNotice(`Could not start: ${errorText(result.data)}`); return; }
   notice.hidden = true;
