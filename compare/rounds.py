@@ -241,18 +241,18 @@ def _update_from_values(
         return []
     meta_fields = [Output._meta.get_field(name) for name in fields]
     assignments = []
-    for name, field in zip(fields, meta_fields, strict=True):
-        value = f"v.{field.column}"
+    for name, column_field in zip(fields, meta_fields, strict=True):
+        value = f"v.{column_field.column}"
         if connection.vendor == "postgresql":  # a VALUES list's column of NULLs and strings is text there
-            value = f"CAST({value} AS {field.db_type(connection)})"
-        assignments.append(f"{field.column} = " + (expressions or {}).get(name, "{value}").format(value=value))
-    columns = ", ".join(["row_id"] + [field.column for field in meta_fields])
+            value = f"CAST({value} AS {column_field.db_type(connection)})"
+        assignments.append(f"{column_field.column} = " + (expressions or {}).get(name, "{value}").format(value=value))
+    columns = ", ".join(["row_id"] + [meta.column for meta in meta_fields])
     placeholders = ", ".join(["(" + ", ".join(["%s"] * (len(fields) + 1)) + ")"] * len(rows))
     params = []
     for row in rows:
         params.append(row[0])
         pairs = zip(meta_fields, row[1:], strict=True)
-        params.extend(field.get_db_prep_save(value, connection) for field, value in pairs)
+        params.extend(meta.get_db_prep_save(value, connection) for meta, value in pairs)
     where = "o.id = v.row_id"
     if only_status:
         where += " AND o.status IN (" + ", ".join(["%s"] * len(only_status)) + ")"
