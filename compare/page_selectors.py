@@ -100,10 +100,6 @@ def simulated_connections(workspace: Workspace) -> set[str]:
     )
 
 
-def is_simulated(model_id: str, simulated: set[str]) -> bool:
-    return model_id.partition("::")[0] in simulated
-
-
 def group_round(group: CompareGroup, number: int | None) -> Round | None:
     """The round with this number, the latest when `number` is None, or None when the group has no rounds."""
     rounds = group.rounds.order_by("-number")
