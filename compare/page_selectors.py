@@ -19,9 +19,10 @@ from django.http import Http404
 from lab.models import Connection, ConnectionKind, Workspace
 from lab.providers.params import check_params
 
+from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
-from .selectors import group_settings, outputs_as_seen_by, round_with_outputs
+from .selectors import group_settings, round_with_outputs
 
 
 def _count(queryset: QuerySet, counted: str) -> Coalesce:

@@ -7,7 +7,6 @@ The worker's side of a round (claim, record, finish, fail) is in `rounds.py`; it
 
 from __future__ import annotations
 
-import secrets
 import uuid
 from collections.abc import Sequence
 from functools import partial
@@ -30,6 +29,7 @@ from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.templating import VariantTemplate, render_variants, variant_name
 
+from .blind import creation_order
 from .catalog import resolve_model
 from .jobs import ROUND
 from .models import (
@@ -327,7 +327,7 @@ def round_start(*, group: CompareGroup, user, repeat: int | None = None, dataset
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
     )
     Output.objects.bulk_create(
-        Output(round=round_, variant=variant) for round_ in rounds for variant in _creation_order(group, variants)
+        Output(round=round_, variant=variant) for round_ in rounds for variant in creation_order(group, variants)
     )
     for round_ in rounds:
         enqueue_on_commit(ROUND, round_.pk)
@@ -392,13 +392,6 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
         for position, row in enumerate(rows, start=1)
     )
     return dataset
-
-
-def _creation_order(group: CompareGroup, variants: list[Variant]) -> list[Variant]:
-    """Blind rounds create their answers in a random order, so output ids say nothing about which variant is which."""
-    if not group.blind:
-        return variants
-    return secrets.SystemRandom().sample(variants, len(variants))
 
 
 @transaction.atomic

@@ -11,8 +11,8 @@ from decimal import Decimal
 from django.db.models import Prefetch, QuerySet, Sum
 from scipy.stats import binomtest, spearmanr
 
+from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import Round
-from compare.selectors import labels_visible, outputs_as_seen_by
 from lab.models import Workspace
 
 from .engine import ONLY_ANSWER
@@ -73,7 +73,7 @@ class Panel:
 def verdict_panel(round_: Round, user) -> Panel:
     """Everything the verdict panel under a round shows to `user`."""
     outputs, _ = outputs_as_seen_by(round_, user)
-    label_of = {output.pk: output.display_label for output in outputs}
+    label_of = {output.pk: output.seen.label for output in outputs}
     hidden = not labels_visible(round_, user)
     verdicts = [] if hidden else round_verdicts(round_)
     panel_verdicts = []

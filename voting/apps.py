@@ -9,8 +9,8 @@ class VotingConfig(AppConfig):
 
     def ready(self) -> None:
         # compare cannot import voting (imports only go down the layers), so voting registers its rule there.
+        from compare.blind import register_reveal_check
         from compare.experiments.baseline import register_paired_test
-        from compare.selectors import register_reveal_check
 
         from .baseline_test import baseline_paired_test
         from .selectors import has_voted

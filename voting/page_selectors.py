@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compare.blind import outputs_as_seen_by
 from compare.models import CompareGroup, Output, OutputStatus, Round
-from compare.selectors import outputs_as_seen_by, round_with_outputs
+from compare.selectors import round_with_outputs
 from voting.stats.sample_size import MIN_DECISIVE_PER_PAIR
 from voting.stats.votes import ALL_BAD, TIE, encode_votes
 from voting.stats.winrate import WinRate, win_rates
@@ -37,7 +38,7 @@ def vote_panel(round_: Round, user) -> dict:
         AnswerChoice(
             key=str(index),
             output=output,
-            label=output.display_label,
+            label=output.seen.label,
             votes=tally["outputs"].get(str(output.pk), 0),
             can_win=output.status == OutputStatus.OK,
             mine=vote is not None and vote.output_id == output.pk,

@@ -179,14 +179,17 @@ class GroupDetailOut(GroupOut):
 
 
 class OutputOut(serializers.ModelSerializer):
-    """In blind mode, before the user may see them, variant, model, label and prompts are withheld."""
+    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, variant, position,
+    model and prompts are null and the label is "Answer A", "Answer B" …"""
 
-    label = serializers.CharField(source="display_label")
-    variant = serializers.SerializerMethodField()
-    position = serializers.SerializerMethodField()
-    model = serializers.SerializerMethodField()
-    rendered_system_prompt = serializers.SerializerMethodField()
-    rendered_prompt = serializers.SerializerMethodField()
+    label = serializers.CharField(source="seen.label", read_only=True)
+    variant = serializers.IntegerField(source="seen.variant", allow_null=True, read_only=True)
+    position = serializers.IntegerField(source="seen.position", allow_null=True, read_only=True)
+    model = serializers.CharField(source="seen.model", allow_null=True, read_only=True)
+    rendered_system_prompt = serializers.CharField(
+        source="seen.rendered_system_prompt", allow_null=True, read_only=True
+    )
+    rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
 
     class Meta:
         model = Output
@@ -212,24 +215,6 @@ class OutputOut(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
-
-    def _shown(self, value):
-        return value if self.context["labels_visible"] else None
-
-    def get_variant(self, output: Output) -> int | None:
-        return self._shown(output.variant_id)
-
-    def get_position(self, output: Output) -> int | None:
-        return self._shown(output.variant.position)
-
-    def get_model(self, output: Output) -> str | None:
-        return self._shown(output.variant.model)
-
-    def get_rendered_system_prompt(self, output: Output) -> str | None:
-        return self._shown(output.rendered_system_prompt)
-
-    def get_rendered_prompt(self, output: Output) -> str | None:
-        return self._shown(output.rendered_prompt)
 
 
 class RoundOut(RoundSummaryOut):

@@ -9,6 +9,7 @@ from lab.templating import render_variants
 
 from .. import selectors, services
 from ..access import dataset_for_user, dataset_from_body, group_for_user, round_for_user, workspace_from_body
+from ..blind import outputs_as_seen_by
 from ..models import Dataset
 from . import serializers as s
 
@@ -25,7 +26,7 @@ def _group_detail(group, request) -> dict:
 
 def _round_detail(round_, request) -> dict:
     round_ = selectors.round_with_outputs(round_)
-    outputs, visible = selectors.outputs_as_seen_by(round_, request.user)
+    outputs, visible = outputs_as_seen_by(round_, request.user)
     return s.RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
 
 

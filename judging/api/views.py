@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import group_for_user, round_for_user
-from compare.selectors import labels_visible
+from compare.blind import labels_visible
 from lab.access import workspace_for_user
 from lab.models import Role
 
