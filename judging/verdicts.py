@@ -70,7 +70,7 @@ def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
     skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
     reference = round_reference(verdict.round)
     candidates = [
-        Candidate(output.pk, _request_of(output), output.text, reference)
+        Candidate(output.pk, output.judge_request(), output.text, reference)
         for output in outputs
         if output.pk not in skipped
     ]
@@ -114,13 +114,6 @@ async def _run_classification(judge_model, classifier, candidates, columns, rng,
         client=client, classifier=classifier, candidates=candidates, columns=columns, rng=rng
     )
     return judgement, client
-
-
-def _request_of(output: Output) -> str:
-    """The request an answer was written for, as the judge is shown it (system prompt first, when there was one)."""
-    if output.rendered_system_prompt:
-        return f"System prompt:\n{output.rendered_system_prompt}\n\nUser prompt:\n{output.rendered_prompt}"
-    return output.rendered_prompt
 
 
 async def _run(
