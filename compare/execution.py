@@ -17,10 +17,10 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.events import OUTPUT_DELTAS
 from lab.realtime import abroadcast, group_channel
 
 from . import rounds, selectors
-from .consumers import OUTPUT_DELTAS
 
 logger = logging.getLogger(__name__)
 

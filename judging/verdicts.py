@@ -23,6 +23,7 @@ from django.utils import timezone
 from compare.models import Output
 from compare.round_rows import round_reference
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.events import VERDICT_DONE
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 from lab.realtime import broadcast, group_channel
@@ -210,7 +211,7 @@ def announce(verdict: Verdict) -> None:
     """`verdict.done` on the comparison's channel: ids and figures only; pages fetch the panel to show it."""
     broadcast(
         group_channel(verdict.round.group_id),
-        "verdict.done",
+        VERDICT_DONE,
         round=verdict.round_id,
         verdict=verdict.pk,
         status=verdict.status,
