@@ -1,11 +1,15 @@
-"""Reads for the voting partials of the comparison page: a round's vote panel and the first report tab."""
+"""Reads for the voting parts of the comparison pages: a round's vote panel, the first report tab and the history's
+vote figures."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+
 from compare.blind import outputs_as_seen_by
-from compare.models import CompareGroup, Output, OutputStatus, Round
+from compare.models import CompareGroup, Output, OutputStatus, Round, Variant
+from compare.page_selectors import count_per_group
 from compare.selectors import round_with_outputs
 from voting.stats.sample_size import MIN_DECISIVE_PER_PAIR
 from voting.stats.votes import ALL_BAD, TIE, encode_votes
@@ -15,6 +19,23 @@ from voting.stats.wording import percent, percent_interval
 from .reports import group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
+
+
+def history_vote_figures() -> dict:
+    """What the comparisons' history shows of votes, per comparison (compare registers it as annotations): the vote
+    count, and the leading variant's label and wins with the runner-up's wins (a tie when those are equal)."""
+    leaders = (
+        Variant.objects.filter(group=OuterRef("pk"))
+        .annotate(wins=Count("outputs__votes"))
+        .filter(wins__gt=0)
+        .order_by("-wins", "position")
+    )
+    return {
+        "vote_count": count_per_group(Round.objects.filter(group=OuterRef("pk")), "votes"),
+        "leader_label": Subquery(leaders.values("label")[:1]),
+        "leader_wins": Subquery(leaders.values("wins")[:1], output_field=IntegerField()),
+        "runner_up_wins": Subquery(leaders.values("wins")[1:2], output_field=IntegerField()),
+    }
 
 
 @dataclass(frozen=True)
