@@ -40,3 +40,8 @@ class EditorSaveIn(GroupFieldsIn):
 
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, default=1)
     cloned_from = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    def validate_mode(self, mode: str) -> str:
+        if mode == Mode.CUSTOM:
+            raise serializers.ValidationError("Experiments are made on the experiments page.")
+        return mode
