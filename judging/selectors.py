@@ -13,7 +13,7 @@ from scipy.stats import binomtest, spearmanr
 
 from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import Round
-from lab.models import Workspace
+from lab.models import Connection, ConnectionKind, Workspace
 
 from .engine import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
@@ -227,3 +227,14 @@ def _verbosity(judge: JudgeConfig) -> Verbosity:
     if math.isnan(rho):  # every score (or every length) the same: no correlation to speak of
         return Verbosity(answers=len(rows), rho=None, p_value=None)
     return Verbosity(answers=len(rows), rho=rho, p_value=p_value)
+
+
+def judge_model_choices(workspace: Workspace) -> list[str]:
+    """The judge editor's model suggestions: ids from the catalogs already fetched (the page must not wait on
+    providers), simulated connections left out (their canned answers cannot judge)."""
+    connections = Connection.objects.filter(workspace=workspace).exclude(kind=ConnectionKind.SIMULATED)
+    return [
+        f"{name}::{entry['id']}"
+        for name, cache in connections.values_list("name", "models_cache")
+        for entry in cache or []
+    ]
