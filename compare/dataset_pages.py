@@ -14,7 +14,8 @@ from django.views.decorators.http import require_POST, require_safe
 from lab.access import membership_for_user
 from lab.models import Role
 
-from . import datasets, selectors
+from . import dataset_files as datasets
+from . import selectors
 from .access import dataset_for_user, dataset_row
 from .experiment_forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
 from .models import Dataset

@@ -314,7 +314,7 @@ SPECTACULAR_SETTINGS = {
         "JudgeUncertaintyEnum": "judging.classification.Uncertainty",
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
-        "DatasetFormatEnum": "compare.datasets.FORMATS",
+        "DatasetFormatEnum": "compare.dataset_files.FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiment_views.FILE_FORMATS",
     },
 }

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
 
-from .. import datasets
+from .. import dataset_files as datasets
 from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..services import MAX_DATASET_ROWS
 from . import serializers as s

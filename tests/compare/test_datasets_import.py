@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from compare import datasets
+from compare import dataset_files as datasets
 from compare.models import Dataset
 from tests.fixtures.factories import make_workspace
 
