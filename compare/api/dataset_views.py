@@ -1,5 +1,6 @@
 """Dataset API beyond list, create and read: import a file (CSV, JSON, JSONL, YAML), preview one, rename, delete, and
-add, change or delete rows. Thin: the rules are in compare.datasets; another workspace's dataset is a 404."""
+add, change or delete rows. Thin: the rules are in compare.dataset_services and compare.dataset_files; another
+workspace's dataset is a 404."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from rest_framework.views import APIView
 from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
 
-from .. import dataset_files as datasets
+from .. import dataset_files, dataset_services
 from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..services import MAX_DATASET_ROWS
 from . import serializers as s
@@ -23,17 +24,17 @@ class FileIn(StrictIn):
     """A file upload (multipart `file`) or its text (`content`); the format defaults to the file's extension."""
 
     file = serializers.FileField(required=False)
-    content = serializers.CharField(required=False, trim_whitespace=False, max_length=datasets.MAX_IMPORT_BYTES)
-    format = serializers.ChoiceField(choices=datasets.FORMATS, required=False)
+    content = serializers.CharField(required=False, trim_whitespace=False, max_length=dataset_files.MAX_IMPORT_BYTES)
+    format = serializers.ChoiceField(choices=dataset_files.FORMATS, required=False)
 
     def validate(self, data: dict) -> dict:
         if ("file" in data) == ("content" in data):
             raise serializers.ValidationError({"file": "Upload a file, or send its text as content (one of the two)."})
-        kind = data.get("format") or (datasets.format_for(data["file"].name) if "file" in data else None)
+        kind = data.get("format") or (dataset_files.format_for(data["file"].name) if "file" in data else None)
         if kind is None:
-            raise serializers.ValidationError({"format": f"Say the format: one of {', '.join(datasets.FORMATS)}."})
-        if "file" in data and data["file"].size > datasets.MAX_IMPORT_BYTES:
-            raise serializers.ValidationError({"file": f"At most {datasets.MAX_IMPORT_BYTES // 2**20} MB."})
+            raise serializers.ValidationError({"format": f"Say the format: one of {', '.join(dataset_files.FORMATS)}."})
+        if "file" in data and data["file"].size > dataset_files.MAX_IMPORT_BYTES:
+            raise serializers.ValidationError({"file": f"At most {dataset_files.MAX_IMPORT_BYTES // 2**20} MB."})
         content = data["file"].read() if "file" in data else data["content"]
         return {"content": content, "format": kind}
 
@@ -78,7 +79,7 @@ class DatasetImport(APIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         workspace = workspace_from_body(request.user, fields.pop("workspace"))
-        dataset = datasets.dataset_import(workspace=workspace, user=request.user, **fields)
+        dataset = dataset_services.dataset_import(workspace=workspace, user=request.user, **fields)
         return Response(_dataset_detail(dataset), status=status.HTTP_201_CREATED)
 
 
@@ -91,7 +92,7 @@ class DatasetPreview(APIView):
     def post(self, request):
         data = FileIn(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(DatasetPreviewOut(datasets.dataset_preview(**data.validated_data)).data)
+        return Response(DatasetPreviewOut(dataset_files.dataset_preview(**data.validated_data)).data)
 
 
 class DatasetEdit(DatasetDetail):
@@ -102,12 +103,12 @@ class DatasetEdit(DatasetDetail):
         dataset = dataset_for_user(request.user, pk, write=True)
         data = RenameIn(data=request.data)
         data.is_valid(raise_exception=True)
-        datasets.dataset_update(dataset=dataset, name=data.validated_data["name"])
+        dataset_services.dataset_update(dataset=dataset, name=data.validated_data["name"])
         return Response(_dataset_detail(dataset))
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, pk):
-        datasets.dataset_delete(dataset=dataset_for_user(request.user, pk, write=True))
+        dataset_services.dataset_delete(dataset=dataset_for_user(request.user, pk, write=True))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -117,7 +118,7 @@ class DatasetRows(APIView):
         dataset = dataset_for_user(request.user, pk, write=True)
         data = RowsIn(data=request.data)
         data.is_valid(raise_exception=True)
-        datasets.dataset_rows_append(dataset=dataset, rows=data.validated_data["rows"])
+        dataset_services.dataset_rows_append(dataset=dataset, rows=data.validated_data["rows"])
         return Response(_dataset_detail(dataset), status=status.HTTP_201_CREATED)
 
 
@@ -127,10 +128,10 @@ class DatasetRow(APIView):
         row = dataset_row(dataset_for_user(request.user, pk, write=True), position)
         data = RowChangeIn(data=request.data)
         data.is_valid(raise_exception=True)
-        row = datasets.dataset_row_update(row=row, **data.validated_data)
+        row = dataset_services.dataset_row_update(row=row, **data.validated_data)
         return Response(s.DatasetRowOut(row).data)
 
     @extend_schema(request=None, responses={204: None})
     def delete(self, request, pk, position):
-        datasets.dataset_row_delete(row=dataset_row(dataset_for_user(request.user, pk, write=True), position))
+        dataset_services.dataset_row_delete(row=dataset_row(dataset_for_user(request.user, pk, write=True), position))
         return Response(status=status.HTTP_204_NO_CONTENT)

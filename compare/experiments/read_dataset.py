@@ -1,7 +1,7 @@
 """Checking an experiment's dataset: rows written in the file, rows read from files, or one workspace dataset.
 
 Row files go through the dataset import's own parser and rows written in the file through its row reader
-(`compare.datasets`), so both say the same about a bad row.
+(`compare.dataset_files`), so both say the same about a bad row.
 """
 
 from __future__ import annotations
