@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import baseline_views, dataset_views, experiment_views, prompt_views, run_baseline_views, views
+from . import baseline_views, datasets, experiment_views, prompt_views, run_baseline_views, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
@@ -19,11 +19,11 @@ urlpatterns = [
     path("rounds/<int:pk>/", views.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", views.RoundCancel.as_view(), name="api-round-cancel"),
     path("datasets/", views.DatasetList.as_view(), name="api-datasets"),
-    path("datasets/<int:pk>/", dataset_views.DatasetEdit.as_view(), name="api-dataset"),
-    path("datasets/import/", dataset_views.DatasetImport.as_view(), name="api-dataset-import"),
-    path("datasets/preview/", dataset_views.DatasetPreview.as_view(), name="api-dataset-preview"),
-    path("datasets/<int:pk>/rows/", dataset_views.DatasetRows.as_view(), name="api-dataset-rows"),
-    path("datasets/<int:pk>/rows/<int:position>/", dataset_views.DatasetRow.as_view(), name="api-dataset-row"),
+    path("datasets/<int:pk>/", datasets.DatasetEdit.as_view(), name="api-dataset"),
+    path("datasets/import/", datasets.DatasetImport.as_view(), name="api-dataset-import"),
+    path("datasets/preview/", datasets.DatasetPreview.as_view(), name="api-dataset-preview"),
+    path("datasets/<int:pk>/rows/", datasets.DatasetRows.as_view(), name="api-dataset-rows"),
+    path("datasets/<int:pk>/rows/<int:position>/", datasets.DatasetRow.as_view(), name="api-dataset-row"),
     path("experiments/", experiment_views.ExperimentList.as_view(), name="api-experiments"),
     path("experiments/<int:pk>/", experiment_views.ExperimentDetail.as_view(), name="api-experiment"),
     path("experiments/<int:pk>/baseline/", baseline_views.ExperimentBaseline.as_view(), name="api-experiment-baseline"),
