@@ -4,8 +4,8 @@ from rest_framework import serializers
 
 from lab.api.inputs import StrictIn
 
-from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Dataset, DatasetRow, Mode, Output, Round, Variant
-from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
+from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Mode, Output, Round, Variant
+from ..services import MAX_REPEAT, MAX_STAGGER_MS
 
 # --- Input ---
 
@@ -96,17 +96,6 @@ class GroupCloneIn(GroupFieldsIn):
 class RunsIn(StrictIn):
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
     dataset = serializers.IntegerField(required=False, allow_null=True)
-
-
-class DatasetRowIn(StrictIn):
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    vars = serializers.DictField(child=serializers.JSONField())
-
-
-class DatasetIn(StrictIn):
-    workspace = serializers.IntegerField()
-    name = serializers.CharField(max_length=200)
-    rows = DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)
 
 
 # --- Output ---
@@ -249,27 +238,6 @@ class PreviewOut(serializers.Serializer):
     variants = RenderedVariantOut(many=True)
     errors = serializers.ListField(child=serializers.CharField())
     warnings = serializers.ListField(child=serializers.CharField())
-
-
-class DatasetRowOut(serializers.ModelSerializer):
-    class Meta:
-        model = DatasetRow
-        fields = ["id", "position", "name", "vars"]
-
-
-class DatasetOut(serializers.ModelSerializer):
-    row_count = serializers.IntegerField(read_only=True)  # annotated by the view
-
-    class Meta:
-        model = Dataset
-        fields = ["id", "workspace", "name", "created_at", "row_count"]
-
-
-class DatasetDetailOut(DatasetOut):
-    rows = DatasetRowOut(many=True)
-
-    class Meta(DatasetOut.Meta):
-        fields = [*DatasetOut.Meta.fields, "rows"]
 
 
 class GroupFilterIn(serializers.Serializer):

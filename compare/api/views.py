@@ -8,9 +8,8 @@ from rest_framework.views import APIView
 from lab.templating import render_variants
 
 from .. import selectors, services
-from ..access import dataset_for_user, dataset_from_body, group_for_user, round_for_user, workspace_from_body
+from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
 from ..blind import outputs_as_seen_by
-from ..models import Dataset
 from . import serializers as s
 
 
@@ -120,37 +119,3 @@ class RoundCancel(APIView):
     def post(self, request, pk):
         round_ = services.round_cancel(round_=round_for_user(request.user, pk, write=True), user=request.user)
         return Response(_round_detail(round_, request))
-
-
-class DatasetList(generics.GenericAPIView):
-    serializer_class = s.DatasetOut
-
-    @extend_schema(
-        operation_id="datasets_list",
-        responses=s.DatasetOut(many=True),
-        parameters=[OpenApiParameter("workspace", int, description="only this workspace")],
-    )
-    def get(self, request):
-        workspace = request.query_params.get("workspace")
-        workspace_id = int(workspace) if workspace and workspace.isdigit() else None
-        page = self.paginate_queryset(selectors.datasets_for_user(request.user, workspace=workspace_id))
-        return self.get_paginated_response(s.DatasetOut(page, many=True).data)
-
-    @extend_schema(request=s.DatasetIn, responses={201: s.DatasetDetailOut})
-    def post(self, request):
-        data = s.DatasetIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        fields = dict(data.validated_data)
-        workspace = workspace_from_body(request.user, fields.pop("workspace"))
-        dataset = services.dataset_create(workspace=workspace, user=request.user, **fields)
-        return Response(_dataset_detail(dataset), status=status.HTTP_201_CREATED)
-
-
-class DatasetDetail(APIView):
-    @extend_schema(responses=s.DatasetDetailOut)
-    def get(self, request, pk):
-        return Response(_dataset_detail(dataset_for_user(request.user, pk)))
-
-
-def _dataset_detail(dataset: Dataset) -> dict:
-    return s.DatasetDetailOut(selectors.dataset_with_rows(dataset)).data
