@@ -315,7 +315,7 @@ SPECTACULAR_SETTINGS = {
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
         "DatasetFormatEnum": "compare.dataset_files.FORMATS",
-        "ExperimentFileFormatEnum": "compare.api.experiment_views.FILE_FORMATS",
+        "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
     },
 }
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import baseline_views, datasets, experiment_views, prompt_views, run_baseline_views, views
+from . import baselines, datasets, experiments, prompts, run_baselines, views
 
 urlpatterns = [
     path("groups/", views.GroupList.as_view(), name="api-groups"),
@@ -11,10 +11,10 @@ urlpatterns = [
     path("groups/<int:pk>/runs/", views.GroupRuns.as_view(), name="api-group-runs"),
     path(
         "groups/<int:pk>/runs/<uuid:run_id>/baseline/",
-        run_baseline_views.RunBaseline.as_view(),
+        run_baselines.RunBaseline.as_view(),
         name="api-group-run-baseline",
     ),
-    path("groups/<int:pk>/runs/<uuid:run_id>/pin/", run_baseline_views.RunPin.as_view(), name="api-group-run-pin"),
+    path("groups/<int:pk>/runs/<uuid:run_id>/pin/", run_baselines.RunPin.as_view(), name="api-group-run-pin"),
     path("groups/<int:pk>/clone/", views.GroupClone.as_view(), name="api-group-clone"),
     path("rounds/<int:pk>/", views.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", views.RoundCancel.as_view(), name="api-round-cancel"),
@@ -24,16 +24,16 @@ urlpatterns = [
     path("datasets/preview/", datasets.DatasetPreview.as_view(), name="api-dataset-preview"),
     path("datasets/<int:pk>/rows/", datasets.DatasetRows.as_view(), name="api-dataset-rows"),
     path("datasets/<int:pk>/rows/<int:position>/", datasets.DatasetRowDetail.as_view(), name="api-dataset-row"),
-    path("experiments/", experiment_views.ExperimentList.as_view(), name="api-experiments"),
-    path("experiments/<int:pk>/", experiment_views.ExperimentDetail.as_view(), name="api-experiment"),
-    path("experiments/<int:pk>/baseline/", baseline_views.ExperimentBaseline.as_view(), name="api-experiment-baseline"),
-    path("experiments/<int:pk>/pin/", baseline_views.ExperimentPin.as_view(), name="api-experiment-pin"),
-    path("workspaces/<int:pk>/prompts/", prompt_views.PromptList.as_view(), name="api-prompts"),
-    path("workspaces/<int:pk>/prompt-library/", prompt_views.Library.as_view(), name="api-prompt-library"),
-    path("prompts/<int:pk>/", prompt_views.PromptDetail.as_view(), name="api-prompt"),
-    path("prompts/<int:pk>/versions/", prompt_views.PromptVersions.as_view(), name="api-prompt-versions"),
-    path("prompts/<int:pk>/diff/", prompt_views.PromptDiff.as_view(), name="api-prompt-diff"),
-    path("prompt-versions/<int:pk>/diff/", prompt_views.VersionDiff.as_view(), name="api-version-diff"),
-    path("prompt-versions/<int:pk>/promote/", prompt_views.VersionPromote.as_view(), name="api-version-promote"),
-    path("variants/<int:pk>/save-version/", prompt_views.VariantSaveVersion.as_view(), name="api-variant-save"),
+    path("experiments/", experiments.ExperimentList.as_view(), name="api-experiments"),
+    path("experiments/<int:pk>/", experiments.ExperimentDetail.as_view(), name="api-experiment"),
+    path("experiments/<int:pk>/baseline/", baselines.ExperimentBaseline.as_view(), name="api-experiment-baseline"),
+    path("experiments/<int:pk>/pin/", baselines.ExperimentPin.as_view(), name="api-experiment-pin"),
+    path("workspaces/<int:pk>/prompts/", prompts.PromptList.as_view(), name="api-prompts"),
+    path("workspaces/<int:pk>/prompt-library/", prompts.Library.as_view(), name="api-prompt-library"),
+    path("prompts/<int:pk>/", prompts.PromptDetail.as_view(), name="api-prompt"),
+    path("prompts/<int:pk>/versions/", prompts.PromptVersions.as_view(), name="api-prompt-versions"),
+    path("prompts/<int:pk>/diff/", prompts.PromptDiff.as_view(), name="api-prompt-diff"),
+    path("prompt-versions/<int:pk>/diff/", prompts.VersionDiff.as_view(), name="api-version-diff"),
+    path("prompt-versions/<int:pk>/promote/", prompts.VersionPromote.as_view(), name="api-version-promote"),
+    path("variants/<int:pk>/save-version/", prompts.VariantSaveVersion.as_view(), name="api-variant-save"),
 ]
