@@ -2,24 +2,90 @@
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import round_for_user
+from compare.api.serializers import OutputOut
+from compare.models import CompareGroup
 from lab.access import workspace_for_user
 
 from ..inbox import services
 from ..inbox.selectors import InboxFilters, inbox_view
-from . import inbox_serializers as s
 
 
-def _view_data(view: dict, serializer=s.InboxNextOut, **extra) -> dict:
+class InboxQueryIn(serializers.Serializer):
+    group = serializers.IntegerField(required=False, min_value=1, help_text="only this comparison")
+    author = serializers.CharField(required=False, help_text="only comparisons created by this username")
+    model = serializers.CharField(required=False, help_text="only comparisons with a variant on this model id")
+    blind = serializers.BooleanField(
+        required=False, default=True, help_text="hide names and shuffle columns until you vote (default true)"
+    )
+
+    def validate_group(self, value: int) -> int:
+        if not CompareGroup.objects.filter(pk=value, workspace=self.context["workspace"]).exists():
+            raise serializers.ValidationError("No such comparison in this workspace.")
+        return value
+
+    def filters(self) -> InboxFilters:
+        data = self.validated_data
+        return InboxFilters(group=data.get("group"), author=data.get("author"), model=data.get("model"))
+
+
+class InboxRoundIn(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1)
+    blind = serializers.BooleanField(required=False, default=True, help_text="as in the next round's query")
+
+
+class InboxGroupOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    blind = serializers.BooleanField(help_text="the comparison's own blind mode")
+
+
+class InboxRoundOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class InboxTallyOut(serializers.Serializer):
+    outputs = serializers.DictField(
+        child=serializers.IntegerField(), required=False, help_text="votes per output id; absent while names are hidden"
+    )
+    tie = serializers.IntegerField(required=False)
+    all_bad = serializers.IntegerField(required=False)
+    total = serializers.IntegerField()
+
+
+class InboxNextOut(serializers.Serializer):
+    round = InboxRoundOut(allow_null=True, help_text="null when nothing is left to vote on")
+    group = InboxGroupOut(allow_null=True)
+    labels_visible = serializers.BooleanField()
+    outputs = OutputOut(many=True, help_text="in the columns' order as you see them; keys 1–5 follow it")
+    tally = InboxTallyOut(allow_null=True)
+    blind = serializers.BooleanField()
+    remaining = serializers.IntegerField(help_text="rounds still open to you under these filters, this one included")
+    rule = serializers.CharField(help_text="how the inbox chose this round, in one sentence")
+
+
+class InboxSkipOut(serializers.Serializer):
+    round = serializers.IntegerField()
+    skipped = serializers.BooleanField()
+
+
+class InboxUndoOut(InboxNextOut):
+    undone = serializers.ChoiceField(choices=["vote", "skip"], allow_null=True, help_text="what was taken back")
+
+
+def _view_data(view: dict, serializer=InboxNextOut, **extra) -> dict:
     return serializer({**view, **extra}, context={"labels_visible": view["labels_visible"]}).data
 
 
 def _workspace_round(request, workspace):
     """The round named in the body, if it belongs to this workspace (404 otherwise, like any other's object)."""
-    body = s.InboxRoundIn(data=request.data)
+    body = InboxRoundIn(data=request.data)
     body.is_valid(raise_exception=True)
     round_ = round_for_user(request.user, body.validated_data["round"])
     if round_.group.workspace_id != workspace.pk:
@@ -28,10 +94,10 @@ def _workspace_round(request, workspace):
 
 
 class InboxNext(APIView):
-    @extend_schema(parameters=[s.InboxQueryIn], responses=s.InboxNextOut, operation_id="inbox_next")
+    @extend_schema(parameters=[InboxQueryIn], responses=InboxNextOut, operation_id="inbox_next")
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)  # viewers vote too
-        query = s.InboxQueryIn(data=request.query_params, context={"workspace": workspace})
+        query = InboxQueryIn(data=request.query_params, context={"workspace": workspace})
         query.is_valid(raise_exception=True)
         filters, blind = query.filters(), query.validated_data["blind"]
         round_ = services.inbox_serve(workspace=workspace, user=request.user, filters=filters, blind=blind)
@@ -40,19 +106,19 @@ class InboxNext(APIView):
 
 
 class InboxSkip(APIView):
-    @extend_schema(request=s.InboxRoundIn, responses=s.InboxSkipOut, operation_id="inbox_skip")
+    @extend_schema(request=InboxRoundIn, responses=InboxSkipOut, operation_id="inbox_skip")
     def post(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         round_, _ = _workspace_round(request, workspace)
         services.inbox_skip(round=round_, user=request.user)
-        return Response(s.InboxSkipOut({"round": round_.pk, "skipped": True}).data)
+        return Response(InboxSkipOut({"round": round_.pk, "skipped": True}).data)
 
 
 class InboxUndo(APIView):
-    @extend_schema(request=s.InboxRoundIn, responses=s.InboxUndoOut, operation_id="inbox_undo")
+    @extend_schema(request=InboxRoundIn, responses=InboxUndoOut, operation_id="inbox_undo")
     def post(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         round_, blind = _workspace_round(request, workspace)
         undone = services.inbox_undo(round=round_, user=request.user, blind=blind)
         view = inbox_view(round_, request.user, workspace=workspace, filters=InboxFilters(), blind=blind)
-        return Response(_view_data(view, s.InboxUndoOut, undone=undone))
+        return Response(_view_data(view, InboxUndoOut, undone=undone))
