@@ -2,22 +2,22 @@
 
 from django.urls import path
 
-from . import baselines, datasets, experiments, prompts, run_baselines, views
+from . import baselines, datasets, experiments, groups, prompts, run_baselines
 
 urlpatterns = [
-    path("groups/", views.GroupList.as_view(), name="api-groups"),
-    path("groups/preview/", views.GroupPreview.as_view(), name="api-group-preview"),
-    path("groups/<int:pk>/", views.GroupDetail.as_view(), name="api-group"),
-    path("groups/<int:pk>/runs/", views.GroupRuns.as_view(), name="api-group-runs"),
+    path("groups/", groups.GroupList.as_view(), name="api-groups"),
+    path("groups/preview/", groups.GroupPreview.as_view(), name="api-group-preview"),
+    path("groups/<int:pk>/", groups.GroupDetail.as_view(), name="api-group"),
+    path("groups/<int:pk>/runs/", groups.GroupRuns.as_view(), name="api-group-runs"),
     path(
         "groups/<int:pk>/runs/<uuid:run_id>/baseline/",
         run_baselines.RunBaseline.as_view(),
         name="api-group-run-baseline",
     ),
     path("groups/<int:pk>/runs/<uuid:run_id>/pin/", run_baselines.RunPin.as_view(), name="api-group-run-pin"),
-    path("groups/<int:pk>/clone/", views.GroupClone.as_view(), name="api-group-clone"),
-    path("rounds/<int:pk>/", views.RoundDetail.as_view(), name="api-round"),
-    path("rounds/<int:pk>/cancel/", views.RoundCancel.as_view(), name="api-round-cancel"),
+    path("groups/<int:pk>/clone/", groups.GroupClone.as_view(), name="api-group-clone"),
+    path("rounds/<int:pk>/", groups.RoundDetail.as_view(), name="api-round"),
+    path("rounds/<int:pk>/cancel/", groups.RoundCancel.as_view(), name="api-round-cancel"),
     path("datasets/", datasets.DatasetList.as_view(), name="api-datasets"),
     path("datasets/<int:pk>/", datasets.DatasetDetail.as_view(), name="api-dataset"),
     path("datasets/import/", datasets.DatasetImport.as_view(), name="api-dataset-import"),
