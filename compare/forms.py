@@ -3,7 +3,7 @@
 from django import forms
 from rest_framework import serializers
 
-from .api.serializers import GroupFieldsIn
+from .api.groups import GroupFieldsIn
 from .models import Mode
 from .services import MAX_REPEAT
 

@@ -21,7 +21,7 @@ from lab.providers.params import set_params
 
 from . import page_selectors, services
 from .access import group_for_user
-from .api.serializers import ParamsIn
+from .api.groups import ParamsIn
 from .forms import EditorSaveIn, HistoryFilterForm
 from .models import MAX_VARIANTS, CompareGroup
 from .prompts.selectors import editor_versions, workspace_prompts

@@ -1,16 +1,257 @@
-"""Compare API views: thin. Each reaches its object through the access helpers and calls a service."""
+"""Comparisons and rounds API: list, create, read, clone, preview and delete comparisons, run and cancel rounds.
+
+Its In serializers check shapes and types (services check the rules), its Out serializers are the responses; the views
+are thin: each reaches its object through the access helpers and calls a service."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lab.api.inputs import StrictIn
 from lab.templating import render_variants
 
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
 from ..blind import outputs_as_seen_by
-from . import serializers as s
+from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Mode, Output, Round, Variant
+from ..services import MAX_REPEAT, MAX_STAGGER_MS
+
+
+class ParamsIn(serializers.Serializer):
+    """Only the known parameters; a misspelt one is an error rather than silently dropped."""
+
+    temperature = serializers.FloatField(min_value=0, max_value=2, required=False, allow_null=True)
+    top_p = serializers.FloatField(min_value=0, max_value=1, required=False, allow_null=True)
+    top_k = serializers.IntegerField(min_value=1, max_value=1000, required=False, allow_null=True)
+    max_tokens = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False, allow_null=True)
+    seed = serializers.IntegerField(min_value=0, max_value=2**53, required=False, allow_null=True)
+    stop = serializers.ListField(child=serializers.CharField(max_length=100), max_length=4, required=False)
+    presence_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
+    frequency_penalty = serializers.FloatField(min_value=-2, max_value=2, required=False, allow_null=True)
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise serializers.ValidationError(
+                {name: [f"Unknown parameter; known: {', '.join(self.fields)}."] for name in unknown}
+            )
+        return super().to_internal_value(data)
+
+
+class VariantListIn(serializers.ListSerializer):
+    """Errors keyed by variant position (from 1), as every other message about a variant counts."""
+
+    def to_internal_value(self, data):
+        try:
+            return super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if isinstance(exc.detail, dict):
+                exc.detail = {
+                    str(int(key) + 1) if str(key).isdigit() else key: errors for key, errors in exc.detail.items()
+                }
+            raise
+
+
+class VariantIn(StrictIn):
+    label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
+    model = serializers.CharField(max_length=300)
+    prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
+    variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    params = ParamsIn(required=False, default=dict)
+    # A library version to run: its text fills an empty prompt, and the variant records where it came from.
+    prompt_version = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    class Meta:
+        list_serializer_class = VariantListIn
+
+
+class GroupFieldsIn(StrictIn):
+    """Everything of a group except where it lives; shared by create, preview and clone."""
+
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    system_prompt = serializers.CharField(
+        max_length=100_000, required=False, allow_blank=True, trim_whitespace=False, default=""
+    )
+    shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    params = ParamsIn(required=False, default=dict)
+    blind = serializers.BooleanField(required=False, default=False)
+    stagger_ms = serializers.IntegerField(min_value=0, max_value=MAX_STAGGER_MS, required=False, default=50)
+    timeout_ms = serializers.IntegerField(min_value=100, max_value=600_000, required=False, default=10_000)
+    timeout_step_ms = serializers.IntegerField(min_value=0, max_value=60_000, required=False, default=2_000)
+    variants = VariantIn(many=True, max_length=MAX_EXPERIMENT_VARIANTS)
+
+
+class GroupIn(GroupFieldsIn):
+    workspace = serializers.IntegerField()
+    dataset = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class GroupPreviewIn(GroupFieldsIn):
+    """A group-create body; where the group would live does not change what it renders, so it is read and unused."""
+
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False, default=Mode.PROMPTS)
+    workspace = serializers.IntegerField(required=False)
+    dataset = serializers.IntegerField(required=False, allow_null=True)
+
+
+class GroupCloneIn(GroupFieldsIn):
+    """Any group field to change (use with partial=True so unset fields keep the original's values)."""
+
+    copy_variant = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+
+
+class RunsIn(StrictIn):
+    repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, allow_null=True)
+    dataset = serializers.IntegerField(required=False, allow_null=True)
+
+
+# --- Output ---
+
+
+class VariantOut(serializers.ModelSerializer):
+    class Meta:
+        model = Variant
+        fields = ["id", "position", "label", "model", "prompt", "variables", "params", "prompt_version"]
+
+
+class RoundSummaryOut(serializers.ModelSerializer):
+    class Meta:
+        model = Round
+        fields = [
+            "id",
+            "number",
+            "status",
+            "error",
+            "run_id",
+            "dataset_row",
+            "seed",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class GroupOut(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", default=None)
+    variants = VariantOut(many=True)
+    round_count = serializers.IntegerField(required=False)
+
+    class Meta:
+        model = CompareGroup
+        fields = [
+            "id",
+            "workspace",
+            "title",
+            "mode",
+            "system_prompt",
+            "shared_variables",
+            "params",
+            "blind",
+            "stagger_ms",
+            "timeout_ms",
+            "timeout_step_ms",
+            "dataset",
+            "cloned_from",
+            "created_by",
+            "created_at",
+            "updated_at",
+            "variants",
+            "round_count",
+        ]
+
+
+class GroupDetailOut(GroupOut):
+    rounds = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField()
+
+    class Meta(GroupOut.Meta):
+        fields = [*GroupOut.Meta.fields, "rounds", "warnings"]
+
+    def get_rounds(self, group: CompareGroup) -> list[dict]:
+        return RoundSummaryOut(self.context["rounds"], many=True).data
+
+    def get_warnings(self, group: CompareGroup) -> list[str]:
+        return self.context["warnings"]
+
+
+class OutputOut(serializers.ModelSerializer):
+    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, variant, position,
+    model and prompts are null and the label is "Answer A", "Answer B" …"""
+
+    label = serializers.CharField(source="seen.label", read_only=True)
+    variant = serializers.IntegerField(source="seen.variant", allow_null=True, read_only=True)
+    position = serializers.IntegerField(source="seen.position", allow_null=True, read_only=True)
+    model = serializers.CharField(source="seen.model", allow_null=True, read_only=True)
+    rendered_system_prompt = serializers.CharField(
+        source="seen.rendered_system_prompt", allow_null=True, read_only=True
+    )
+    rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
+
+    class Meta:
+        model = Output
+        fields = [
+            "id",
+            "label",
+            "variant",
+            "position",
+            "model",
+            "status",
+            "rendered_system_prompt",
+            "rendered_prompt",
+            "text",
+            "html",
+            "error",
+            "finish_reason",
+            "ttft_ms",
+            "latency_ms",
+            "input_tokens",
+            "output_tokens",
+            "tokens_estimated",
+            "cost",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class RoundOut(RoundSummaryOut):
+    group = serializers.IntegerField(source="group_id")
+    labels_visible = serializers.SerializerMethodField()
+    outputs = serializers.SerializerMethodField()
+
+    class Meta(RoundSummaryOut.Meta):
+        fields = [*RoundSummaryOut.Meta.fields, "group", "variables", "deadline", "labels_visible", "outputs"]
+
+    def get_labels_visible(self, round_: Round) -> bool:
+        return self.context["labels_visible"]
+
+    def get_outputs(self, round_: Round) -> list[dict]:
+        return OutputOut(self.context["outputs"], many=True, context=self.context).data
+
+
+class RunsOut(serializers.Serializer):
+    rounds = RoundSummaryOut(many=True)
+
+
+class RenderedVariantOut(serializers.Serializer):
+    position = serializers.IntegerField()
+    label = serializers.CharField()
+    system_prompt = serializers.CharField()
+    prompt = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class PreviewOut(serializers.Serializer):
+    variants = RenderedVariantOut(many=True)
+    errors = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
+class GroupFilterIn(serializers.Serializer):
+    workspace = serializers.IntegerField(required=False, allow_null=True, default=None)
+    q = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    model = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
 
 
 def _group_detail(group, request) -> dict:
@@ -20,21 +261,21 @@ def _group_detail(group, request) -> dict:
         "rounds": selectors.group_recent_rounds(group),
         "warnings": selectors.group_rendering(group).warnings,
     }
-    return s.GroupDetailOut(group, context=context).data
+    return GroupDetailOut(group, context=context).data
 
 
 def _round_detail(round_, request) -> dict:
     round_ = selectors.round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, request.user)
-    return s.RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
+    return RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
 
 
 class GroupList(generics.GenericAPIView):
-    serializer_class = s.GroupOut
+    serializer_class = GroupOut
 
     @extend_schema(
         operation_id="groups_list",
-        responses=s.GroupOut(many=True),
+        responses=GroupOut(many=True),
         parameters=[
             OpenApiParameter("workspace", int, description="only this workspace"),
             OpenApiParameter("q", str, description="text in the title or prompts"),
@@ -42,14 +283,14 @@ class GroupList(generics.GenericAPIView):
         ],
     )
     def get(self, request):
-        data = s.GroupFilterIn(data=request.query_params)
+        data = GroupFilterIn(data=request.query_params)
         data.is_valid(raise_exception=True)
         page = self.paginate_queryset(selectors.groups_for_user(request.user, **data.validated_data))
-        return self.get_paginated_response(s.GroupOut(page, many=True).data)
+        return self.get_paginated_response(GroupOut(page, many=True).data)
 
-    @extend_schema(request=s.GroupIn, responses={201: s.GroupDetailOut})
+    @extend_schema(request=GroupIn, responses={201: GroupDetailOut})
     def post(self, request):
-        data = s.GroupIn(data=request.data)
+        data = GroupIn(data=request.data)
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         workspace = workspace_from_body(request.user, fields.pop("workspace"))
@@ -59,7 +300,7 @@ class GroupList(generics.GenericAPIView):
 
 
 class GroupDetail(APIView):
-    @extend_schema(responses=s.GroupDetailOut)
+    @extend_schema(responses=GroupDetailOut)
     def get(self, request, pk):
         return Response(_group_detail(group_for_user(request.user, pk), request))
 
@@ -70,23 +311,23 @@ class GroupDetail(APIView):
 
 
 class GroupRuns(APIView):
-    @extend_schema(request=s.RunsIn, responses={202: s.RunsOut})
+    @extend_schema(request=RunsIn, responses={202: RunsOut})
     def post(self, request, pk):
         group = group_for_user(request.user, pk, write=True)
-        data = s.RunsIn(data=request.data)
+        data = RunsIn(data=request.data)
         data.is_valid(raise_exception=True)
         dataset = dataset_from_body(data.validated_data.get("dataset"), group.workspace)
         rounds = services.round_start(
             group=group, user=request.user, repeat=data.validated_data.get("repeat"), dataset=dataset
         )
-        return Response(s.RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
+        return Response(RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
 
 
 class GroupClone(APIView):
-    @extend_schema(request=s.GroupCloneIn, responses={201: s.GroupDetailOut})
+    @extend_schema(request=GroupCloneIn, responses={201: GroupDetailOut})
     def post(self, request, pk):
         group = group_for_user(request.user, pk, write=True)
-        data = s.GroupCloneIn(data=request.data, partial=True)
+        data = GroupCloneIn(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         clone = services.group_clone(group=group, user=request.user, **data.validated_data)
         return Response(_group_detail(clone, request), status=status.HTTP_201_CREATED)
@@ -95,9 +336,9 @@ class GroupClone(APIView):
 class GroupPreview(APIView):
     """Render the variants of a group-create body for given variables; nothing is saved."""
 
-    @extend_schema(request=s.GroupPreviewIn, responses=s.PreviewOut)
+    @extend_schema(request=GroupPreviewIn, responses=PreviewOut)
     def post(self, request):
-        data = s.GroupPreviewIn(data=request.data)
+        data = GroupPreviewIn(data=request.data)
         data.is_valid(raise_exception=True)
         rendered = render_variants(
             system_prompt=data.validated_data["system_prompt"],
@@ -105,17 +346,17 @@ class GroupPreview(APIView):
             variants=services.variant_templates(data.validated_data["variants"]),
         )
         payload = {"variants": rendered.variants, "errors": rendered.errors, "warnings": rendered.warnings}
-        return Response(s.PreviewOut(payload).data)
+        return Response(PreviewOut(payload).data)
 
 
 class RoundDetail(APIView):
-    @extend_schema(responses=s.RoundOut)
+    @extend_schema(responses=RoundOut)
     def get(self, request, pk):
         return Response(_round_detail(round_for_user(request.user, pk), request))
 
 
 class RoundCancel(APIView):
-    @extend_schema(request=None, responses=s.RoundOut)
+    @extend_schema(request=None, responses=RoundOut)
     def post(self, request, pk):
         round_ = services.round_cancel(round_=round_for_user(request.user, pk, write=True), user=request.user)
         return Response(_round_detail(round_, request))

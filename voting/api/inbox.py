@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import round_for_user
-from compare.api.serializers import OutputOut
+from compare.api.groups import OutputOut
 from compare.models import CompareGroup
 from lab.access import workspace_for_user
 
