@@ -352,20 +352,20 @@ def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapsh
 
 
 @transaction.atomic
-def round_cancel(*, round_: Round, user) -> Round:
+def round_cancel(*, round: Round, user) -> Round:
     """Stop a round: unfinished outputs become `cancelled` now; a running worker stops streaming within ~1 s."""
     now = timezone.now()
-    if not Round.objects.transition(round_.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
-        round_.refresh_from_db()
-        if round_.status == RoundStatus.CANCELLED:
-            return round_
+    if not Round.objects.transition(round.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
+        round.refresh_from_db()
+        if round.status == RoundStatus.CANCELLED:
+            return round
         raise ValidationError(
-            {"round": f"Round {round_.number} is already {round_.get_status_display().lower()}; nothing to cancel."}
+            {"round": f"Round {round.number} is already {round.get_status_display().lower()}; nothing to cancel."}
         )
-    round_.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
-    round_.refresh_from_db()
-    transaction.on_commit(partial(announce_finished, round_))
-    return round_
+    round.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
+    round.refresh_from_db()
+    transaction.on_commit(partial(announce_finished, round))
+    return round
 
 
 @transaction.atomic

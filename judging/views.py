@@ -140,7 +140,7 @@ def round_judge(request, pk):
         if not form.is_valid():
             raise ValidationError({"judge": "Choose a judge."})
         judge = judge_from_body(form.cleaned_data["judge"], round_.group.workspace)
-        services.verdict_request(round_=round_, user=request.user, judge=judge)
+        services.verdict_request(round=round_, user=request.user, judge=judge)
     except ValidationError as exc:
         return _panel(request, round_, exc.messages, status=400)
     return _panel(request, round_)

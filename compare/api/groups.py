@@ -358,5 +358,5 @@ class RoundDetail(APIView):
 class RoundCancel(APIView):
     @extend_schema(request=None, responses=RoundOut)
     def post(self, request, pk):
-        round_ = services.round_cancel(round_=round_for_user(request.user, pk, write=True), user=request.user)
+        round_ = services.round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
         return Response(_round_detail(round_, request))

@@ -66,7 +66,7 @@ class RoundJudge(APIView):
         data = s.RoundJudgeIn(data=request.data)
         data.is_valid(raise_exception=True)
         judge = judge_from_body(data.validated_data.get("judge"), round_.group.workspace)
-        verdict = services.verdict_request(round_=round_, user=request.user, judge=judge)
+        verdict = services.verdict_request(round=round_, user=request.user, judge=judge)
         return Response(s.VerdictOut(verdict).data, status=status.HTTP_202_ACCEPTED)
 
 
