@@ -21,7 +21,7 @@ from lab.engine.limiter import BATCH, Limiter
 from lab.engine.runtime import runtime
 
 from .calls import Ask, JudgeClient, JudgeModel
-from .engine import MetricScore
+from .judgement import MetricScore
 from .prompts import Shown, pointwise_prompt
 from .replies import read_metric_scores
 from .rubric import Rubric, nothing_judged, weighted_score, weights_over

@@ -15,7 +15,7 @@ from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import Round
 from lab.models import Connection, ConnectionKind, Workspace
 
-from .engine import ONLY_ANSWER
+from .judgement import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 
 MIN_VERBOSITY_SAMPLE = 5  # fewer answers give a correlation too noisy to print

@@ -30,7 +30,7 @@ from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classify import classify_answers
-from .engine import Candidate, Judgement, judge_answers
+from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
 
