@@ -41,6 +41,13 @@ def round_verdicts(round_: Round) -> list[Verdict]:
     )
 
 
+def verdicts_as_seen_by(round_: Round, user) -> tuple[list[Verdict], bool]:
+    """The round's verdicts as this person may see them, and whether they are hidden: in blind mode, until they
+    have voted (compare.blind), none, since the judge's view would sway theirs."""
+    hidden = not labels_visible(round_, user)
+    return ([] if hidden else round_verdicts(round_)), hidden
+
+
 @dataclass
 class PanelRow:
     label: str  # as this person may see it (blind mode: "Answer B" until they vote)
@@ -74,8 +81,7 @@ def verdict_panel(round_: Round, user) -> Panel:
     """Everything the verdict panel under a round shows to `user`."""
     outputs, _ = outputs_as_seen_by(round_, user)
     label_of = {output.pk: output.seen.label for output in outputs}
-    hidden = not labels_visible(round_, user)
-    verdicts = [] if hidden else round_verdicts(round_)
+    verdicts, hidden = verdicts_as_seen_by(round_, user)
     panel_verdicts = []
     for verdict in verdicts:
         metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]

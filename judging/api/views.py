@@ -6,7 +6,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import group_for_user, round_for_user
-from compare.blind import labels_visible
 from lab.access import workspace_for_user
 from lab.models import Role
 
@@ -73,9 +72,7 @@ class RoundJudge(APIView):
 class RoundVerdicts(APIView):
     @extend_schema(responses=s.RoundVerdictsOut)
     def get(self, request, pk):
-        round_ = round_for_user(request.user, pk)
-        hidden = not labels_visible(round_, request.user)
-        verdicts = [] if hidden else selectors.round_verdicts(round_)
+        verdicts, hidden = selectors.verdicts_as_seen_by(round_for_user(request.user, pk), request.user)
         return Response(s.RoundVerdictsOut({"hidden": hidden, "verdicts": verdicts}).data)
 
 
