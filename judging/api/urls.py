@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import judges
+from . import judges, verdicts
 
 urlpatterns = [
     path("workspaces/<int:pk>/judges/", judges.JudgeList.as_view(), name="api-judges"),
@@ -12,7 +12,7 @@ urlpatterns = [
         judges.JudgeDiagnostics.as_view(),
         name="api-judge-diagnostics",
     ),
-    path("rounds/<int:pk>/judge/", judges.RoundJudge.as_view(), name="api-round-judge"),
-    path("rounds/<int:pk>/verdicts/", judges.RoundVerdicts.as_view(), name="api-round-verdicts"),
+    path("rounds/<int:pk>/judge/", verdicts.RoundJudge.as_view(), name="api-round-judge"),
+    path("rounds/<int:pk>/verdicts/", verdicts.RoundVerdicts.as_view(), name="api-round-verdicts"),
     path("groups/<int:pk>/judge/", judges.GroupJudge.as_view(), name="api-group-judge"),
 ]
