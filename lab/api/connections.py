@@ -1,114 +1,136 @@
-"""Lab API: workspaces, members, connections, the model catalog and the worker health check. Thin: access + service."""
+"""Connections API: a workspace's provider connections, the model catalog, and the worker health check. Its In/Out
+serializers (the key is write-only and only its hint is returned), then the views; thin: access + service."""
 
-from django.db.models import F
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import catalog, services, tasks
-from ..access import connection_for_user, member_for_user, workspace_for_user
-from ..models import Connection, Membership, Role, Workspace
+from ..access import connection_for_user, workspace_for_user
+from ..models import Connection, ConnectionKind, Role
 from ..providers.base import ProviderError
-from . import serializers as s
+from .inputs import StrictIn
 
 
-class WorkspaceList(generics.GenericAPIView):
-    serializer_class = s.WorkspaceOut
+class ConnectionOut(serializers.ModelSerializer):
+    has_api_key = serializers.SerializerMethodField()
+    model_count = serializers.SerializerMethodField()
 
-    def get_queryset(self):
-        return Workspace.objects.filter(memberships__user=self.request.user).annotate(my_role=F("memberships__role"))
+    class Meta:
+        model = Connection
+        fields = [
+            "id",
+            "name",
+            "kind",
+            "base_url",
+            "api_key_hint",
+            "has_api_key",
+            "max_concurrency",
+            "rpm",
+            "tpm",
+            "model_count",
+            "models_fetched_at",
+            "created_at",
+        ]
 
-    @extend_schema(operation_id="workspaces_list", responses=s.WorkspaceOut(many=True))
-    def get(self, request):
-        page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(s.WorkspaceOut(page, many=True, context={"request": request}).data)
+    def get_has_api_key(self, connection: Connection) -> bool:
+        return bool(connection.api_key_encrypted)
 
-    @extend_schema(request=s.WorkspaceIn, responses={201: s.WorkspaceOut})
-    def post(self, request):
-        data = s.WorkspaceIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        workspace = services.workspace_create(owner=request.user, name=data.validated_data["name"])
-        return Response(s.WorkspaceOut(workspace, context={"request": request}).data, status=status.HTTP_201_CREATED)
-
-
-class WorkspaceDetail(APIView):
-    @extend_schema(responses=s.WorkspaceOut)
-    def get(self, request, pk):
-        workspace = workspace_for_user(request.user, pk)
-        return Response(s.WorkspaceOut(workspace, context={"request": request}).data)
-
-
-class MemberList(generics.GenericAPIView):
-    serializer_class = s.MemberOut
-
-    @extend_schema(operation_id="members_list", responses=s.MemberOut(many=True))
-    def get(self, request, pk):
-        workspace = workspace_for_user(request.user, pk)
-        page = self.paginate_queryset(
-            Membership.objects.filter(workspace=workspace).select_related("user").order_by("id")
-        )
-        return self.get_paginated_response(s.MemberOut(page, many=True).data)
-
-    @extend_schema(request=s.MemberIn, responses={201: s.MemberOut})
-    def post(self, request, pk):
-        workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
-        data = s.MemberIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        membership = services.membership_add(workspace=workspace, actor=request.user, **data.validated_data)
-        return Response(s.MemberOut(membership).data, status=status.HTTP_201_CREATED)
+    def get_model_count(self, connection: Connection) -> int:
+        return len(connection.models_cache or [])
 
 
-class MemberDetail(APIView):
-    """An owner changes a member's role (PATCH) or removes them (DELETE); the member's tokens lose it at once."""
+class ConnectionIn(StrictIn):
+    name = serializers.SlugField(max_length=60)
+    kind = serializers.ChoiceField(choices=ConnectionKind.choices)
+    # Shape and scheme are checked by the service (lab.connection_rules), whose message names the scheme.
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
+    max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
+    rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
+    tpm = serializers.IntegerField(min_value=0, max_value=100_000_000, required=False, default=0)
 
-    @extend_schema(request=s.MemberRoleIn, responses=s.MemberOut)
-    def patch(self, request, pk, user_id):
-        membership = member_for_user(request.user, pk, user_id)
-        data = s.MemberRoleIn(data=request.data)
-        data.is_valid(raise_exception=True)
-        membership = services.membership_add(
-            workspace=membership.workspace, username=membership.user.username, actor=request.user, **data.validated_data
-        )
-        return Response(s.MemberOut(membership).data)
 
-    @extend_schema(responses={204: None})
-    def delete(self, request, pk, user_id):
-        services.membership_remove(membership=member_for_user(request.user, pk, user_id), actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+class ConnectionUpdateIn(StrictIn):
+    name = serializers.SlugField(max_length=60, required=False)
+    base_url = serializers.CharField(max_length=300, required=False, allow_blank=True)
+    api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, trim_whitespace=True)
+    max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+    rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False)
+    tpm = serializers.IntegerField(min_value=0, max_value=100_000_000, required=False)
+
+
+class ModelOut(serializers.Serializer):
+    """One catalog entry; prices are USD per million tokens, null when unknown (never a made-up 0)."""
+
+    id = serializers.CharField(help_text="Composite id to use in variants: <connection>::<model>")
+    model = serializers.CharField(help_text="The provider's own model name")
+    name = serializers.CharField()
+    connection = serializers.CharField()
+    connection_id = serializers.IntegerField()
+    kind = serializers.CharField()
+    simulated = serializers.BooleanField()
+    context_length = serializers.IntegerField(allow_null=True)
+    max_output_tokens = serializers.IntegerField(allow_null=True)
+    supported_params = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="null when the provider publishes nothing: every parameter is assumed supported",
+    )
+    input_price_per_mtok = serializers.FloatField(allow_null=True)
+    output_price_per_mtok = serializers.FloatField(allow_null=True)
+
+
+class CatalogErrorOut(serializers.Serializer):
+    connection = serializers.CharField()
+    error = serializers.CharField()
+
+
+class ModelListOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = ModelOut(many=True)
+    errors = CatalogErrorOut(many=True, help_text="Connections whose catalog could not be fetched, and why")
+
+
+class ModelsRefreshedOut(serializers.Serializer):
+    connection = serializers.CharField()
+    count = serializers.IntegerField()
+    models_fetched_at = serializers.DateTimeField()
+    results = ModelOut(many=True)
 
 
 class ConnectionList(generics.GenericAPIView):
-    serializer_class = s.ConnectionOut
+    serializer_class = ConnectionOut
 
-    @extend_schema(operation_id="connections_list", responses=s.ConnectionOut(many=True))
+    @extend_schema(operation_id="connections_list", responses=ConnectionOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         page = self.paginate_queryset(Connection.objects.filter(workspace=workspace))
-        return self.get_paginated_response(s.ConnectionOut(page, many=True).data)
+        return self.get_paginated_response(ConnectionOut(page, many=True).data)
 
-    @extend_schema(request=s.ConnectionIn, responses={201: s.ConnectionOut})
+    @extend_schema(request=ConnectionIn, responses={201: ConnectionOut})
     def post(self, request, pk):
         workspace = workspace_for_user(request.user, pk, role=Role.OWNER)
-        data = s.ConnectionIn(data=request.data)
+        data = ConnectionIn(data=request.data)
         data.is_valid(raise_exception=True)
         connection = services.connection_create(workspace=workspace, actor=request.user, **data.validated_data)
-        return Response(s.ConnectionOut(connection).data, status=status.HTTP_201_CREATED)
+        return Response(ConnectionOut(connection).data, status=status.HTTP_201_CREATED)
 
 
 class ConnectionDetail(APIView):
-    @extend_schema(responses=s.ConnectionOut)
+    @extend_schema(responses=ConnectionOut)
     def get(self, request, pk, connection_id):
         connection = self._connection(request, pk, connection_id, Role.VIEWER)
-        return Response(s.ConnectionOut(connection).data)
+        return Response(ConnectionOut(connection).data)
 
-    @extend_schema(request=s.ConnectionUpdateIn, responses=s.ConnectionOut)
+    @extend_schema(request=ConnectionUpdateIn, responses=ConnectionOut)
     def patch(self, request, pk, connection_id):
         connection = self._connection(request, pk, connection_id, Role.OWNER)
-        data = s.ConnectionUpdateIn(data=request.data, partial=True)
+        data = ConnectionUpdateIn(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         connection = services.connection_update(connection=connection, actor=request.user, **data.validated_data)
-        return Response(s.ConnectionOut(connection).data)
+        return Response(ConnectionOut(connection).data)
 
     @extend_schema(responses={204: None})
     def delete(self, request, pk, connection_id):
@@ -124,17 +146,17 @@ class ConnectionDetail(APIView):
 class ModelList(APIView):
     """Models of all the workspace's connections; a catalog never fetched is fetched now."""
 
-    @extend_schema(responses=s.ModelListOut)
+    @extend_schema(responses=ModelListOut)
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
         models, errors = catalog.workspace_catalog(workspace)
-        return Response(s.ModelListOut({"count": len(models), "results": models, "errors": errors}).data)
+        return Response(ModelListOut({"count": len(models), "results": models, "errors": errors}).data)
 
 
 class ConnectionModelsRefresh(APIView):
     """Fetch a connection's catalog from its provider again (owner or editor); 502 with the reason when it fails."""
 
-    @extend_schema(request=None, responses={200: s.ModelsRefreshedOut})
+    @extend_schema(request=None, responses={200: ModelsRefreshedOut})
     def post(self, request, pk, connection_id):
         connection = connection_for_user(request.user, pk, connection_id, Role.EDITOR)
         try:
@@ -147,7 +169,7 @@ class ConnectionModelsRefresh(APIView):
             "models_fetched_at": connection.models_fetched_at,
             "results": [catalog.catalog_entry(connection, model) for model in models],
         }
-        return Response(s.ModelsRefreshedOut(data).data)
+        return Response(ModelsRefreshedOut(data).data)
 
 
 class WorkerCheck(APIView):

@@ -2,16 +2,16 @@
 
 from django.urls import path
 
-from . import audit, auth, connections, invitations, tokens
+from . import audit, auth, connections, invitations, tokens, workspaces
 
 urlpatterns = [
     path("auth/token/", auth.ObtainToken.as_view(), name="api-token"),
-    path("workspaces/", connections.WorkspaceList.as_view(), name="api-workspaces"),
-    path("workspaces/<int:pk>/", connections.WorkspaceDetail.as_view(), name="api-workspace"),
+    path("workspaces/", workspaces.WorkspaceList.as_view(), name="api-workspaces"),
+    path("workspaces/<int:pk>/", workspaces.WorkspaceDetail.as_view(), name="api-workspace"),
     path("tokens/", tokens.TokenList.as_view(), name="api-tokens"),
     path("tokens/<int:token_id>/", tokens.TokenDetail.as_view(), name="api-token-detail"),
-    path("workspaces/<int:pk>/members/", connections.MemberList.as_view(), name="api-members"),
-    path("workspaces/<int:pk>/members/<int:user_id>/", connections.MemberDetail.as_view(), name="api-member"),
+    path("workspaces/<int:pk>/members/", workspaces.MemberList.as_view(), name="api-members"),
+    path("workspaces/<int:pk>/members/<int:user_id>/", workspaces.MemberDetail.as_view(), name="api-member"),
     path("workspaces/<int:pk>/audit/", audit.AuditList.as_view(), name="api-audit"),
     path("workspaces/<int:pk>/invitations/", invitations.InvitationList.as_view(), name="api-invitations"),
     path(
