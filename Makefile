@@ -32,9 +32,10 @@ test: install  ## the whole test suite against Postgres and Redis
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} FAST_PASSWORD_HASHING=1 \
 		$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: install  ## ruff check and format check
+lint: install  ## ruff check and format check, and the templates' lint (djlint)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/djlint templates --lint
 
 format: install  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .

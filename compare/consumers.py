@@ -1,13 +1,10 @@
 """The comparison socket /ws/groups/<id>/: joins the group's channel once the caller may read the group."""
 
 from lab.consumers import ScopedConsumer
+from lab.events import OUTPUT_DELTA, OUTPUT_DELTAS
 from lab.realtime import group_channel
 
 from .access import group_for_user
-
-# The worker sends a round's deltas of one tick as one channel message of this type; the browser receives
-# them as separate `output.delta {output, offset, text}` events, one per answer.
-OUTPUT_DELTAS = "output.deltas"
 
 
 class GroupConsumer(ScopedConsumer):
@@ -20,4 +17,4 @@ class GroupConsumer(ScopedConsumer):
             await super().push(message)
             return
         for delta in event["deltas"]:
-            await self.send_json({"type": "output.delta", **delta})
+            await self.send_json({"type": OUTPUT_DELTA, **delta})

@@ -17,11 +17,11 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.events import OUTPUT_DELTAS
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
 from . import response_cache, rounds, selectors
-from .consumers import OUTPUT_DELTAS
 from .round_stops import batch_round_stopped
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from django import forms
 
 from lab.values import MAX_DEPTH
 
-from .datasets import FORMATS
+from .dataset_files import FORMATS
 from .experiments.scoring import scorer
 from .experiments.spec import STRUCTURED_FORMATS
 from .models import Dataset

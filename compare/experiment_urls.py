@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import dataset_pages, experiment_views
+from . import dataset_views, experiment_views
 
 urlpatterns = [
     path("w/<int:pk>/experiments/", experiment_views.experiment_list, name="experiments"),
@@ -12,13 +12,13 @@ urlpatterns = [
     path("compare/<int:pk>/experiment/", experiment_views.experiment_detail, name="experiment"),
     path("compare/<int:pk>/experiment/status/", experiment_views.experiment_status, name="experiment_status"),
     path("compare/<int:pk>/export/", experiment_views.experiment_export, name="experiment_export"),
-    path("w/<int:pk>/datasets/", dataset_pages.dataset_list, name="datasets"),
-    path("w/<int:pk>/datasets/preview/", dataset_pages.dataset_preview, name="dataset_preview"),
-    path("w/<int:pk>/datasets/import/", dataset_pages.dataset_import, name="dataset_import"),
-    path("datasets/<int:pk>/", dataset_pages.dataset_detail, name="dataset"),
-    path("datasets/<int:pk>/rename/", dataset_pages.dataset_rename, name="dataset_rename"),
-    path("datasets/<int:pk>/delete/", dataset_pages.dataset_delete, name="dataset_delete"),
-    path("datasets/<int:pk>/rows/", dataset_pages.dataset_row_add, name="dataset_row_add"),
-    path("datasets/<int:pk>/rows/<int:position>/", dataset_pages.dataset_row_save, name="dataset_row_save"),
-    path("datasets/<int:pk>/rows/<int:position>/delete/", dataset_pages.dataset_row_delete, name="dataset_row_delete"),
+    path("w/<int:pk>/datasets/", dataset_views.dataset_list, name="datasets"),
+    path("w/<int:pk>/datasets/preview/", dataset_views.dataset_preview, name="dataset_preview"),
+    path("w/<int:pk>/datasets/import/", dataset_views.dataset_import, name="dataset_import"),
+    path("datasets/<int:pk>/", dataset_views.dataset_detail, name="dataset"),
+    path("datasets/<int:pk>/rename/", dataset_views.dataset_rename, name="dataset_rename"),
+    path("datasets/<int:pk>/delete/", dataset_views.dataset_delete, name="dataset_delete"),
+    path("datasets/<int:pk>/rows/", dataset_views.dataset_row_add, name="dataset_row_add"),
+    path("datasets/<int:pk>/rows/<int:position>/", dataset_views.dataset_row_save, name="dataset_row_save"),
+    path("datasets/<int:pk>/rows/<int:position>/delete/", dataset_views.dataset_row_delete, name="dataset_row_delete"),
 ]

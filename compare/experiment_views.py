@@ -21,7 +21,7 @@ from lab.catalog import workspace_models
 from lab.models import Role
 
 from .access import experiment_for_user, group_for_user
-from .datasets import decode
+from .dataset_files import decode
 from .experiment_forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
 from .experiments.config import config_from_data, config_read
 from .experiments.export import export_yaml, group_export

@@ -3,7 +3,7 @@
 from django import forms
 from rest_framework import serializers
 
-from .api.serializers import GroupFieldsIn
+from .api.groups import GroupFieldsIn
 from .models import Mode
 from .services import MAX_REPEAT
 
@@ -40,3 +40,8 @@ class EditorSaveIn(GroupFieldsIn):
 
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, default=1)
     cloned_from = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    def validate_mode(self, mode: str) -> str:
+        if mode == Mode.CUSTOM:
+            raise serializers.ValidationError("Experiments are made on the experiments page.")
+        return mode

@@ -278,6 +278,13 @@ class Output(models.Model):
         """Stopped at the token limit: the text is a partial answer."""
         return self.status == OutputStatus.OK and self.finish_reason == "length"
 
+    def judge_request(self) -> str:
+        """The request this answer was written for, as a judge is shown it (its system prompt first, when there was
+        one): the one text of comparisons' verdicts and experiments' evaluations."""
+        if self.rendered_system_prompt:
+            return f"System prompt:\n{self.rendered_system_prompt}\n\nUser prompt:\n{self.rendered_prompt}"
+        return self.rendered_prompt
+
     def judge_skip_reason(self) -> str:
         """Why this answer cannot be judged as a whole one, or "" when it can: the one rule of comparisons'
         verdicts and experiments' evaluations."""

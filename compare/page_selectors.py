@@ -1,11 +1,12 @@
 """Reads for the comparison pages: the history list, a round as one person sees it, and the editor's checks.
 
-Votes belong to the voting app, which compare must not import; the history reaches them only through the
-reverse relations voting declares (`Round.votes`, `Output.votes`), by name, inside the database query.
+Votes belong to the voting app, which compare must not import: the history's vote figures are annotations that
+voting registers here (register_history_annotations), as it registers blind mode's reveal check.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -19,25 +20,26 @@ from django.http import Http404
 from lab.models import Connection, ConnectionKind, Workspace
 from lab.providers.params import check_params
 
+from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
-from .selectors import group_settings, outputs_as_seen_by, round_with_outputs
+from .selectors import group_settings, round_with_outputs
+
+# Apps further up register a function returning {name: expression} evaluated per comparison (OuterRef("pk")).
+HistoryAnnotations = Callable[[], dict[str, Any]]
+_history_annotations: list[HistoryAnnotations] = []
 
 
-def _count(queryset: QuerySet, counted: str) -> Coalesce:
+def register_history_annotations(annotations: HistoryAnnotations) -> None:
+    """The history annotates each comparison with these too, so its template can show them."""
+    if annotations not in _history_annotations:
+        _history_annotations.append(annotations)
+
+
+def count_per_group(queryset: QuerySet, counted: str) -> Coalesce:
     """A correlated COUNT per group: cheaper than joins plus GROUP BY when only one page of groups is read."""
     per_group = queryset.order_by().values("group").annotate(n=Count(counted)).values("n")[:1]
     return Coalesce(Subquery(per_group, output_field=IntegerField()), Value(0))
-
-
-def _leaders() -> QuerySet:
-    """The group's variants by winner votes, most first; only variants that won at least once."""
-    return (
-        Variant.objects.filter(group=OuterRef("pk"))
-        .annotate(wins=Count("outputs__votes"))
-        .filter(wins__gt=0)
-        .order_by("-wins", "position")
-    )
 
 
 def history(
@@ -50,7 +52,7 @@ def history(
     date_from: date | None = None,
     date_to: date | None = None,
 ) -> QuerySet[CompareGroup]:
-    """The workspace's comparisons, newest first, with counts and the current leader annotated.
+    """The workspace's comparisons, newest first, with their round count and what other apps register annotated.
 
     Filters use EXISTS rather than joins, so no DISTINCT is needed and the newest-first index still serves
     the page. Read one page at a time: the annotations are correlated subqueries, evaluated per row shown.
@@ -71,16 +73,10 @@ def history(
         groups = groups.filter(created_at__date__gte=date_from)
     if date_to:
         groups = groups.filter(created_at__date__lte=date_to)
-    rounds = Round.objects.filter(group=OuterRef("pk"))
+    registered = {name: value for annotations in _history_annotations for name, value in annotations().items()}
     return (
         groups.select_related("created_by")
-        .annotate(
-            round_count=_count(rounds, "pk"),
-            vote_count=_count(rounds, "votes"),
-            leader_label=Subquery(_leaders().values("label")[:1]),
-            leader_wins=Subquery(_leaders().values("wins")[:1], output_field=IntegerField()),
-            runner_up_wins=Subquery(_leaders().values("wins")[1:2], output_field=IntegerField()),
-        )
+        .annotate(round_count=count_per_group(Round.objects.filter(group=OuterRef("pk")), "pk"), **registered)
         .prefetch_related("variants")
         .order_by("-created_at", "-id")
     )
@@ -98,10 +94,6 @@ def simulated_connections(workspace: Workspace) -> set[str]:
     return set(
         Connection.objects.filter(workspace=workspace, kind=ConnectionKind.SIMULATED).values_list("name", flat=True)
     )
-
-
-def is_simulated(model_id: str, simulated: set[str]) -> bool:
-    return model_id.partition("::")[0] in simulated
 
 
 def group_round(group: CompareGroup, number: int | None) -> Round | None:

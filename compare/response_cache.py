@@ -55,17 +55,17 @@ def is_cacheable(output: Output) -> bool:
     return output.status == OutputStatus.OK and not output.is_cut_off and output.finish_reason != FILTERED
 
 
-def round_cache_take(*, round_: Round, calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
+def round_cache_take(*, round: Round, calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
     """Answer from the cache the calls of a claimed round that it holds; return the calls still to make and, for
     each of them, the key its answer is stored under (output id → key). A round without the cache: unchanged.
 
     Runs inside the claim's transaction. No `output.done` is sent for a hit: `round.done` follows at once (the
     round has nothing to wait for), and the page reloads the round over HTTP then.
     """
-    if not round_.use_cache or not calls:
+    if not round.use_cache or not calls:
         return calls, {}
-    keys = {call.key: call_key(call, seed=round_.seed) for call in calls}
-    taken = _record_hits(workspace_id=round_.group.workspace_id, keys=keys)
+    keys = {call.key: call_key(call, seed=round.seed) for call in calls}
+    taken = _record_hits(workspace_id=round.group.workspace_id, keys=keys)
     return [call for call in calls if call.key not in taken], {pk: key for pk, key in keys.items() if pk not in taken}
 
 

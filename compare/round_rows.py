@@ -13,7 +13,7 @@ from django.db import transaction
 
 from lab.models import Workspace
 
-from .datasets import dataset_rows_append
+from .dataset_services import dataset_rows_append
 from .models import Dataset, Round
 from .services import MAX_DATASET_ROWS, dataset_create
 

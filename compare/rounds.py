@@ -106,7 +106,7 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     )
     # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
     # calls are not made (compare/response_cache.py).
-    calls, cache_keys = response_cache.round_cache_take(round_=round_, calls=calls)
+    calls, cache_keys = response_cache.round_cache_take(round=round_, calls=calls)
     return ClaimedRound(
         round_id=round_.pk,
         group_id=group.pk,

@@ -1,9 +1,6 @@
-"""Reads for comparisons: the groups list with its filters, a round with its outputs, blind-mode reveal, datasets."""
+"""Reads for comparisons: the groups list with its filters, a round with its outputs, datasets (blind mode: `blind`)."""
 
 from __future__ import annotations
-
-import random
-from collections.abc import Callable
 
 from django.db.models import Count, Prefetch, Q, QuerySet
 
@@ -11,22 +8,6 @@ from lab.access import workspaces_of
 from lab.templating import RenderedGroup, render_variants
 
 from .models import CompareGroup, Dataset, Output, Round, RoundStatus
-
-# Apps further up (voting) register "has this user voted in this round?" here; compare cannot import them.
-RevealCheck = Callable[[Round, object], bool]
-_reveal_checks: list[RevealCheck] = []
-
-
-def register_reveal_check(check: RevealCheck) -> None:
-    """Blind mode shows labels and models once any registered check says the user may see them."""
-    if check not in _reveal_checks:
-        _reveal_checks.append(check)
-
-
-def labels_visible(round_: Round, user, *, blind: bool = False) -> bool:
-    """In blind mode labels stay hidden until the user has voted (until voting exists, they stay hidden). Blind
-    mode is the comparison's setting, or a page's own (`blind`: the voting inbox is blind by default)."""
-    return not (round_.group.blind or blind) or any(check(round_, user) for check in _reveal_checks)
 
 
 def groups_for_user(user, *, workspace: int | None = None, q: str = "", model: str = "") -> QuerySet[CompareGroup]:
@@ -74,32 +55,6 @@ def round_with_outputs(round_: Round) -> Round:
         .prefetch_related(Prefetch("outputs", queryset=outputs))
         .get(pk=round_.pk)
     )
-
-
-def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[list[Output], bool]:
-    """The round's outputs in the order and with the names this user may see, and whether labels are shown.
-
-    Hidden labels come with a per-user shuffle, so column order gives nothing away either; `blind` as in
-    labels_visible.
-    """
-    outputs = list(round_.outputs.all())
-    visible = labels_visible(round_, user, blind=blind)
-    if visible:
-        for output in outputs:
-            output.display_label = output.variant.label
-        return outputs, True
-    outputs = blind_order(round_.pk, getattr(user, "pk", 0), outputs)
-    for index, output in enumerate(outputs):
-        output.display_label = f"Answer {chr(ord('A') + index % 26)}"
-    return outputs, False
-
-
-def blind_order(round_id: int, user_id: int, outputs: list) -> list:
-    """Blind mode's per-user shuffle of a round's outputs (given in variant position order): the columns as this
-    user sees them before voting. Voter quality reads it back to know which column a blind pick was in."""
-    shuffled = list(outputs)
-    random.Random(f"{round_id}:{user_id}").shuffle(shuffled)
-    return shuffled
 
 
 def round_stopped(*, round_id: int) -> bool:

@@ -7,7 +7,6 @@ The worker's side of a round (claim, record, finish, fail) is in `rounds.py`; it
 
 from __future__ import annotations
 
-import secrets
 import uuid
 from collections.abc import Sequence
 from functools import partial
@@ -30,6 +29,7 @@ from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.templating import VariantTemplate, render_variants, variant_name
 
+from .blind import creation_order
 from .catalog import resolve_model
 from .jobs import ROUND
 from .models import (
@@ -333,7 +333,7 @@ def round_start(
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
     )
     Output.objects.bulk_create(
-        Output(round=round_, variant=variant) for round_ in rounds for variant in _creation_order(group, variants)
+        Output(round=round_, variant=variant) for round_ in rounds for variant in creation_order(group, variants)
     )
     for round_ in rounds:
         enqueue_on_commit(ROUND, round_.pk)
@@ -358,20 +358,20 @@ def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapsh
 
 
 @transaction.atomic
-def round_cancel(*, round_: Round, user) -> Round:
+def round_cancel(*, round: Round, user) -> Round:
     """Stop a round: unfinished outputs become `cancelled` now; a running worker stops streaming within ~1 s."""
     now = timezone.now()
-    if not Round.objects.transition(round_.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
-        round_.refresh_from_db()
-        if round_.status == RoundStatus.CANCELLED:
-            return round_
+    if not Round.objects.transition(round.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
+        round.refresh_from_db()
+        if round.status == RoundStatus.CANCELLED:
+            return round
         raise ValidationError(
-            {"round": f"Round {round_.number} is already {round_.get_status_display().lower()}; nothing to cancel."}
+            {"round": f"Round {round.number} is already {round.get_status_display().lower()}; nothing to cancel."}
         )
-    round_.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
-    round_.refresh_from_db()
-    transaction.on_commit(partial(announce_finished, round_))
-    return round_
+    round.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
+    round.refresh_from_db()
+    transaction.on_commit(partial(announce_finished, round))
+    return round
 
 
 @transaction.atomic
@@ -398,13 +398,6 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
         for position, row in enumerate(rows, start=1)
     )
     return dataset
-
-
-def _creation_order(group: CompareGroup, variants: list[Variant]) -> list[Variant]:
-    """Blind rounds create their answers in a random order, so output ids say nothing about which variant is which."""
-    if not group.blind:
-        return variants
-    return secrets.SystemRandom().sample(variants, len(variants))
 
 
 @transaction.atomic

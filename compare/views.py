@@ -21,9 +21,9 @@ from lab.providers.params import set_params
 
 from . import page_selectors, services
 from .access import group_for_user
-from .api.serializers import ParamsIn
+from .api.groups import ParamsIn
 from .forms import EditorSaveIn, HistoryFilterForm
-from .models import MAX_VARIANTS, CompareGroup, Mode
+from .models import MAX_VARIANTS, CompareGroup
 from .prompts.selectors import editor_versions, workspace_prompts
 
 HISTORY_PAGE_SIZE = 25
@@ -101,8 +101,6 @@ def editor_save(request, pk):
         return JsonResponse({"errors": _messages(data.errors)}, status=400)
     fields = dict(data.validated_data)
     repeat, cloned_from = fields.pop("repeat"), fields.pop("cloned_from")
-    if fields["mode"] == Mode.CUSTOM:
-        return JsonResponse({"errors": {"mode": ["Experiments are made on the experiments page."]}}, status=400)
     source = group_for_user(request.user, cloned_from) if cloned_from else None
     if source is not None and source.workspace_id != workspace.pk:
         raise Http404("No such comparison.")

@@ -14,7 +14,7 @@ from typing import Any
 
 from .calls import Ask, JudgeClient
 from .classification import UNKNOWN, Classifier, JudgeKind, classification_prompt, read_classification
-from .engine import Candidate, Judgement, MetricScore
+from .judgement import Candidate, Judgement, MetricScore
 from .prompts import letter_for
 from .replies import Read
 

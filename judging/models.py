@@ -137,7 +137,7 @@ class Verdict(models.Model):
     weights = models.JSONField(default=dict, blank=True)  # metric → weight after dropping missing metrics (sum 1)
     missing_metrics = models.JSONField(default=list, blank=True)  # [{"name", "reason"}]
     skipped = models.JSONField(default=list, blank=True)  # [{"output", "reason"}]: failed or partial answers
-    pairs = models.JSONField(default=list, blank=True)  # pairwise judgements in both orders (see engine.PairResult)
+    pairs = models.JSONField(default=list, blank=True)  # pairwise judgements in both orders (judgement.Judgement.pairs)
     calls = models.JSONField(default=list, blank=True)  # one entry per call: what it asked, the order shown, outcome
     judge_calls = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveIntegerField(default=0)

@@ -21,10 +21,10 @@ from lab.engine.limiter import BATCH, Limiter
 from lab.engine.runtime import runtime
 
 from .calls import Ask, JudgeClient, JudgeModel
-from .engine import MetricScore
+from .judgement import MetricScore
 from .prompts import Shown, pointwise_prompt
 from .replies import read_metric_scores
-from .rubric import Rubric
+from .rubric import Rubric, nothing_judged, weighted_score, weights_over
 
 
 @dataclass
@@ -78,8 +78,7 @@ async def answer_score_async(
     for metric in rubric.metrics:
         scored = read.values.get(metric.name)
         if scored is None:
-            reason = read.problems.get(metric.name) or read.problems.get("*") or "no usable reply"
-            result.missing.append({"name": metric.name, "reason": reason})
+            result.missing.append({"name": metric.name, "reason": read.problem(metric.name)})
         else:
             result.metrics[metric.name] = MetricScore(scored.raw, rubric.scaled(scored.raw), scored.reason)
     _summarise(result, rubric, result.metrics)
@@ -88,11 +87,10 @@ async def answer_score_async(
 
 def _summarise(result: PointwiseScore, rubric: Rubric, metrics: Mapping[str, MetricScore]) -> None:
     if not metrics:
-        result.reason = "No metric could be judged: " + "; ".join(f"{m['name']}: {m['reason']}" for m in result.missing)
+        result.reason = nothing_judged(result.missing)
         return
-    total = sum(rubric.metric(name).weight for name in metrics)
-    result.weights = {name: rubric.metric(name).weight / total for name in metrics}
-    result.score = min(1.0, max(0.0, sum(result.weights[name] * score.scaled for name, score in metrics.items())))
+    result.weights = weights_over([rubric.metric(name) for name in metrics])
+    result.score = weighted_score(result.weights, metrics)
     result.scale_score = rubric.low + result.score * (rubric.high - rubric.low)
     if len(metrics) == 1:
         result.reason = next(iter(metrics.values())).reason

@@ -52,6 +52,10 @@ class Read:
     values: dict[str, Any]
     problems: dict[str, str]
 
+    def problem(self, key: str) -> str:
+        """Why `key` has no value: its own problem, else the reply's as a whole ("*"), else that none was usable."""
+        return self.problems.get(key) or self.problems.get("*") or "no usable reply"
+
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     # json.loads keeps the last of duplicate keys silently; "exactly once" means a duplicate is an error.

@@ -125,6 +125,25 @@ class Rubric:
         return next(metric for metric in self.metrics if metric.name == name)
 
 
+def weights_over(judged: Iterable[Metric]) -> dict[str, float]:
+    """The metrics that could be judged, each with its weight shared out over them (summing to 1): a metric the
+    judge gave no usable score for leaves its weight to the others."""
+    judged = list(judged)
+    total = sum(metric.weight for metric in judged)
+    return {metric.name: metric.weight / total for metric in judged}
+
+
+def weighted_score(weights: Mapping[str, float], scores: Mapping[str, Any]) -> float:
+    """An answer's overall score (0–1): its scaled score per metric (`.scaled`), weighted as `weights` says."""
+    weighted = sum(weights[name] * score.scaled for name, score in scores.items())
+    return min(1.0, max(0.0, weighted))  # float error must not leave 0–1
+
+
+def nothing_judged(missing: Iterable[Mapping[str, str]]) -> str:
+    """The error when no metric could be judged: each metric with why not."""
+    return "No metric could be judged: " + "; ".join(f"{m['name']}: {m['reason']}" for m in missing)
+
+
 def metrics_from_data(data: Iterable[Mapping[str, Any]]) -> tuple[Metric, ...]:
     """Metrics from stored or submitted dicts; raises ValidationError({"metrics": …}) naming the metric and field."""
     problems: list[str] = []

@@ -11,11 +11,11 @@ from decimal import Decimal
 from django.db.models import Prefetch, QuerySet, Sum
 from scipy.stats import binomtest, spearmanr
 
+from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import Round
-from compare.selectors import labels_visible, outputs_as_seen_by
-from lab.models import Workspace
+from lab.models import Connection, ConnectionKind, Workspace
 
-from .engine import ONLY_ANSWER
+from .judgement import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 
 MIN_VERBOSITY_SAMPLE = 5  # fewer answers give a correlation too noisy to print
@@ -39,6 +39,13 @@ def round_verdicts(round_: Round) -> list[Verdict]:
         .select_related("winner")
         .prefetch_related(Prefetch("outputs", queryset=outputs))
     )
+
+
+def verdicts_as_seen_by(round_: Round, user) -> tuple[list[Verdict], bool]:
+    """The round's verdicts as this person may see them, and whether they are hidden: in blind mode, until they
+    have voted (compare.blind), none, since the judge's view would sway theirs."""
+    hidden = not labels_visible(round_, user)
+    return ([] if hidden else round_verdicts(round_)), hidden
 
 
 @dataclass
@@ -73,9 +80,8 @@ class Panel:
 def verdict_panel(round_: Round, user) -> Panel:
     """Everything the verdict panel under a round shows to `user`."""
     outputs, _ = outputs_as_seen_by(round_, user)
-    label_of = {output.pk: output.display_label for output in outputs}
-    hidden = not labels_visible(round_, user)
-    verdicts = [] if hidden else round_verdicts(round_)
+    label_of = {output.pk: output.seen.label for output in outputs}
+    verdicts, hidden = verdicts_as_seen_by(round_, user)
     panel_verdicts = []
     for verdict in verdicts:
         metrics = list(verdict.weights) + [m["name"] for m in verdict.missing_metrics]
@@ -227,3 +233,14 @@ def _verbosity(judge: JudgeConfig) -> Verbosity:
     if math.isnan(rho):  # every score (or every length) the same: no correlation to speak of
         return Verbosity(answers=len(rows), rho=None, p_value=None)
     return Verbosity(answers=len(rows), rho=rho, p_value=p_value)
+
+
+def judge_model_choices(workspace: Workspace) -> list[str]:
+    """The judge editor's model suggestions: ids from the catalogs already fetched (the page must not wait on
+    providers), simulated connections left out (their canned answers cannot judge)."""
+    connections = Connection.objects.filter(workspace=workspace).exclude(kind=ConnectionKind.SIMULATED)
+    return [
+        f"{name}::{entry['id']}"
+        for name, cache in connections.values_list("name", "models_cache")
+        for entry in cache or []
+    ]

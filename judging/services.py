@@ -232,19 +232,19 @@ def _snapshot(judge: JudgeConfig) -> dict[str, Any]:
 
 
 @transaction.atomic
-def verdict_request(*, round_: Round, user, judge: JudgeConfig | None = None) -> Verdict:
+def verdict_request(*, round: Round, user, judge: JudgeConfig | None = None) -> Verdict:
     """Judge a finished round now, with `judge` or else the comparison's judge; the work runs in a task.
 
     Asking again re-judges a finished verdict; a verdict already queued or running is returned as it is.
     """
-    group = round_.group
+    group = round.group
     judge = judge or group_judge_of(group)
     if judge is None:
         raise ValidationError({"judge": "This comparison names no judge; choose one."})
     check_judge_may_grade(judge=judge, group=group)
-    _check_round(round_)
+    _check_round(round)
     verdict, created = Verdict.objects.select_for_update().get_or_create(
-        round=round_, judge=judge, defaults={**_snapshot(judge), "requested_by": user}
+        round=round, judge=judge, defaults={**_snapshot(judge), "requested_by": user}
     )
     if not created:
         in_progress = not verdict.is_finished and not Verdict.objects.overdue().filter(pk=verdict.pk).exists()

@@ -23,13 +23,14 @@ from django.utils import timezone
 from compare.models import Output
 from compare.round_rows import round_reference
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.events import VERDICT_DONE
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classify import classify_answers
-from .engine import Candidate, Judgement, judge_answers
+from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
 
@@ -70,7 +71,7 @@ def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
     skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
     reference = round_reference(verdict.round)
     candidates = [
-        Candidate(output.pk, _request_of(output), output.text, reference)
+        Candidate(output.pk, output.judge_request(), output.text, reference)
         for output in outputs
         if output.pk not in skipped
     ]
@@ -114,13 +115,6 @@ async def _run_classification(judge_model, classifier, candidates, columns, rng,
         client=client, classifier=classifier, candidates=candidates, columns=columns, rng=rng
     )
     return judgement, client
-
-
-def _request_of(output: Output) -> str:
-    """The request an answer was written for, as the judge is shown it (system prompt first, when there was one)."""
-    if output.rendered_system_prompt:
-        return f"System prompt:\n{output.rendered_system_prompt}\n\nUser prompt:\n{output.rendered_prompt}"
-    return output.rendered_prompt
 
 
 async def _run(
@@ -217,7 +211,7 @@ def announce(verdict: Verdict) -> None:
     """`verdict.done` on the comparison's channel: ids and figures only; pages fetch the panel to show it."""
     broadcast(
         group_channel(verdict.round.group_id),
-        "verdict.done",
+        VERDICT_DONE,
         round=verdict.round_id,
         verdict=verdict.pk,
         status=verdict.status,

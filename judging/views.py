@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from compare.access import round_for_user
 from lab.access import membership_for_user
-from lab.models import Connection, Role, Workspace
+from lab.models import Role, Workspace
 from lab.views import add_service_errors
 
 from . import selectors, services
@@ -80,20 +80,9 @@ def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
         "formset": formset,
         "metric_errors": metric_errors,
         "placeholders": PLACEHOLDERS,
-        "models": _cached_models(workspace),
+        "models": selectors.judge_model_choices(workspace),
     }
     return render(request, "judging/editor.html", context)
-
-
-def _cached_models(workspace: Workspace) -> list[str]:
-    """Model ids from the catalogs already fetched (the editor must not wait on providers), for the datalist."""
-    return [
-        f"{name}::{entry['id']}"
-        for name, cache in Connection.objects.filter(workspace=workspace)
-        .exclude(kind="simulated")
-        .values_list("name", "models_cache")
-        for entry in cache or []
-    ]
 
 
 @login_required
@@ -151,7 +140,7 @@ def round_judge(request, pk):
         if not form.is_valid():
             raise ValidationError({"judge": "Choose a judge."})
         judge = judge_from_body(form.cleaned_data["judge"], round_.group.workspace)
-        services.verdict_request(round_=round_, user=request.user, judge=judge)
+        services.verdict_request(round=round_, user=request.user, judge=judge)
     except ValidationError as exc:
         return _panel(request, round_, exc.messages, status=400)
     return _panel(request, round_)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from .events import RESYNC
 from .outages import REDIS_DOWN
 from .realtime import group_rejoin
 
@@ -16,8 +17,6 @@ from .realtime import group_rejoin
 # stay open; the next renewal restores it and sends the page a `resync` (reload over HTTP what was missed), so
 # a page hears events again at most this long after Redis is back.
 REJOIN_S = 2.0
-# Sent to the browser when events may have been missed: the page reloads its state over HTTP.
-RESYNC = "resync"
 
 
 class ScopedConsumer(AsyncJsonWebsocketConsumer):

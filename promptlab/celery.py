@@ -9,6 +9,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 app = Celery("promptlab")
 
 
+# Not config_from_object("django.conf:settings", namespace="CELERY"): the CELERY dict keeps Celery's settings under
+# Celery's own names in one block, while the flat CELERY_* settings are our knobs that the dict is built from
+# (CELERY_VISIBILITY_TIMEOUT is no Celery setting), which a namespace would hand to Celery as well.
 @app.on_configure.connect
 def _load_django_settings(sender: Celery, **kwargs) -> None:
     from django.conf import settings

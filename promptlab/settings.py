@@ -314,8 +314,8 @@ SPECTACULAR_SETTINGS = {
         "JudgeUncertaintyEnum": "judging.classification.Uncertainty",
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
-        "DatasetFormatEnum": "compare.datasets.FORMATS",
-        "ExperimentFileFormatEnum": "compare.api.experiment_views.FILE_FORMATS",
+        "DatasetFormatEnum": "compare.dataset_files.FORMATS",
+        "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
     },
 }
 

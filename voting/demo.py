@@ -77,7 +77,7 @@ def demo_seed(*, workspace: Workspace, user) -> bool:
         ],
     )
     for round_ in rounds:
-        verdict = verdict_request(round_=round_, user=user, judge=judge)
+        verdict = verdict_request(round=round_, user=user, judge=judge)
         verdict_execute(verdict_id=verdict.pk)
         _until(lambda pk=verdict.pk: Verdict.objects.get(pk=pk).is_finished)  # a running worker may have taken it
     group_judge_set(group=group, judge=judge)

@@ -43,7 +43,7 @@ class Vote(models.Model):
         ]
         indexes = [
             # A comparison's votes in cast order (voting.reports.group_round_votes), read from the index alone once
-            # vacuumed: about 10 ms for 100,000 votes scattered among others', 40 ms without the included columns.
+            # vacuumed: the included columns spare a visit to the table per vote (figures in docs/benchmarks.md).
             models.Index(fields=["group", "id"], include=["choice", "variant"], name="vote_group_cast_order"),
         ]
 

@@ -1,19 +1,43 @@
-"""Reads for the voting partials of the comparison page: a round's vote panel and the first report tab."""
+"""Reads for the voting pages and the voting parts of the comparison pages: a round's vote panel, the first report
+tab, the history's vote figures, the report page's tables and the leaderboard's chart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compare.models import CompareGroup, Output, OutputStatus, Round
-from compare.selectors import outputs_as_seen_by, round_with_outputs
+from django.db.models import Count, IntegerField, OuterRef, Subquery
+
+from compare.blind import outputs_as_seen_by
+from compare.experiments.models import Experiment
+from compare.models import CompareGroup, Output, OutputStatus, Round, Variant
+from compare.page_selectors import count_per_group
+from compare.selectors import round_with_outputs
 from voting.stats.sample_size import MIN_DECISIVE_PER_PAIR
 from voting.stats.votes import ALL_BAD, TIE, encode_votes
 from voting.stats.winrate import WinRate, win_rates
 from voting.stats.wording import percent, percent_interval
 
-from .reports import group_round_votes, group_variants
+from .cache import cached_group_report
+from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
+
+
+def history_vote_figures() -> dict:
+    """What the comparisons' history shows of votes, per comparison (compare registers it as annotations): the vote
+    count, and the leading variant's label and wins with the runner-up's wins (a tie when those are equal)."""
+    leaders = (
+        Variant.objects.filter(group=OuterRef("pk"))
+        .annotate(wins=Count("outputs__votes"))
+        .filter(wins__gt=0)
+        .order_by("-wins", "position")
+    )
+    return {
+        "vote_count": count_per_group(Round.objects.filter(group=OuterRef("pk")), "votes"),
+        "leader_label": Subquery(leaders.values("label")[:1]),
+        "leader_wins": Subquery(leaders.values("wins")[:1], output_field=IntegerField()),
+        "runner_up_wins": Subquery(leaders.values("wins")[1:2], output_field=IntegerField()),
+    }
 
 
 @dataclass(frozen=True)
@@ -37,7 +61,7 @@ def vote_panel(round_: Round, user) -> dict:
         AnswerChoice(
             key=str(index),
             output=output,
-            label=output.display_label,
+            label=output.seen.label,
             votes=tally["outputs"].get(str(output.pk), 0),
             can_win=output.status == OutputStatus.OK,
             mine=vote is not None and vote.output_id == output.pk,
@@ -102,3 +126,90 @@ def group_win_rates(group: CompareGroup) -> dict:
         "minimum": MIN_DECISIVE_PER_PAIR,
         "enough": decisive >= MIN_DECISIVE_PER_PAIR,
     }
+
+
+def report_page_view(group: CompareGroup) -> dict:
+    """The report page's tables from the cached report (the same figures the API returns): win rates with their
+    models, scores with their pass rates, the pair matrix, and the win-rate chart's points."""
+    data = cached_group_report(group, pass_threshold=DEFAULT_PASS_THRESHOLD)
+    report = data["report"]
+    model_of = {variant["key"]: variant["model"] for variant in data["group"]["variants"]}
+    passed_of = {row["variant"]: row for row in (report["success"] or {}).get("variants", [])}
+    return {
+        "group": group,
+        "judge": data["judge"],
+        "judge_warnings": experiment_warnings(group),
+        "categories": data.get("categories"),
+        "report": report,
+        "left_out": data["left_out"],
+        "rates": [{**rate, "model": model_of[rate["variant"]]} for rate in report["variants"]],
+        "scores": [
+            {**row, "passed": passed_of.get(row["variant"])} for row in (report["scores"] or {}).get("variants", [])
+        ],
+        "matrix": pair_matrix(report),
+        "chart": [
+            {"label": rate["label"], "estimate": rate["win_rate"], "low": rate["ci_low"], "high": rate["ci_high"]}
+            for rate in report["variants"]
+            if rate["decisive"]
+        ],
+    }
+
+
+def experiment_warnings(group) -> list[str]:
+    """What an experiment's run warned of (its judge sharing a model family with a model): its report says it too."""
+    estimate = Experiment.objects.filter(group=group).values_list("estimate", flat=True).first() or {}
+    return list(estimate.get("warnings") or [])
+
+
+def pair_matrix(report: dict) -> list[dict]:
+    """Rows and columns are the variants; a cell is the row variant's record against the column variant."""
+    pairs = {(pair["a"], pair["b"]): pair for pair in report["pairs"]}
+    rows = []
+    for row in report["variants"]:
+        cells = []
+        for column in report["variants"]:
+            if row["variant"] == column["variant"]:
+                cells.append(None)
+            elif pair := pairs.get((row["variant"], column["variant"])):
+                cells.append(
+                    _cell(pair, pair["a_wins"], pair["b_wins"], pair["a_share"], pair["ci_low"], pair["ci_high"])
+                )
+            else:
+                pair = pairs[(column["variant"], row["variant"])]
+                low, high = pair["ci_low"], pair["ci_high"]
+                share = None if pair["a_share"] is None else 1 - pair["a_share"]
+                cells.append(
+                    _cell(
+                        pair,
+                        pair["b_wins"],
+                        pair["a_wins"],
+                        share,
+                        None if high is None else 1 - high,
+                        None if low is None else 1 - low,
+                    )
+                )
+        rows.append({"label": row["label"], "cells": cells})
+    return rows
+
+
+def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
+    return {
+        "wins": wins,
+        "losses": losses,
+        "ties": pair["ties"],
+        "share": share,
+        "low": low,
+        "high": high,
+        "verdict": pair["verdict"],
+        "p_holm": pair["p_holm"],
+        "p_always_valid_holm": pair["p_always_valid_holm"],
+        "ahead": share is not None and share > 0.5,
+    }
+
+
+def leaderboard_chart(board: dict) -> list[dict]:
+    """The leaderboard chart's points: each rating with its interval."""
+    return [
+        {"label": rating["label"], "estimate": rating["rating"], "low": rating["ci_low"], "high": rating["ci_high"]}
+        for rating in board["ratings"]
+    ]

@@ -4,7 +4,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from compare.blind import tally_for_channel
 from compare.models import Output, OutputStatus, Round, RoundStatus
+from lab.events import VOTE_TALLY
 from lab.realtime import broadcast, group_channel
 
 from .cache import votes_changed
@@ -73,10 +75,6 @@ def _after_votes_commit(round: Round) -> None:
 
 
 def broadcast_tally(round: Round) -> None:
-    tally = round_tally(round)
-    if round.group.blind:  # the round comes with its comparison (round_for_user), so this reads no row
-        # Everyone on the comparison's channel gets this, voted or not; per-answer counts would show someone who
-        # has not voted where the others' votes went. A page whose viewer has voted reloads its panel over HTTP,
-        # which shows the counts to them alone.
-        tally = {"total": tally["total"]}
-    broadcast(group_channel(round.group_id), "vote.tally", round=round.pk, **tally)
+    # The round comes with its comparison (round_for_user), so blind mode's rule reads no row.
+    tally = tally_for_channel(round, round_tally(round))
+    broadcast(group_channel(round.group_id), VOTE_TALLY, round=round.pk, **tally)

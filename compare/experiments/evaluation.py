@@ -118,13 +118,10 @@ def _prepare(evaluation: Evaluation, config: dict[str, Any]) -> _Job:
         evaluation.schema_valid, evaluation.schema_errors, shown = checked.valid, checked.errors, checked.shown
     if not config.get("evaluation"):
         evaluation.status = EvaluationStatus.DONE
-    request = output.rendered_prompt
-    if output.rendered_system_prompt:
-        request = f"{output.rendered_system_prompt}\n\n{request}"
     columns = {**(output.round.variables or {})}
     return _Job(
         evaluation=evaluation,
-        request=request,
+        request=output.judge_request(),
         response=shown,
         columns=columns,
         reference=round_reference(output.round),

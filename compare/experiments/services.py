@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from lab.events import PROGRESS
 from lab.models import Workspace
 from lab.realtime import broadcast, group_channel
 
@@ -125,4 +126,4 @@ def experiment_announce(experiment_id: int) -> None:
     if experiment is None:
         return
     progress = experiment_progress(experiment)
-    broadcast(group_channel(experiment.group_id), "progress", experiment=experiment.pk, **progress)
+    broadcast(group_channel(experiment.group_id), PROGRESS, experiment=experiment.pk, **progress)

@@ -10,6 +10,8 @@ import json
 import time
 from typing import Any
 
+from lab.providers.base import PARAMETERS
+
 # The catalog every protocol lists; OpenAI-protocol clients get it in OpenRouter's richer shape.
 MODELS = (
     {
@@ -17,16 +19,7 @@ MODELS = (
         "name": "Fake (every parameter)",
         "context_length": 32768,
         "max_output": 4096,
-        "params": [
-            "temperature",
-            "top_p",
-            "top_k",
-            "max_tokens",
-            "seed",
-            "stop",
-            "presence_penalty",
-            "frequency_penalty",
-        ],
+        "params": list(PARAMETERS),  # every parameter a comparison may set, so none is refused
         "prompt": "0.000001",
         "completion": "0.000002",
     },

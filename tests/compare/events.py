@@ -9,7 +9,7 @@ from typing import Any
 from channels.layers import get_channel_layer
 from django.db import connections
 
-from compare.consumers import OUTPUT_DELTAS
+from lab.events import OUTPUT_DELTAS
 from lab.realtime import group_channel
 
 

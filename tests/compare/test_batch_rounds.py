@@ -82,7 +82,7 @@ def test_a_cancelled_batch_round_stops_within_about_two_seconds_and_keeps_the_te
         round_.refresh_from_db()
     time.sleep(0.5)
 
-    services.round_cancel(round_=round_, user=owner)
+    services.round_cancel(round=round_, user=owner)
     worker.join(timeout=5)
 
     assert not worker.is_alive()

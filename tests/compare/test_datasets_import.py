@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from compare import datasets
+from compare import dataset_files, dataset_services
 from compare.models import Dataset
 from tests.fixtures.factories import make_workspace
 
@@ -18,13 +18,13 @@ NESTED = {"order": {"id": 17, "items": [{"sku": "A1", "qty": 2}]}, "urgent": Tru
 
 def problems(content: str, format: str) -> list[str]:
     with pytest.raises(ValidationError) as caught:
-        datasets.rows_parse(content=content, format=format)
+        dataset_files.rows_parse(content=content, format=format)
     return caught.value.messages
 
 
 def test_csv_rows_take_their_variables_from_the_header_and_json_cells_stay_structured():
     content = 'question,context\nHow hot?,"{""max"": 100}"\n\n"Two, words",[not json\n'
-    rows = datasets.rows_parse(content=content, format="csv")
+    rows = dataset_files.rows_parse(content=content, format="csv")
     assert rows == [
         {"name": "", "vars": {"question": "How hot?", "context": {"max": 100}}},
         {"name": "", "vars": {"question": "Two, words", "context": "[not json"}},
@@ -33,18 +33,18 @@ def test_csv_rows_take_their_variables_from_the_header_and_json_cells_stay_struc
 
 def test_json_yaml_and_jsonl_keep_names_and_values_of_any_type():
     named = [{"name": "first", "vars": NESTED}, {"vars": {"q": 1.5}}]
-    assert datasets.rows_parse(content=json.dumps(named), format="json") == [
+    assert dataset_files.rows_parse(content=json.dumps(named), format="json") == [
         {"name": "first", "vars": NESTED},
         {"name": "", "vars": {"q": 1.5}},
     ]
     yaml_text = (
         "rows:\n  - name: first\n    vars:\n      order: {id: 17, items: [{sku: A1, qty: 2}]}\n      urgent: true\n"
     )
-    assert datasets.rows_parse(content=yaml_text, format="yaml")[0]["vars"]["order"]["items"] == [
+    assert dataset_files.rows_parse(content=yaml_text, format="yaml")[0]["vars"]["order"]["items"] == [
         {"sku": "A1", "qty": 2}
     ]
     jsonl = '{"q": "a", "n": [1, 2]}\n\n{"name": "b", "vars": {"q": "b"}}\n'
-    assert datasets.rows_parse(content=jsonl, format="jsonl") == [
+    assert dataset_files.rows_parse(content=jsonl, format="jsonl") == [
         {"name": "", "vars": {"q": "a", "n": [1, 2]}},
         {"name": "b", "vars": {"q": "b"}},
     ]
@@ -79,7 +79,7 @@ def test_json_and_yaml_problems_name_the_row_and_the_field():
 
 
 def test_an_import_creates_the_dataset_with_its_rows_in_order(workspace, owner):
-    dataset = datasets.dataset_import(
+    dataset = dataset_services.dataset_import(
         workspace=workspace, user=owner, name="Tickets", content=b"\xef\xbb\xbfq\nfirst\nsecond\n", format="csv"
     )
     assert [(row.position, row.vars) for row in dataset.rows.order_by("position")] == [
@@ -115,7 +115,9 @@ def test_the_preview_shows_the_rows_and_variables_without_saving(api):
 
 
 def test_a_dataset_is_renamed_and_its_rows_added_changed_and_deleted(api, workspace, owner):
-    dataset = datasets.dataset_import(workspace=workspace, user=owner, name="Old", content="q\na\nb\n", format="csv")
+    dataset = dataset_services.dataset_import(
+        workspace=workspace, user=owner, name="Old", content="q\na\nb\n", format="csv"
+    )
     assert api.patch(f"/api/v1/datasets/{dataset.pk}/", {"name": "New"}, format="json").json()["name"] == "New"
     added = api.post(
         f"/api/v1/datasets/{dataset.pk}/rows/", {"rows": [{"name": "c", "vars": {"q": {"deep": [1]}}}]}, format="json"
@@ -134,7 +136,9 @@ def test_a_dataset_is_renamed_and_its_rows_added_changed_and_deleted(api, worksp
 
 
 def test_another_workspaces_dataset_is_not_found(api_for, stranger, workspace, owner):
-    dataset = datasets.dataset_import(workspace=workspace, user=owner, name="Ours", content="q\na\n", format="csv")
+    dataset = dataset_services.dataset_import(
+        workspace=workspace, user=owner, name="Ours", content="q\na\n", format="csv"
+    )
     client = api_for(stranger)
     assert client.get(f"/api/v1/datasets/{dataset.pk}/").status_code == 404
     assert client.patch(f"/api/v1/datasets/{dataset.pk}/", {"name": "x"}, format="json").status_code == 404

@@ -182,7 +182,7 @@ def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_te
     time.sleep(0.4)  # let both answers stream for a while
 
     cancelled_at = time.monotonic()
-    services.round_cancel(round_=round_, user=owner)
+    services.round_cancel(round=round_, user=owner)
     worker.join(timeout=5)
     stopped_after = time.monotonic() - cancelled_at
 
@@ -198,7 +198,7 @@ def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_te
 
 def test_a_queued_round_that_is_cancelled_is_never_run(workspace, owner, group):
     round_ = make_round(group)
-    services.round_cancel(round_=round_, user=owner)
+    services.round_cancel(round=round_, user=owner)
     round_execute(round_id=round_.pk)
     assert {(o.status, o.text) for o in outputs_of(round_)} == {(OutputStatus.CANCELLED, "")}
 

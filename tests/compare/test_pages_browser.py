@@ -5,8 +5,9 @@ import re
 
 import pytest
 
+from compare.blind import outputs_as_seen_by
 from compare.models import Mode, OutputStatus, Round, RoundStatus
-from compare.selectors import outputs_as_seen_by, round_with_outputs
+from compare.selectors import round_with_outputs
 from lab.models import ConnectionKind, Role
 from lab.services import connection_create
 from tests.compare.queued import wait_for_round

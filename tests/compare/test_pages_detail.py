@@ -5,8 +5,9 @@ from decimal import Decimal
 
 import pytest
 
+from compare.blind import outputs_as_seen_by
 from compare.models import Output, OutputStatus
-from compare.selectors import outputs_as_seen_by, round_with_outputs
+from compare.selectors import round_with_outputs
 from lab.models import Role
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member

@@ -58,7 +58,7 @@ def test_a_cut_off_answer_is_marked_on_the_comparison_page_and_not_judged(
     round_ = answered_round(group, owner, ["alpha on tea", "beta on"], finish="length")
     judge, _ = make_judge(workspace, owner, fake_llm)
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert verdict.error == "No complete answer to judge."
     assert all(s["reason"].startswith("Cut off at the token limit") for s in verdict.skipped)

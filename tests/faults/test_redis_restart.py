@@ -13,7 +13,7 @@ import websockets
 
 from compare.models import OutputStatus, Round, RoundStatus
 from compare.tasks import run_round
-from lab.consumers import RESYNC
+from lab.events import RESYNC
 from promptlab.celery import app
 from tests.compare.queued import wait_for_round
 from tests.fixtures.compare_factories import make_group, make_round, slow_model

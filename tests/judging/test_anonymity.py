@@ -29,7 +29,7 @@ def judge_rounds(workspace, owner, fake_llm, group, *, seed, count=2, metrics=ME
     for _ in range(count):
         round_ = answered_round(group, owner, TEXTS)
         fake_llm.script(scenario, *(relative(SCORES, metric=metric) for metric in metrics))
-        verdicts.append(verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk))
+        verdicts.append(verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk))
     return verdicts, fake_llm.requests(scenario)
 
 
@@ -61,7 +61,7 @@ def test_a_seed_reproduces_letters_and_orders_of_a_round(workspace, owner, fake_
     [first], _ = judge_rounds(workspace, owner, fake_llm, group, seed=2024, count=1)
     judge = first.judge
     fake_llm.script(judge.model.split("::", 1)[1], *(relative(SCORES, metric=metric) for metric in METRICS))
-    again = verdict_execute(verdict_id=verdict_request(round_=first.round, user=owner, judge=judge).pk)
+    again = verdict_execute(verdict_id=verdict_request(round=first.round, user=owner, judge=judge).pk)
 
     assert again.status == first.status == "done"
     assert letter_by_text(again) == letter_by_text(first)

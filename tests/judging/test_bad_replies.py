@@ -30,7 +30,7 @@ def judge_with(workspace, owner, fake_llm, *replies, metrics=(ACCURACY,), **fiel
 
 
 def judged(round_, owner, judge):
-    return verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    return verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
 
 def test_malformed_json_then_a_good_retry_gives_a_whole_verdict(workspace, owner, fake_llm, round_):

@@ -57,7 +57,7 @@ def test_a_binary_judge_is_asked_evidently_s_question_and_records_each_category(
     round_ = answered_round(judged_group(workspace, owner, count=2), owner, ["alpha on tea", "beta on tea"])
     fake_llm.script(scenario, reply("concise", "alpha", score=0.9), reply("verbose", "beta", score=0.7))
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert verdict.status == VerdictStatus.DONE and verdict.decided_by == "classification"
     categories = {entry.output.text: (entry.category, entry.score) for entry in verdict.outputs.all()}
@@ -82,7 +82,7 @@ def test_a_multiclass_judge_lists_the_categories_and_an_uncertain_one_answers_un
     round_ = answered_round(judged_group(workspace, owner, count=2), owner, ["alpha on tea", "beta on tea"])
     fake_llm.script(scenario, reply("friendly", "alpha"), reply("UNKNOWN", "beta"))
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert {e.output.text: e.category for e in verdict.outputs.all()} == {
         "alpha on tea": "friendly",
@@ -109,7 +109,7 @@ def test_the_report_shows_each_variant_s_share_per_category_with_wilson_interval
             reply("concise" if number < 4 else "verbose", "alpha", score=0.8),
             reply("concise" if number == 0 else "verbose", "beta", score=0.8),
         )
-        verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+        verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     data = api.get(f"/api/v1/groups/{group.pk}/report/").json()["categories"]
 

@@ -63,7 +63,7 @@ def test_judging_a_round_with_a_same_family_judge_is_refused(workspace, owner, s
     round_ = answered_round(judged_group(workspace, owner, count=2), owner, ["one", "two"])
 
     with pytest.raises(ValidationError, match="are both openai models"):
-        verdict_request(round_=round_, user=owner, judge=same_family_judge)
+        verdict_request(round=round_, user=owner, judge=same_family_judge)
     assert not Verdict.objects.exists()
 
 
@@ -102,7 +102,7 @@ def test_an_explicit_override_lets_a_same_family_judge_grade_and_is_recorded(
     link = GroupJudge.objects.get(group=group)
     assert link.family_override_by == owner and link.family_override_at is not None
     round_ = answered_round(group, owner, ["one on tea", "two on tea"])
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner).pk)
     assert verdict.status == VerdictStatus.DONE
     [asked] = [body["messages"][1]["content"] for body in fake_llm.requests("openai/gpt-4o")][-1:]
     assert "one on tea" in asked and "two on tea" in asked

@@ -24,7 +24,7 @@ def round_(workspace, owner, connections):
 def judge_round(workspace, owner, fake_llm, round_, *replies):
     judge, scenario = make_judge(workspace, owner, fake_llm, scale="1-10", metrics=[QUALITY.as_dict()])
     fake_llm.script(scenario, *replies)
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
     return verdict, fake_llm.requests(scenario)
 
 
@@ -93,7 +93,7 @@ def test_a_custom_prompt_without_the_scale_placeholder_still_carries_the_head_to
     judge, scenario = make_judge(workspace, owner, fake_llm, scale="binary", metrics=[QUALITY.as_dict()], prompt=custom)
     scores = relative({"alpha": (1, "passes"), "beta": (1, "passes"), "gamma": (0, "fails")})
     fake_llm.script(scenario, scores, winner("letter:beta"), winner("letter:beta"))
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     sent = [body["messages"][1]["content"] for body in fake_llm.requests(scenario)]
     head_to_head = [text for text in sent if "These two answers scored almost the same" in text]

@@ -30,7 +30,7 @@ def test_a_round_with_a_failed_variant_is_judged_on_the_others_only(workspace, o
     )
     fake_llm.script(scenario, relative({"alpha": (2, "thin"), "gamma": (5, "rich")}))
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert verdict.status == VerdictStatus.DONE, verdict.error
     [prompt] = [body["messages"][1]["content"] for body in fake_llm.requests(scenario)]
@@ -57,7 +57,7 @@ def test_timed_out_and_cancelled_answers_are_left_out(workspace, owner, fake_llm
     )
     fake_llm.script(scenario, relative({"a": (3, "x"), "c": (4, "y")}))
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert [item["reason"] for item in verdict.skipped] == [reason]
 
@@ -66,7 +66,7 @@ def test_an_answer_cut_off_at_the_token_limit_is_not_judged_as_whole(workspace, 
     judge, _ = judge
     round_ = answered_round(judged_group(workspace, owner, count=2), owner, ["alpha", "beta"], finish="length")
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert verdict.status == VerdictStatus.FAILED and verdict.error == "No complete answer to judge."
     assert {item["reason"] for item in verdict.skipped} == {
@@ -80,7 +80,7 @@ def test_a_single_complete_answer_wins_without_a_call(workspace, owner, fake_llm
         judged_group(workspace, owner, count=2), owner, ["alpha", "beta"], [OutputStatus.OK, OutputStatus.ERROR]
     )
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     assert (verdict.status, verdict.decided_by, verdict.winner.text) == (VerdictStatus.DONE, "only_answer", "alpha")
     assert verdict.judge_calls == 0 and fake_llm.requests(scenario) == []
@@ -93,4 +93,4 @@ def test_a_round_without_a_complete_answer_cannot_be_judged(workspace, owner, ju
     round_ = answered_round(judged_group(workspace, owner, count=2), owner, ["a", "b"], [OutputStatus.ERROR] * 2)
 
     with pytest.raises(ValidationError, match="no complete answer"):
-        verdict_request(round_=round_, user=owner, judge=judge)
+        verdict_request(round=round_, user=owner, judge=judge)

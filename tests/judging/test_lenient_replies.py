@@ -37,7 +37,7 @@ def test_a_chatty_reply_counts_only_for_a_lenient_judge(workspace, owner, fake_l
     )
     fake_llm.script(scenario, {"text": CHATTY}, {"text": CHATTY})
 
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
     sent = fake_llm.requests(scenario)
     assert "alpha on tea" in sent[0]["messages"][1]["content"]  # what the judge was asked

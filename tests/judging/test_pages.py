@@ -116,7 +116,7 @@ def judged_round(owner, workspace, fake_llm, connections):
     )
     lonely = relative({"alpha": (3, "hm")}, metric=BRIEF)
     fake_llm.script(scenario, relative({"alpha": (5, "spot on"), "gamma": (2, "off")}, metric=CORRECT), lonely, lonely)
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
     assert verdict.status == VerdictStatus.DONE
     return round_, verdict
 

@@ -21,7 +21,7 @@ def group(workspace, owner, connections):
 
 
 def judge_round(judge, round_, owner):
-    return verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    return verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ def judged(workspace, owner, fake_llm, round_, case: str, **fields) -> tuple[Ver
     mode, replies = CASES[case]
     judge, scenario = make_judge(workspace, owner, fake_llm, mode=mode, metrics=[QUALITY.as_dict()], **fields)
     fake_llm.script(scenario, *replies)
-    verdict = verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+    verdict = verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
     return verdict, [body["messages"][1]["content"] for body in fake_llm.requests(scenario)]
 
 

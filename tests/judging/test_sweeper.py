@@ -26,7 +26,7 @@ def verdicts_sweep(now):
 def verdict(workspace, owner, connections, fake_llm):
     judge, _ = make_judge(workspace, owner, fake_llm)
     round_ = answered_round(judged_group(workspace, owner), owner, ["one", "two", "three"])
-    return services.verdict_request(round_=round_, user=owner, judge=judge)
+    return services.verdict_request(round=round_, user=owner, judge=judge)
 
 
 def test_a_running_verdict_past_its_deadline_fails_with_a_readable_error(verdict, django_capture_on_commit_callbacks):

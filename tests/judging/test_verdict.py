@@ -34,7 +34,7 @@ def judged(workspace, owner, fake_llm, connections, django_capture_on_commit_cal
         relative({"alpha": (4, "plain"), "beta": (5, "lovely"), "gamma": (2, "terse")}, metric=STYLE),
     )
     with django_capture_on_commit_callbacks() as enqueued:
-        verdict = verdict_request(round_=round_, user=owner, judge=judge)
+        verdict = verdict_request(round=round_, user=owner, judge=judge)
     assert len(enqueued) == 1 and verdict.status == VerdictStatus.QUEUED
     return round_, verdict, scenario
 

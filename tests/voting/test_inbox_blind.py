@@ -2,8 +2,8 @@
 
 import pytest
 
+from compare.blind import blind_order
 from compare.models import Round
-from compare.selectors import blind_order
 from tests.fixtures.voting_factories import finished_round, voting_group
 
 pytestmark = pytest.mark.django_db

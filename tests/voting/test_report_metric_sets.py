@@ -24,11 +24,11 @@ def test_rounds_judged_without_a_metric_are_left_out_and_named(workspace, owner,
     good = {"alpha": (5, "best"), "beta": (2, "weak")}
     for round_ in rounds[:2]:
         fake_llm.script(scenario, relative(good, metric=QUALITY), relative(good, metric=ACCURACY))
-        verdict_execute(verdict_id=verdict_request(round_=round_, user=owner, judge=judge).pk)
+        verdict_execute(verdict_id=verdict_request(round=round_, user=owner, judge=judge).pk)
     # The third round's Accuracy replies cannot be read, twice: it is judged on Quality alone.
     unreadable = {"text": "no idea", "match": "Metric:\n- Accuracy"}
     fake_llm.script(scenario, relative(good, metric=QUALITY), unreadable, unreadable)
-    third = verdict_execute(verdict_id=verdict_request(round_=rounds[2], user=owner, judge=judge).pk)
+    third = verdict_execute(verdict_id=verdict_request(round=rounds[2], user=owner, judge=judge).pk)
     assert [m["name"] for m in third.missing_metrics] == ["Accuracy"]
     sent = [body["messages"][1]["content"] for body in fake_llm.requests(scenario)]
     assert sum("Accuracy" in text for text in sent) == 4  # two rounds once each, the third twice

@@ -9,8 +9,8 @@ from judging.selectors import judge_round_choices
 from lab.models import Role
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
+from voting.judge_agreement import judge_team_agreement
 from voting.services import vote_cast
-from voting.views_judge import judge_team_agreement
 
 pytestmark = pytest.mark.django_db
 

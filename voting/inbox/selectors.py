@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
+from compare.blind import outputs_as_seen_by, tally_as_seen
 from compare.models import CompareGroup, Round, RoundStatus
-from compare.selectors import outputs_as_seen_by, round_with_outputs
+from compare.selectors import round_with_outputs
 from lab.models import Workspace
 from voting.cache import cached_by_group_votes
 from voting.models import InboxServe, InboxSkip, Vote
@@ -116,5 +117,5 @@ def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: Inb
         "group": round_.group,
         "outputs": outputs,
         "labels_visible": visible,
-        "tally": tally if visible else {"total": tally["total"]},
+        "tally": tally_as_seen(tally, labels_visible=visible),
     }

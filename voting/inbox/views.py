@@ -5,7 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from lab.access import workspace_for_user
-from voting.api.inbox_serializers import InboxQueryIn
+from voting.api.inbox import InboxQueryIn
 from voting.selectors import filter_choices
 
 from .rule import RULE_SENTENCE

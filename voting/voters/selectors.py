@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 
 from django.contrib.auth import get_user_model
 
+from compare.blind import blind_order
 from compare.models import Output, OutputStatus
-from compare.selectors import blind_order
-from judging.engine import ONLY_ANSWER
+from judging.judgement import ONLY_ANSWER
 from judging.models import Verdict, VerdictStatus
 from lab.models import Membership, Role, Workspace
 from voting.models import Choice, InboxServe, Vote, VoterExclusion

@@ -1,13 +1,21 @@
-"""Input and output serializers of the compare API. Inputs check shapes and types; services check the rules."""
+"""Comparisons and rounds API: list, create, read, clone, preview and delete comparisons, run and cancel rounds.
 
-from rest_framework import serializers
+Its In serializers check shapes and types (services check the rules), its Out serializers are the responses; the views
+are thin: each reaches its object through the access helpers and calls a service."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
+from lab.templating import render_variants
 
-from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Dataset, DatasetRow, Mode, Output, Round, Variant
-from ..services import MAX_DATASET_ROWS, MAX_REPEAT, MAX_STAGGER_MS
-
-# --- Input ---
+from .. import selectors, services
+from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
+from ..blind import outputs_as_seen_by
+from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Mode, Output, Round, Variant
+from ..services import MAX_REPEAT, MAX_STAGGER_MS
 
 
 class ParamsIn(serializers.Serializer):
@@ -104,17 +112,6 @@ class RunsIn(StrictIn):
     )
 
 
-class DatasetRowIn(StrictIn):
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    vars = serializers.DictField(child=serializers.JSONField())
-
-
-class DatasetIn(StrictIn):
-    workspace = serializers.IntegerField()
-    name = serializers.CharField(max_length=200)
-    rows = DatasetRowIn(many=True, max_length=MAX_DATASET_ROWS)
-
-
 # --- Output ---
 
 
@@ -186,14 +183,17 @@ class GroupDetailOut(GroupOut):
 
 
 class OutputOut(serializers.ModelSerializer):
-    """In blind mode, before the user may see them, variant, model, label and prompts are withheld."""
+    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, variant, position,
+    model and prompts are null and the label is "Answer A", "Answer B" …"""
 
-    label = serializers.CharField(source="display_label")
-    variant = serializers.SerializerMethodField()
-    position = serializers.SerializerMethodField()
-    model = serializers.SerializerMethodField()
-    rendered_system_prompt = serializers.SerializerMethodField()
-    rendered_prompt = serializers.SerializerMethodField()
+    label = serializers.CharField(source="seen.label", read_only=True)
+    variant = serializers.IntegerField(source="seen.variant", allow_null=True, read_only=True)
+    position = serializers.IntegerField(source="seen.position", allow_null=True, read_only=True)
+    model = serializers.CharField(source="seen.model", allow_null=True, read_only=True)
+    rendered_system_prompt = serializers.CharField(
+        source="seen.rendered_system_prompt", allow_null=True, read_only=True
+    )
+    rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
 
     class Meta:
         model = Output
@@ -220,24 +220,6 @@ class OutputOut(serializers.ModelSerializer):
             "started_at",
             "finished_at",
         ]
-
-    def _shown(self, value):
-        return value if self.context["labels_visible"] else None
-
-    def get_variant(self, output: Output) -> int | None:
-        return self._shown(output.variant_id)
-
-    def get_position(self, output: Output) -> int | None:
-        return self._shown(output.variant.position)
-
-    def get_model(self, output: Output) -> str | None:
-        return self._shown(output.variant.model)
-
-    def get_rendered_system_prompt(self, output: Output) -> str | None:
-        return self._shown(output.rendered_system_prompt)
-
-    def get_rendered_prompt(self, output: Output) -> str | None:
-        return self._shown(output.rendered_prompt)
 
 
 class RoundOut(RoundSummaryOut):
@@ -274,28 +256,119 @@ class PreviewOut(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
-class DatasetRowOut(serializers.ModelSerializer):
-    class Meta:
-        model = DatasetRow
-        fields = ["id", "position", "name", "vars"]
-
-
-class DatasetOut(serializers.ModelSerializer):
-    row_count = serializers.IntegerField(read_only=True)  # annotated by the view
-
-    class Meta:
-        model = Dataset
-        fields = ["id", "workspace", "name", "created_at", "row_count"]
-
-
-class DatasetDetailOut(DatasetOut):
-    rows = DatasetRowOut(many=True)
-
-    class Meta(DatasetOut.Meta):
-        fields = [*DatasetOut.Meta.fields, "rows"]
-
-
 class GroupFilterIn(serializers.Serializer):
     workspace = serializers.IntegerField(required=False, allow_null=True, default=None)
     q = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     model = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+
+
+def _group_detail(group, request) -> dict:
+    group = selectors.groups_for_user(request.user).get(pk=group.pk)
+    context = {
+        "request": request,
+        "rounds": selectors.group_recent_rounds(group),
+        "warnings": selectors.group_rendering(group).warnings,
+    }
+    return GroupDetailOut(group, context=context).data
+
+
+def _round_detail(round_, request) -> dict:
+    round_ = selectors.round_with_outputs(round_)
+    outputs, visible = outputs_as_seen_by(round_, request.user)
+    return RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
+
+
+class GroupList(generics.GenericAPIView):
+    serializer_class = GroupOut
+
+    @extend_schema(
+        operation_id="groups_list",
+        responses=GroupOut(many=True),
+        parameters=[
+            OpenApiParameter("workspace", int, description="only this workspace"),
+            OpenApiParameter("q", str, description="text in the title or prompts"),
+            OpenApiParameter("model", str, description="a composite model id used by a variant"),
+        ],
+    )
+    def get(self, request):
+        data = GroupFilterIn(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        page = self.paginate_queryset(selectors.groups_for_user(request.user, **data.validated_data))
+        return self.get_paginated_response(GroupOut(page, many=True).data)
+
+    @extend_schema(request=GroupIn, responses={201: GroupDetailOut})
+    def post(self, request):
+        data = GroupIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        workspace = workspace_from_body(request.user, fields.pop("workspace"))
+        fields["dataset"] = dataset_from_body(fields.pop("dataset"), workspace)
+        group = services.group_create(workspace=workspace, user=request.user, **fields)
+        return Response(_group_detail(group, request), status=status.HTTP_201_CREATED)
+
+
+class GroupDetail(APIView):
+    @extend_schema(responses=GroupDetailOut)
+    def get(self, request, pk):
+        return Response(_group_detail(group_for_user(request.user, pk), request))
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk):
+        services.group_delete(group=group_for_user(request.user, pk, write=True), user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class GroupRuns(APIView):
+    @extend_schema(request=RunsIn, responses={202: RunsOut})
+    def post(self, request, pk):
+        group = group_for_user(request.user, pk, write=True)
+        data = RunsIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        dataset = dataset_from_body(data.validated_data.get("dataset"), group.workspace)
+        rounds = services.round_start(
+            group=group,
+            user=request.user,
+            repeat=data.validated_data.get("repeat"),
+            dataset=dataset,
+            use_cache=data.validated_data["cache"],
+        )
+        return Response(RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class GroupClone(APIView):
+    @extend_schema(request=GroupCloneIn, responses={201: GroupDetailOut})
+    def post(self, request, pk):
+        group = group_for_user(request.user, pk, write=True)
+        data = GroupCloneIn(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        clone = services.group_clone(group=group, user=request.user, **data.validated_data)
+        return Response(_group_detail(clone, request), status=status.HTTP_201_CREATED)
+
+
+class GroupPreview(APIView):
+    """Render the variants of a group-create body for given variables; nothing is saved."""
+
+    @extend_schema(request=GroupPreviewIn, responses=PreviewOut)
+    def post(self, request):
+        data = GroupPreviewIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        rendered = render_variants(
+            system_prompt=data.validated_data["system_prompt"],
+            variables=data.validated_data["shared_variables"],
+            variants=services.variant_templates(data.validated_data["variants"]),
+        )
+        payload = {"variants": rendered.variants, "errors": rendered.errors, "warnings": rendered.warnings}
+        return Response(PreviewOut(payload).data)
+
+
+class RoundDetail(APIView):
+    @extend_schema(responses=RoundOut)
+    def get(self, request, pk):
+        return Response(_round_detail(round_for_user(request.user, pk), request))
+
+
+class RoundCancel(APIView):
+    @extend_schema(request=None, responses=RoundOut)
+    def post(self, request, pk):
+        round_ = services.round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
+        return Response(_round_detail(round_, request))

@@ -1,4 +1,4 @@
-"""The judge's agreement with the team: a voting partial the judge's page (in judging) fetches by URL.
+"""The judge's agreement with the team, as the judge page's voting partial shows it.
 
 judging may not import voting, so judging provides each round's choice (`judge_round_choices`) and the figures
 come from here, computed by the statistics module on the team's votes.
@@ -7,11 +7,6 @@ come from here, computed by the statistics module on the team's votes.
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
-
-from judging.access import judge_for_user
 from judging.models import JudgeConfig
 from judging.selectors import JudgedRoundChoice, judge_round_choices
 
@@ -91,13 +86,11 @@ def pooled_sizes(sizes: tuple[int, ...]) -> str:
     return f"rounds showing {listed} answers"
 
 
-@login_required
-@require_safe
-def judge_agreement_partial(request, pk):
-    judge = judge_for_user(request.user, pk)
+def judge_agreement_view(judge: JudgeConfig) -> dict:
+    """Everything the partial shows: the report, its two figures in words, and the votes left out."""
     choices = judge_round_choices(judge)
     report = judge_team_agreement(judge, choices)
-    context = {
+    return {
         "judge": judge,
         "report": report,
         "left_out": left_out(Vote.objects.filter(round_id__in=[c.round_id for c in choices]), judge.workspace_id),
@@ -110,4 +103,3 @@ def judge_agreement_partial(request, pk):
         "pooled_several": len(report.with_ties.sizes) > 1,
         "min_rounds": MIN_ROUNDS,
     }
-    return render(request, "voting/judge_agreement.html", context)

@@ -49,6 +49,15 @@ class LibraryIn(serializers.Serializer):
     yaml = serializers.CharField(max_length=5_000_000, trim_whitespace=False)
 
 
+class DiffQueryIn(serializers.Serializer):
+    a = serializers.IntegerField(min_value=1, help_text="the older version's number")
+    b = serializers.IntegerField(min_value=1, help_text="the newer version's number")
+
+
+class TextIn(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, **TEXT)
+
+
 class VersionOut(serializers.ModelSerializer):
     parent = serializers.SerializerMethodField()
     author = serializers.CharField(source="author_name")
@@ -178,11 +187,6 @@ class VersionPromote(APIView):
         return Response(_detail(services.prompt_promote(version=version)))
 
 
-class DiffQueryIn(serializers.Serializer):
-    a = serializers.IntegerField(min_value=1, help_text="the older version's number")
-    b = serializers.IntegerField(min_value=1, help_text="the newer version's number")
-
-
 class PromptDiff(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("a", int, required=True), OpenApiParameter("b", int, required=True)],
@@ -205,10 +209,6 @@ class PromptDiff(APIView):
                 "system_prompt": text_diff(a.system_prompt, b.system_prompt),
             }
         )
-
-
-class TextIn(serializers.Serializer):
-    text = serializers.CharField(allow_blank=True, **TEXT)
 
 
 class VersionDiff(APIView):

@@ -1,12 +1,25 @@
-"""Input and output shapes of the report and leaderboard API: the query parameters, and every field the statistics
-module returns (responses pass through these, so the schema at /api/schema/ is what clients get)."""
+"""Report and leaderboard API: a comparison's statistics and a workspace's ratings, as JSON or CSV (`?format=csv`).
 
+Both are read from the cache (voting.cache), which a new vote or verdict invalidates. The In serializers are the
+query parameters; the Out ones name every field the statistics module returns (responses pass through them, so the
+schema at /api/schema/ is what clients get).
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
+from compare.access import group_for_user
 from compare.models import CompareGroup
+from lab.access import workspace_for_user
 
+from ..cache import cached_group_report, cached_leaderboard
 from ..leaderboard import By, LeaderboardFilters
 from ..reports import DEFAULT_PASS_THRESHOLD
+from .csv_export import CSVRenderer, leaderboard_rows, report_rows
 
 Interval = {"allow_null": True}  # bounds and estimates are null until there is data for them
 
@@ -309,3 +322,46 @@ class LeaderboardOut(serializers.Serializer):
     summary = serializers.CharField()
     one_sided = serializers.BooleanField(help_text="some rating is one-sided (see ratings[].one_sided)")
     fit = serializers.CharField(help_text="how the ratings were fitted: exact maximum likelihood where it exists")
+
+
+FORMAT = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the main table only")
+
+
+def attachment(name: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="{name}.csv"'}
+
+
+class GroupReport(APIView):
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+
+    @extend_schema(
+        parameters=[ReportQueryIn, FORMAT],
+        responses={(200, "application/json"): GroupReportOut, (200, "text/csv"): OpenApiTypes.STR},
+    )
+    def get(self, request, pk):
+        group = group_for_user(request.user, pk)
+        query = ReportQueryIn(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        report = cached_group_report(group, pass_threshold=query.validated_data["pass_threshold"])
+        data = GroupReportOut(report).data
+        if request.accepted_renderer.format == CSVRenderer.format:
+            return Response(report_rows(data), headers=attachment(f"report-{group.pk}"))
+        return Response(data)
+
+
+class WorkspaceLeaderboard(APIView):
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, CSVRenderer]
+
+    @extend_schema(
+        parameters=[LeaderboardQueryIn, FORMAT],
+        responses={(200, "application/json"): LeaderboardOut, (200, "text/csv"): OpenApiTypes.STR},
+    )
+    def get(self, request, pk):
+        workspace = workspace_for_user(request.user, pk)
+        query = LeaderboardQueryIn(data=request.query_params, context={"workspace": workspace})
+        query.is_valid(raise_exception=True)
+        board = cached_leaderboard(workspace, by=query.validated_data["by"], filters=query.filters())
+        data = LeaderboardOut(board).data
+        if request.accepted_renderer.format == CSVRenderer.format:
+            return Response(leaderboard_rows(data), headers=attachment(f"leaderboard-{workspace.pk}-{data['by']}"))
+        return Response(data)

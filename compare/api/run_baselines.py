@@ -21,7 +21,7 @@ from ..run_baseline import (
     dataset_run_resolve,
     pinned_dataset_run,
 )
-from .baseline_views import ComparisonOut, comparison_fields
+from .baselines import ComparisonOut, comparison_fields
 
 
 class RunBaselineOut(ComparisonOut):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import dataset_from_body, workspace_from_body
-from compare.api.serializers import DatasetDetailOut
+from compare.api.datasets import DatasetDetailOut
 from compare.round_rows import rounds_chosen
 from compare.selectors import dataset_with_rows
 from compare.services import MAX_DATASET_ROWS

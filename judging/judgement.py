@@ -24,7 +24,7 @@ from .prompts import (
     relative_prompt,
 )
 from .replies import Picked, Read, Scored, read_letter_scores, read_metric_scores, read_metric_winners, read_winner
-from .rubric import JudgeMode, Metric, Rubric
+from .rubric import JudgeMode, Metric, Rubric, nothing_judged, weighted_score, weights_over
 
 CLOSE_CALL = 0.15  # top two this close (on 0–1) go to a head-to-head call
 ONLY_ANSWER, SCORES, HEAD_TO_HEAD = "only_answer", "scores", "head_to_head"
@@ -66,10 +66,6 @@ def _shown(letters: dict[str, Candidate], order: Sequence[str]) -> list[Shown]:
     return [Shown(letter, letters[letter].prompt, letters[letter].text, letters[letter].reference) for letter in order]
 
 
-def _reason(read: Read, key: str) -> str:
-    return read.problems.get(key) or read.problems.get("*") or "no usable reply"
-
-
 async def judge_answers(
     *, client: JudgeClient, rubric: Rubric, mode: str, candidates: Sequence[Candidate], rng: random.Random
 ) -> Judgement:
@@ -89,9 +85,7 @@ async def judge_answers(
         raw = await _relative(client, rubric, by_letter, rng, judgement)
     kept = [metric for metric in rubric.metrics if metric.name in raw]
     if not kept:
-        judgement.error = "No metric could be judged: " + "; ".join(
-            f"{m['name']}: {m['reason']}" for m in judgement.missing
-        )
+        judgement.error = nothing_judged(judgement.missing)
         return judgement
     _weigh(judgement, kept, raw)
     await _decide(client, rubric, by_letter, rng, judgement, mode)
@@ -114,7 +108,7 @@ async def _relative(client, rubric, by_letter, rng, judgement) -> dict[str, dict
     raw: dict[str, dict[int, MetricScore]] = {}
     for metric, read in zip(rubric.metrics, reads, strict=True):
         if read.problems:
-            judgement.missing.append({"name": metric.name, "reason": _reason(read, next(iter(read.problems)))})
+            judgement.missing.append({"name": metric.name, "reason": read.problem(next(iter(read.problems)))})
             continue
         raw[metric.name] = {
             by_letter[letter].output_id: _scored(rubric, scored) for letter, scored in read.values.items()
@@ -140,7 +134,7 @@ async def _pointwise(client, rubric, by_letter, judgement) -> dict[str, dict[int
         failed = [letter for letter in letters if metric.name not in reads[letter].values]
         if failed:
             # A metric scored for some answers only would compare unlike with unlike: it is left out for all.
-            reason = f"answer {failed[0]}: {_reason(reads[failed[0]], metric.name)}"
+            reason = f"answer {failed[0]}: {reads[failed[0]].problem(metric.name)}"
             judgement.missing.append({"name": metric.name, "reason": reason})
             continue
         raw[metric.name] = {
@@ -186,7 +180,7 @@ async def _pairwise(client, rubric, by_letter, rng, judgement) -> dict[str, dict
             judgement.pairs.append(record)
             if record["outcome"] is None and not failure:
                 failed = forward if metric.name not in forward.values else backward
-                failure = f"answers {first} and {second}: {_reason(failed, metric.name)}"
+                failure = f"answers {first} and {second}: {failed.problem(metric.name)}"
             outcomes.append(record)
         if failure:
             judgement.missing.append({"name": metric.name, "reason": failure})
@@ -236,13 +230,11 @@ def _pair_scores(by_letter, records: list[dict]) -> dict[int, MetricScore]:
 
 def _weigh(judgement: Judgement, kept: list[Metric], raw: dict[str, dict[int, MetricScore]]) -> None:
     """Weights shared out over the metrics that were judged (summing to 1) and each answer's weighted score."""
-    total_weight = sum(metric.weight for metric in kept)
-    judgement.weights = {metric.name: metric.weight / total_weight for metric in kept}
+    judgement.weights = weights_over(kept)
     outputs = next(iter(raw.values())).keys()
     for output in outputs:
         judgement.scores[output] = {metric.name: raw[metric.name][output] for metric in kept}
-        weighted = sum(judgement.weights[name] * score.scaled for name, score in judgement.scores[output].items())
-        judgement.totals[output] = min(1.0, max(0.0, weighted))  # float error must not leave 0–1
+        judgement.totals[output] = weighted_score(judgement.weights, judgement.scores[output])
 
 
 async def _decide(client, rubric, by_letter, rng, judgement: Judgement, mode: str) -> None:

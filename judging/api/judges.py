@@ -1,15 +1,23 @@
-"""Input and output serializers of the judging API. Inputs check shapes and types; services check the rules."""
+"""Judges API: a workspace's judges (list, create, read, change, delete), a judge's diagnostics, and the judge a
+comparison names. Its In serializers check shapes and types (services check the rules), its Out serializers are the
+responses; the views are thin: each reaches its object through the access helpers and calls a service."""
 
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
+from compare.access import group_for_user
+from lab.access import workspace_for_user
 from lab.api.inputs import StrictIn
+from lab.models import Role
 
+from .. import selectors, services
+from ..access import judge_from_body, judge_in_workspace
 from ..classification import JudgeKind
-from ..models import JudgeConfig, Verdict, VerdictOutput
+from ..models import JudgeConfig
 from ..rubric import MAX_METRICS, JudgeMode, Scale
 from ..services import MAX_SEED
-
-# --- Input ---
 
 
 class MetricIn(StrictIn):
@@ -48,10 +56,6 @@ class JudgeIn(StrictIn):
     )
 
 
-class RoundJudgeIn(StrictIn):
-    judge = serializers.IntegerField(required=False, allow_null=True, help_text="default: the comparison's judge")
-
-
 class GroupJudgeIn(StrictIn):
     judge = serializers.IntegerField(allow_null=True, help_text="null: judge no round automatically")
     allow_same_family = serializers.BooleanField(
@@ -85,58 +89,6 @@ class JudgeOut(serializers.ModelSerializer):
         ]
 
 
-class VerdictOutputOut(serializers.ModelSerializer):
-    output = serializers.IntegerField(source="output_id")
-
-    class Meta:
-        model = VerdictOutput
-        fields = ["output", "letter", "judged", "skip_reason", "score", "rank", "scores", "category"]
-
-
-class VerdictOut(serializers.ModelSerializer):
-    round = serializers.IntegerField(source="round_id")
-    judge = serializers.IntegerField(source="judge_id", allow_null=True)
-    winner = serializers.IntegerField(source="winner_id", allow_null=True)
-    outputs = VerdictOutputOut(many=True, read_only=True)
-    cost = serializers.FloatField(allow_null=True)
-
-    class Meta:
-        model = Verdict
-        fields = [
-            "id",
-            "round",
-            "judge",
-            "judge_name",
-            "judge_model",
-            "scale",
-            "mode",
-            "status",
-            "winner",
-            "tie",
-            "decided_by",
-            "seed",
-            "letters",
-            "weights",
-            "missing_metrics",
-            "skipped",
-            "pairs",
-            "calls",
-            "judge_calls",
-            "input_tokens",
-            "output_tokens",
-            "cost",
-            "error",
-            "created_at",
-            "finished_at",
-            "outputs",
-        ]
-
-
-class RoundVerdictsOut(serializers.Serializer):
-    hidden = serializers.BooleanField(help_text="blind mode before you voted: verdicts are shown after your vote")
-    verdicts = VerdictOut(many=True)
-
-
 class PositionBiasOut(serializers.Serializer):
     judgements = serializers.IntegerField()
     flipped = serializers.IntegerField()
@@ -164,3 +116,64 @@ class DiagnosticsOut(serializers.Serializer):
     verbosity = VerbosityOut()
     calls = serializers.IntegerField()
     cost = serializers.FloatField(allow_null=True)
+
+
+class JudgeList(generics.GenericAPIView):
+    serializer_class = JudgeOut
+
+    @extend_schema(operation_id="judges_list", responses=JudgeOut(many=True))
+    def get(self, request, pk):
+        workspace = workspace_for_user(request.user, pk)
+        page = self.paginate_queryset(selectors.judges_of(workspace))
+        return self.get_paginated_response(JudgeOut(page, many=True).data)
+
+    @extend_schema(request=JudgeIn, responses={201: JudgeOut})
+    def post(self, request, pk):
+        workspace = workspace_for_user(request.user, pk, role=Role.EDITOR)
+        data = JudgeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        judge = services.judge_config_create(workspace=workspace, user=request.user, **data.validated_data)
+        return Response(JudgeOut(judge).data, status=status.HTTP_201_CREATED)
+
+
+class JudgeDetail(APIView):
+    @extend_schema(responses=JudgeOut)
+    def get(self, request, pk, judge_id):
+        return Response(JudgeOut(judge_in_workspace(request.user, pk, judge_id)).data)
+
+    @extend_schema(request=JudgeIn, responses=JudgeOut)
+    def patch(self, request, pk, judge_id):
+        judge = judge_in_workspace(request.user, pk, judge_id, write=True)
+        data = JudgeIn(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        judge = services.judge_config_update(judge=judge, **data.validated_data)
+        return Response(JudgeOut(judge).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request, pk, judge_id):
+        services.judge_config_delete(judge=judge_in_workspace(request.user, pk, judge_id, write=True))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JudgeDiagnostics(APIView):
+    @extend_schema(responses=DiagnosticsOut)
+    def get(self, request, pk, judge_id):
+        judge = judge_in_workspace(request.user, pk, judge_id)
+        return Response(DiagnosticsOut(selectors.judge_diagnostics(judge)).data)
+
+
+class GroupJudge(APIView):
+    @extend_schema(request=GroupJudgeIn, responses=GroupJudgeIn)
+    def put(self, request, pk):
+        group = group_for_user(request.user, pk, write=True)
+        data = GroupJudgeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        judge = judge_from_body(data.validated_data["judge"], group.workspace)
+        allow = data.validated_data["allow_same_family"]
+        services.group_judge_set(group=group, judge=judge, allow_same_family=allow, user=request.user)
+        return Response({"judge": judge.pk if judge else None, "allow_same_family": allow})
+
+    @extend_schema(responses=GroupJudgeIn)
+    def get(self, request, pk):
+        group = group_for_user(request.user, pk)
+        return Response({"judge": selectors.group_judge_id(group.pk)})
