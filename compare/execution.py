@@ -1,12 +1,17 @@
-"""Run a claimed round on the engine: deltas to the group's channel, each answer to its row, then finish.
+"""Run a round on the engine: deltas to the group's channel, each answer to its row, then finish.
 
-This is the one place where comparisons meet the asyncio engine. The Celery task claims the round on its own
-thread, hands the streaming to the process's engine loop (`lab.engine.runtime`) and waits; database work from
-the loop goes through thread-sensitive `database_sync_to_async`.
+This is the one place where comparisons meet the asyncio engine (`lab.engine.runtime`). An interactive round
+is claimed on its Celery thread, which then waits while the process's loop streams it. A batch round is one
+coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission) and returns, so its
+calls wait for their connection's turn without holding a thread. Database work from the loop goes through
+thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is the jobs sweeper's: a round
+it admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
+claimed one is failed at its deadline.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
@@ -16,41 +21,83 @@ from django.db import connection
 
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
-from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.engine.runtime import Runtime, runtime
+from lab.jobs.enqueue import send
+from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, group_channel
 
 from . import rounds, selectors
 from .consumers import OUTPUT_DELTAS
+from .jobs import ROUND, round_lane
 
 logger = logging.getLogger(__name__)
 
+UNEXPECTED = "The worker hit an unexpected error while running this round."
+
+
+def round_dispatch(*, round_id: int) -> None:
+    """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop."""
+    if round_lane(round_id) != Lane.BATCH:
+        round_execute(round_id=round_id)
+        return
+    engine = runtime()
+    if not engine.batch.admit(lambda: round_run(round_id=round_id, engine=engine)):
+        # This process is full and one of its threads already waits for room: the round goes back to the queue,
+        # for another worker or this one a moment later, and this thread is free for interactive work.
+        send(ROUND, round_id, countdown=settings.SCHEDULER_BATCH_RESEND_S)
+
 
 def round_execute(*, round_id: int) -> None:
-    """Claim, stream every variant at once, record, finish. A redelivered message returns at the claim."""
+    """Claim on this thread, stream every variant at once, record, finish. A redelivered message returns at the
+    claim."""
     claimed = rounds.round_claim(round_id=round_id)
     if claimed is None:
-        logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
+        _not_queued(round_id)
         return
     # The claim is committed: give this thread's database connection back to the pool while the round streams,
     # or a worker's task threads, each waiting on its round, would hold every connection the engine needs.
     if not connection.in_atomic_block:
         connection.close()
     engine = runtime()
+    engine.run(_run_claimed(claimed, engine))
+
+
+async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None) -> bool:
+    """The whole round on the loop: claim, stream, record, finish or fail. False when it was not queued (any more).
+
+    `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once."""
+    claimed = await database_sync_to_async(rounds.round_claim)(round_id=round_id)
+    if claimed is None:
+        _not_queued(round_id)
+        return False
+    await _run_claimed(claimed, engine, calls_in_flight)
+    return True
+
+
+async def _run_claimed(
+    claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
+) -> None:
+    round_id = claimed.round_id
     limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
     try:
         # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
-        engine.run(_stream(claimed, engine), timeout=limit_s)
-    except RunTimedOut:
-        rounds.round_fail(round_id=round_id, error=f"The round ran past its time limit ({limit_s:.0f} s).")
+        async with asyncio.timeout(limit_s):
+            hooks = RoundHooks(claimed)
+            await fan_out(
+                claimed.calls, hooks, limiter=engine.limiter, client=engine.client, calls_in_flight=calls_in_flight
+            )
+    except TimeoutError:
+        error = f"The round ran past its time limit ({limit_s:.0f} s)."
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=error)
         return
     except Exception:
-        rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
         raise
-    rounds.round_finish(round_id=round_id)
+    await database_sync_to_async(rounds.round_finish)(round_id=round_id)
 
 
-async def _stream(claimed: rounds.ClaimedRound, engine: Runtime) -> None:
-    await fan_out(claimed.calls, RoundHooks(claimed), limiter=engine.limiter, client=engine.client)
+def _not_queued(round_id: int) -> None:
+    logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
 
 
 # How often the partial text of running answers is saved, so a page that (re)connects mid-stream reloads

@@ -16,7 +16,7 @@ from .experiments import evaluation
     name="compare.run_round", autoretry_for=(OperationalError, InterfaceError), retry_backoff=True, max_retries=5
 )
 def run_round(round_id: int) -> None:
-    execution.round_execute(round_id=round_id)
+    execution.round_dispatch(round_id=round_id)
 
 
 # A redelivered message finds the evaluations claimed and does nothing.

@@ -3,8 +3,9 @@
 Why: run with `asyncio.run`, every round paid for a new event loop, a new HTTP client (and new TCP and TLS
 handshakes with the provider), a new Redis connection for the limiter and another for the channel layer, and a
 worker process could only stream one round at a time. Here a Celery task (on a worker thread, or on a prefork
-child's main thread) hands its coroutine to the process's loop and waits for it; any number of rounds stream
-side by side on one loop and share its HTTP connection pool and Redis connections.
+child's main thread) hands its coroutine to the process's loop and waits for it — or, for batch work, hands it
+over and returns (admission.py); any number of rounds stream side by side on one loop and share its HTTP
+connection pool and Redis connections.
 
 A forked child never uses its parent's loop: the runtime is made again, lazily, in each process.
 """
@@ -19,8 +20,10 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import httpx
+from django.conf import settings
 
 from ..providers.http import tls_context
+from .admission import BatchAdmission
 from .limiter import Limiter, make_limiter
 
 T = TypeVar("T")
@@ -38,7 +41,7 @@ HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 class Runtime:
-    """The loop thread and what lives on it: the HTTP client and the connection limiter."""
+    """The loop thread and what lives on it: the HTTP client, the connection limiter and the batch jobs in flight."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -46,6 +49,7 @@ class Runtime:
         self._thread.start()
         # Made on the loop: both bind their connections to the loop that first uses them.
         self.client, self.limiter = self.run(self._open())
+        self.batch = BatchAdmission(self.loop, settings.SCHEDULER_BATCH_JOBS_PER_PROCESS)
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
         client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
@@ -65,6 +69,10 @@ class Runtime:
         except BaseException:
             future.cancel()
             raise
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start `coro` on the loop without waiting for it (the caller may wait on the future in steps)."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def close(self) -> None:
         """Close the connections and stop the loop (tests; a worker simply exits)."""
