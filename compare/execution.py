@@ -22,7 +22,7 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, runtime
-from lab.jobs.enqueue import send
+from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, group_channel
 
@@ -40,11 +40,7 @@ def round_dispatch(*, round_id: int) -> None:
     if round_lane(round_id) != Lane.BATCH:
         round_execute(round_id=round_id)
         return
-    engine = runtime()
-    if not engine.batch.admit(lambda: round_run(round_id=round_id, engine=engine)):
-        # This process is full and one of its threads already waits for room: the round goes back to the queue,
-        # for another worker or this one a moment later, and this thread is free for interactive work.
-        send(ROUND, round_id, countdown=settings.SCHEDULER_BATCH_RESEND_S)
+    batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine))
 
 
 def round_execute(*, round_id: int) -> None:

@@ -6,8 +6,11 @@ Nothing imports this module to enqueue: jobs are sent by task name (lab.jobs.enq
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from lab.jobs.batch import batch_start_sync
+
 from . import execution
 from .experiments import evaluation
+from .experiments.jobs import EVALUATION
 
 
 # A database blip before the claim retries; after the claim a retry finds the round taken, and the jobs sweeper
@@ -27,4 +30,5 @@ def run_round(round_id: int) -> None:
     max_retries=5,
 )
 def evaluate_experiment_round(round_id: int) -> None:
-    evaluation.experiment_round_evaluate(round_id=round_id)
+    # Batch work: on the engine's job threads, so judges waiting for their connection hold no worker thread.
+    batch_start_sync(EVALUATION, round_id, evaluation.experiment_round_evaluate, round_id=round_id)

@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 
 from lab.catalog import split_model_id
@@ -33,8 +32,6 @@ from .models import Experiment
 from .selectors import experiment_progress
 
 POLL_S = 0.25
-# Connections this process needs besides the evaluating threads': the caller's and the engine's database thread.
-OWN_CONNECTIONS = 2
 
 
 @dataclass(frozen=True)
@@ -127,23 +124,11 @@ def experiment_run_here(
 async def _run_rounds(round_ids: list[int], plan: Plan, engine: Runtime) -> None:
     rounds = asyncio.Semaphore(plan.rounds)  # fair: rounds are claimed in their numbers' order
     calls = asyncio.Semaphore(plan.calls) if plan.calls else None
-    # Each evaluation holds a database connection while its judge answers (it runs on a thread of its own).
-    evaluations = asyncio.Semaphore(_evaluations_at_once())
-    evaluate = database_sync_to_async(experiment_round_evaluate, thread_sensitive=False)
 
     async def one(round_id: int) -> None:
         async with rounds:
             ran = await round_run(round_id=round_id, engine=engine, calls_in_flight=calls)
-        if ran:
-            async with evaluations:
-                await evaluate(round_id=round_id)
+        if ran:  # on the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates)
+            await engine.in_thread(experiment_round_evaluate, round_id=round_id)
 
     await asyncio.gather(*(one(round_id) for round_id in round_ids))
-
-
-def _evaluations_at_once() -> int:
-    """As many as the database pool serves besides this process's own connections; SQLite has no pool."""
-    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
-    if not isinstance(pool, dict) or "max_size" not in pool:
-        return 4
-    return max(1, pool["max_size"] - OWN_CONNECTIONS)

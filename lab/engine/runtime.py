@@ -16,10 +16,12 @@ import asyncio
 import concurrent.futures
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
+from django import db
 from django.conf import settings
 
 from ..providers.http import tls_context
@@ -50,6 +52,12 @@ class Runtime:
         # Made on the loop: both bind their connections to the loop that first uses them.
         self.client, self.limiter = self.run(self._open())
         self.batch = BatchAdmission(self.loop, settings.SCHEDULER_BATCH_JOBS_PER_PROCESS)
+        # Threads of the engine's own for batch jobs whose code is synchronous (an evaluation waits on this loop
+        # for its judge): never asyncio's default executor, whose few threads the HTTP client needs to resolve
+        # names — jobs filling it would wait on calls that wait on them. Each may hold a database connection.
+        self.job_threads = concurrent.futures.ThreadPoolExecutor(
+            max_workers=job_threads(), thread_name_prefix="engine-job"
+        )
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
         client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
@@ -74,11 +82,16 @@ class Runtime:
         """Start `coro` on the loop without waiting for it (the caller may wait on the future in steps)."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
+    async def in_thread(self, function: Callable[..., T], /, **kwargs: Any) -> T:
+        """Run synchronous job code on one of the engine's job threads, its database connection closed after."""
+        return await self.loop.run_in_executor(self.job_threads, partial(_closing_connections, function, **kwargs))
+
     def close(self) -> None:
         """Close the connections and stop the loop (tests; a worker simply exits)."""
         self.run(self._close(), timeout=10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
+        self.job_threads.shutdown(wait=False, cancel_futures=True)
 
     async def _close(self) -> None:
         await self.client.aclose()
@@ -86,6 +99,26 @@ class Runtime:
 
     def in_loop(self) -> bool:
         return threading.current_thread() is self._thread
+
+
+def job_threads() -> int:
+    """As many as the batch cap, but no more than the database pool serves beside the process's other connections
+    (the engine's database thread and a task thread or two); SQLite has no pool."""
+    wanted = settings.SCHEDULER_BATCH_JOBS_PER_PROCESS
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if not isinstance(pool, dict) or "max_size" not in pool:
+        return max(1, min(wanted, 4))
+    return max(1, min(wanted, pool["max_size"] - OTHER_CONNECTIONS))
+
+
+OTHER_CONNECTIONS = 3
+
+
+def _closing_connections(function: Callable[..., T], /, **kwargs: Any) -> T:
+    try:
+        return function(**kwargs)
+    finally:
+        db.connections.close_all()  # this thread's: back to the pool while the thread waits for the next job
 
 
 _lock = threading.Lock()
