@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 
+from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
@@ -35,12 +36,13 @@ logger = logging.getLogger(__name__)
 UNEXPECTED = "The worker hit an unexpected error while running this round."
 
 
-def round_dispatch(*, round_id: int) -> None:
-    """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop."""
+def round_dispatch(*, round_id: int, queue: str | None = None) -> None:
+    """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop (or, when
+    this process is full, back to `queue`, the one its message came from)."""
     if round_lane(round_id) != Lane.BATCH:
         round_execute(round_id=round_id)
         return
-    batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine))
+    batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine), queue=queue)
 
 
 def round_execute(*, round_id: int) -> None:
@@ -61,13 +63,15 @@ def round_execute(*, round_id: int) -> None:
 async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None) -> bool:
     """The whole round on the loop: claim, stream, record, finish or fail. False when it was not queued (any more).
 
-    `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once."""
-    claimed = await database_sync_to_async(rounds.round_claim)(round_id=round_id)
-    if claimed is None:
-        _not_queued(round_id)
-        return False
-    await _run_claimed(claimed, engine, calls_in_flight)
-    return True
+    `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once. Its
+    database work goes through the batch rounds' own thread, never ahead of an interactive round's."""
+    async with ThreadSensitiveContext(executor=engine.batch_database):
+        claimed = await database_sync_to_async(rounds.round_claim)(round_id=round_id)
+        if claimed is None:
+            _not_queued(round_id)
+            return False
+        await _run_claimed(claimed, engine, calls_in_flight)
+        return True
 
 
 async def _run_claimed(

@@ -32,7 +32,7 @@ def _start_engine_in_child(**kwargs) -> None:
 def _start_engine(sender, **kwargs) -> None:
     from celery.concurrency.prefork import TaskPool as PreforkPool
 
-    from lab.engine.runtime import runtime
+    from lab.jobs.batch import batch_consumer_attach
 
-    if not isinstance(sender.controller.pool, PreforkPool):  # prefork children start their own (above)
-        runtime()
+    if not isinstance(sender.controller.pool, PreforkPool):  # prefork children run batch jobs on their own loops
+        batch_consumer_attach(sender)

@@ -3,8 +3,8 @@
 A batch task hands its job (a coroutine that claims, streams and records) to the loop and returns, so a call that
 waits for its connection's turn holds no worker thread. The cap keeps one process from claiming the whole queue
 (other workers get their share, and an experiment's budget cap can still cancel the rounds nobody has claimed):
-when the process is full, one task thread waits for a free place — the message stays unacknowledged, so the
-worker takes no more — and any other batch task says so at once, leaving its thread to interactive work.
+when the process is full, one task thread waits for a free place and any other batch task says so at once,
+leaving its thread to interactive work (lab.jobs.batch also stops the worker taking batch messages meanwhile).
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ class BatchAdmission:
         self.in_flight = 0
         self._changed = threading.Condition()
         self._waiter = threading.Lock()  # held by the one task thread that waits for a free place
+        # Called (on the loop's thread) after each job ends: whoever stopped taking work while full may resume.
+        self.on_done: Callable[[], None] | None = None
+
+    def full(self) -> bool:
+        return self.in_flight >= self.limit
 
     def admit(self, job: Callable[[], Coroutine[Any, Any, Any]]) -> bool:
         """Start `job()` on the loop once there is room and return without waiting for it; False (nothing started)
@@ -51,6 +56,8 @@ class BatchAdmission:
         with self._changed:
             self.in_flight -= 1
             self._changed.notify()
+        if self.on_done is not None:
+            self.on_done()
         if future is not None and not future.cancelled() and future.exception() is not None:
             # The job records its own failures; what reaches here is a bug, and the sweeper ends its row.
             logger.error("A batch job failed unexpectedly", exc_info=future.exception())

@@ -58,6 +58,9 @@ class Runtime:
         self.job_threads = concurrent.futures.ThreadPoolExecutor(
             max_workers=job_threads(), thread_name_prefix="engine-job"
         )
+        # The database thread of batch rounds (asgiref's thread-sensitive calls, see execution.round_run): their
+        # many small writes never queue before an interactive round's, which keep asgiref's default thread.
+        self.batch_database = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine-batch-db")
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
         client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
@@ -92,6 +95,7 @@ class Runtime:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         self.job_threads.shutdown(wait=False, cancel_futures=True)
+        self.batch_database.shutdown(wait=False, cancel_futures=True)
 
     async def _close(self) -> None:
         await self.client.aclose()
