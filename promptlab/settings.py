@@ -381,11 +381,11 @@ SCHEDULER_QUEUE_DEADLINE_S = {
     "interactive": float(os.environ.get("SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S", "60")),
     "batch": float(os.environ.get("SCHEDULER_BATCH_QUEUE_DEADLINE_S", "3600")),
 }
-# Batch rounds one process runs at once on its engine loop (lab/engine/admission.py): their calls wait there for
-# their connections without holding a worker thread. The cap leaves the rest of the queue to other workers and
-# lets an experiment's budget cap cancel what nobody has claimed yet; a full process sends further batch messages
-# back to the queue after SCHEDULER_BATCH_RESEND_S, so its threads stay free for interactive rounds.
-SCHEDULER_BATCH_JOBS_PER_PROCESS = int(os.environ.get("SCHEDULER_BATCH_JOBS_PER_PROCESS", "32"))
+# Batch jobs (rounds, evaluations) one process runs at once on its engine loop (lab/engine/admission.py): their
+# calls wait there for their connections without holding a worker thread. The cap leaves the rest of the queue to
+# other workers and lets an experiment's budget cap cancel what nobody has claimed yet; a full process stops taking
+# batch messages, so its threads stay free for interactive rounds. 0: as many as the worker has threads.
+SCHEDULER_BATCH_JOBS_PER_PROCESS = int(os.environ.get("SCHEDULER_BATCH_JOBS_PER_PROCESS", "0"))
 SCHEDULER_BATCH_RESEND_S = float(os.environ.get("SCHEDULER_BATCH_RESEND_S", "1"))
 # The length of the rpm and tpm windows. A minute in production; tests shorten it to run the same code in seconds.
 SCHEDULER_WINDOW_S = float(os.environ.get("SCHEDULER_WINDOW_S", "60"))

@@ -52,10 +52,16 @@ class BatchAdmission:
         future.add_done_callback(self._done)
         return True
 
+    def drain(self, timeout_s: float) -> int:
+        """Wait up to `timeout_s` for the jobs in flight to end (a worker's warm shutdown); how many are left."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.in_flight == 0, timeout=timeout_s)
+            return self.in_flight
+
     def _done(self, future: concurrent.futures.Future | None) -> None:
         with self._changed:
             self.in_flight -= 1
-            self._changed.notify()
+            self._changed.notify_all()  # the thread waiting for room, and a shutdown waiting for the last job
         if self.on_done is not None:
             self.on_done()
         if future is not None and not future.cancelled() and future.exception() is not None:

@@ -51,7 +51,7 @@ class Runtime:
         self._thread.start()
         # Made on the loop: both bind their connections to the loop that first uses them.
         self.client, self.limiter = self.run(self._open())
-        self.batch = BatchAdmission(self.loop, settings.SCHEDULER_BATCH_JOBS_PER_PROCESS)
+        self.batch = BatchAdmission(self.loop, batch_jobs_per_process())
         # Threads of the engine's own for batch jobs whose code is synchronous (an evaluation waits on this loop
         # for its judge): never asyncio's default executor, whose few threads the HTTP client needs to resolve
         # names — jobs filling it would wait on calls that wait on them. Each may hold a database connection.
@@ -105,10 +105,15 @@ class Runtime:
         return threading.current_thread() is self._thread
 
 
+def batch_jobs_per_process(worker_threads: int | None = None) -> int:
+    """The batch cap: SCHEDULER_BATCH_JOBS_PER_PROCESS, or (0) as many as the worker has task threads."""
+    return settings.SCHEDULER_BATCH_JOBS_PER_PROCESS or worker_threads or settings.CELERY["worker_concurrency"]
+
+
 def job_threads() -> int:
     """As many as the batch cap, but no more than the database pool serves beside the process's other connections
     (the engine's database thread and a task thread or two); SQLite has no pool."""
-    wanted = settings.SCHEDULER_BATCH_JOBS_PER_PROCESS
+    wanted = batch_jobs_per_process()
     pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
     if not isinstance(pool, dict) or "max_size" not in pool:
         return max(1, min(wanted, 4))

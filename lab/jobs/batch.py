@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 
-from lab.engine.runtime import Runtime, runtime
+from lab.engine.runtime import Runtime, batch_jobs_per_process, runtime
 
 from .enqueue import send
 
@@ -29,7 +29,9 @@ def batch_consumer_attach(consumer: Any) -> None:
     """Called when the worker is ready: lets a full process stop and restart consuming its batch queues."""
     global _consumer
     _consumer = consumer
-    runtime().batch.on_done = _consume_as_room_allows
+    engine = runtime()
+    engine.batch.limit = batch_jobs_per_process(consumer.controller.concurrency)  # its -c, not only the setting
+    engine.batch.on_done = _consume_as_room_allows
 
 
 def _consume_as_room_allows() -> None:
