@@ -4,7 +4,7 @@ connection at its next free slot, ahead of the queued batch calls — and every 
 waiting for a slot is not part of an answer's timeout.
 
 The worker serves an interactive and a batch queue of its own (so no other test's worker takes these messages),
-with two threads and fewer batch rounds per process than the backlog has: the backlog fills the process and goes
+with four threads and far fewer batch rounds per process than the backlog has: the backlog fills the process and goes
 back to its queue while interactive rounds pass. The rpm window is SCHEDULER_WINDOW_S, shortened to a second here.
 """
 
@@ -34,9 +34,10 @@ def worker(transactional_db, tmp_path):
         tmp_path,
         "-Q",
         f"{INTERACTIVE_QUEUE},{BATCH_QUEUE}",
+        "--concurrency=4",
         name="lanes",
         SCHEDULER_WINDOW_S=str(WINDOW_S),
-        SCHEDULER_BATCH_JOBS_PER_PROCESS="16",  # fewer than the backlog's 60 rounds
+        SCHEDULER_BATCH_JOBS_PER_PROCESS="8",  # far fewer than the backlog's 60 rounds
         SCHEDULER_BATCH_RESEND_S="0.5",
     )
     yield started
@@ -69,11 +70,13 @@ def backlog(workspace, owner, model: str, rounds: int, *, timeout_ms: int) -> li
     return queued
 
 
-def interactive(workspace, owner, connection: str, model: str) -> Round:
+def interactive(workspace, owner, connection: str, model: str) -> tuple[Round, float]:
+    """A single round started from the page (the interactive lane), and when its message was sent."""
     group = make_group(workspace, owner, models=[f"{connection}::{model}"] * 2, mode="custom")
-    round_ = make_round(group)  # the interactive lane, as a single round started from the page
+    round_ = make_round(group)
+    sent_at = time.time()
     run_round.apply_async((round_.pk,), queue=INTERACTIVE_QUEUE)
-    return round_
+    return round_, sent_at
 
 
 def until(condition, timeout: float) -> None:
@@ -97,8 +100,7 @@ def test_interactive_rounds_pass_a_batch_backlog_of_300_calls(workspace, owner, 
     until(lambda: fake_llm.scenario(batch_model)["requests"] >= 60, timeout=60)  # the backlog is under way
 
     # On another connection: as fast as its own answers.
-    sent_at = time.time()
-    on_y = interactive(workspace, owner, "y", fake_llm.model(tokens=3, ttft_ms=300))
+    on_y, sent_at = interactive(workspace, owner, "y", fake_llm.model(tokens=3, ttft_ms=300))
     wait_for_round(on_y, timeout=30)
     on_y_outputs = list(on_y.outputs.order_by("variant__position"))
     assert {o.status for o in on_y_outputs} == {OutputStatus.OK}
@@ -114,7 +116,7 @@ def test_interactive_rounds_pass_a_batch_backlog_of_300_calls(workspace, owner, 
 
     # On the backlog's own connection: the next free slot of X, ahead of every batch call still queued.
     x_model = fake_llm.model(tokens=3)
-    on_x = interactive(workspace, owner, "x", x_model)
+    on_x, _ = interactive(workspace, owner, "x", x_model)
     wait_for_round(on_x, timeout=30)
     assert {o.status for o in on_x.outputs.all()} == {OutputStatus.OK}
     first_queued = min(o.started_at for o in on_x.outputs.all()).timestamp()  # when its first answer began waiting
@@ -136,17 +138,17 @@ def test_interactive_rounds_pass_a_batch_backlog_of_300_calls(workspace, owner, 
 
 def test_every_queued_batch_answer_completes_however_long_it_waited(workspace, owner, fake_llm, worker):
     connection_create(
-        workspace=workspace, name="x", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=4, rpm=20
+        workspace=workspace, name="x", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=4, rpm=10
     )
-    # Each answer may take 3 s once sent; the backlog keeps the last ones waiting for X far longer than that.
+    # Each answer may take 3 s once sent; the backlog keeps the last ones waiting for X longer than that.
     model = fake_llm.model(tokens=3)
-    batch = backlog(workspace, owner, model, rounds=30, timeout_ms=TIMEOUT_MS)
+    batch = backlog(workspace, owner, model, rounds=16, timeout_ms=TIMEOUT_MS)
 
     wait_finished(batch, timeout=120)
 
     outputs = list(Output.objects.filter(round__in=batch))
-    assert len(outputs) == 150
+    assert len(outputs) == 80
     assert {o.status for o in outputs} == {OutputStatus.OK}, [o.error for o in outputs if o.error]
     # Waited for X: from when the call began to when its request was sent (its latency is the rest).
     waited = [(o.finished_at - o.started_at).total_seconds() - o.latency_ms / 1000 for o in outputs]
-    assert max(waited) > 2 * TIMEOUT_MS / 1000, max(waited)  # twice an answer's timeout, and the answer still came
+    assert max(waited) > TIMEOUT_MS / 1000, max(waited)  # longer than an answer's whole timeout, and it still came
