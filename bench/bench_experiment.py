@@ -3,11 +3,12 @@ requests at a time, run the way `manage.py experiment run` runs it, against the 
 the ideal.
 
 Everything real but the provider: the experiment is read from a YAML file, saved as a custom comparison, its rounds
-queued by `round_start` and run in this process by `round_execute` (the round task's code) in a pool of
-`--concurrency` threads, each answer written to Postgres and its events sent to the channel layer, slots taken from
-the connection limiter (Redis when REDIS_URL is set). The ideal is ceil(answers / limit) × one answer's latency
-measured alone first (the median of a few answers run one at a time, the same way); the median latency each run
-recorded (slot wait excluded) shows how much the machine itself slows answers down when 20 stream at once.
+queued by `round_start` and run in this process by `round_run` (a batch round's code) on the engine loop with at
+most `--concurrency` calls in flight, each answer written to Postgres and its events sent to the channel layer,
+slots taken from the connection limiter (Redis when REDIS_URL is set). The ideal is ceil(answers / limit) × one
+answer's latency measured alone first (the median of a few answers run one at a time, the same way); the median
+latency each run recorded (slot wait excluded) shows how much the machine itself slows answers down when 20 stream
+at once.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\
         python bench/bench_experiment.py [--rows 100] [--limit 20] [--concurrency 4 8 16]
@@ -47,7 +48,7 @@ from django.db import connection  # noqa: E402
 
 from compare.experiments.config import config_read  # noqa: E402
 from compare.experiments.files import DirectoryFiles  # noqa: E402
-from compare.experiments.runner import experiment_run_here, usable_concurrency  # noqa: E402
+from compare.experiments.runner import experiment_run_here  # noqa: E402
 from compare.experiments.services import experiment_create, experiment_start  # noqa: E402
 from compare.models import Output, OutputStatus  # noqa: E402
 from lab.services import connection_create, workspace_create  # noqa: E402
@@ -73,9 +74,7 @@ def run_once(path: Path, workspace, user, concurrency: int, fake_url: str) -> di
     experiment = experiment_create(workspace=workspace, user=user, config=config)
     started, cpu = time.perf_counter(), time.process_time()
     experiment_start(experiment=experiment, user=user)
-    experiment_run_here(
-        experiment=experiment, concurrency=usable_concurrency(concurrency), on_progress=lambda progress: None
-    )
+    experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=lambda progress: None)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     outputs = Output.objects.filter(round__group=experiment.group)
     timed = outputs.filter(status=OutputStatus.OK, latency_ms__isnull=False)  # a cached answer has no latency
@@ -94,7 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=100)
     parser.add_argument("--limit", type=int, default=20, help="the connection's max_concurrency")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 8, 16], help="rounds run at once")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[4, 8, 16], help="calls in flight at most")
     parser.add_argument("--ttft-ms", type=int, default=200)
     parser.add_argument("--tokens", type=int, default=50)
     parser.add_argument("--token-ms", type=int, default=10)

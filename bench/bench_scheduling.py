@@ -9,7 +9,11 @@ retried); while it drains:
   after it arrived (0 means it took X's next free slot ahead of the whole queue);
 - the most requests the fake server saw in any window, retries included, against rpm.
 
-    python bench/bench_scheduling.py [--backlog 200] [--rpm 100] [--window 60] [--redis redis://127.0.0.1:6379/0]
+    python bench/bench_scheduling.py [--backlog 200] [--rpm 100] [--window 60] [--runs 3] \\
+        [--redis redis://127.0.0.1:6379/0]
+
+With --runs 3 it repeats the whole measurement and prints the median of each figure: the interactive delay as a
+ratio to its ideal, and the busiest window against rpm.
 
 Not a test: nothing here asserts; the numbers are for docs/benchmarks.md.
 """
@@ -23,6 +27,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from statistics import median
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -72,7 +77,8 @@ def busiest(arrivals: list[float], window_s: float) -> int:
     return max((sum(1 for at in arrivals[i:] if at < start + window_s) for i, start in enumerate(arrivals)), default=0)
 
 
-async def main(args: argparse.Namespace) -> None:
+async def once(args: argparse.Namespace) -> dict:
+    """One backlog, start to drained: the figures of one run."""
     server, base_url = start_fake_server()
     stats = httpx.Client(base_url=base_url)
     client = aioredis.Redis.from_url(args.redis) if args.redis else None
@@ -102,25 +108,56 @@ async def main(args: argparse.Namespace) -> None:
         await fan_out([call(20_000, x, interactive_on_x, INTERACTIVE)], Hooks(), limiter=limiter)
         results = await draining
         total_s = time.monotonic() - started
-        failed = [r.answer.error for r in results if r.answer.status != "ok"]
         scenarios = stats.get("/_stats").json()["scenarios"]
-        arrivals, faults = scenarios[batch_model]["arrivals"], scenarios[batch_model]["faults"]
+        arrivals = scenarios[batch_model]["arrivals"]
         sent_at = scenarios[interactive_on_x]["arrivals"][0]  # when the provider saw the interactive request
-        waited_s = sent_at - arrived
-        overtaken = sum(1 for at in arrivals if arrived < at < sent_at)
     finally:
         await limiter.aclose()
         stats.close()
         server.terminate()
+    return {
+        "ideal_s": ideal_s,
+        "other_s": other_s,
+        "ratio": other_s / ideal_s,
+        "queued": queued,
+        "waited_s": sent_at - arrived,
+        "overtaken": sum(1 for at in arrivals if arrived < at < sent_at),
+        "busiest": busiest(arrivals, args.window),
+        "requests": len(arrivals),
+        "faults": scenarios[batch_model]["faults"],
+        "failed": sum(1 for r in results if r.answer.status != "ok"),
+        "drained_s": total_s,
+    }
+
+
+async def main(args: argparse.Namespace) -> None:
     print(f"backlog: {args.backlog} batch calls on X (rpm {args.rpm}, window {args.window:g} s, every 10th a 429)")
-    print(f"  interactive call on Y while X drains: {other_s * 1000:.0f} ms, {other_s / ideal_s:.2f}x its ideal")
-    print(f"  interactive call on X: sent {waited_s:.2f} s after it arrived, with {queued} batch calls queued;")
-    print(f"    batch requests the provider saw in between: {overtaken} (retries and calls already let in)")
-    print(
-        f"  busiest {args.window:g} s at the provider: {busiest(arrivals, args.window)} requests against rpm {args.rpm}"
-    )
-    print(f"    ({len(arrivals)} requests for {args.backlog} calls: {faults} 429s retried; {len(failed)} calls failed)")
-    print(f"  the backlog drained in {total_s:.0f} s")
+    print(f"load average before: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
+    runs = []
+    for number in range(1, args.runs + 1):
+        run = await once(args)
+        runs.append(run)
+        print(f"run {number}:")
+        print(
+            f"  interactive call on Y while X drains: {run['other_s'] * 1000:.0f} ms, "
+            f"{run['ratio']:.2f}x its ideal ({run['ideal_s'] * 1000:.0f} ms alone)"
+        )
+        print(
+            f"  interactive call on X: sent {run['waited_s']:.2f} s after it arrived, "
+            f"{run['queued']} batch calls queued;"
+        )
+        print(f"    batch requests the provider saw in between: {run['overtaken']} (retries and calls already let in)")
+        print(f"  busiest {args.window:g} s at the provider: {run['busiest']} requests against rpm {args.rpm}")
+        print(
+            f"    ({run['requests']} requests for {args.backlog} calls: {run['faults']} 429s retried; "
+            f"{run['failed']} calls failed); the backlog drained in {run['drained_s']:.0f} s"
+        )
+    if len(runs) > 1:
+        print(f"median of {len(runs)} runs:")
+        print(f"  interactive delay on Y behind the backlog: {median(r['ratio'] for r in runs):.2f}x its ideal")
+        print(f"  interactive call on X sent after {median(r['waited_s'] for r in runs):.2f} s")
+        print(f"  busiest {args.window:g} s: {median(r['busiest'] for r in runs):g} requests against rpm {args.rpm}")
+    print(f"load average after: {' '.join(Path('/proc/loadavg').read_text().split()[:3])}")
 
 
 if __name__ == "__main__":
@@ -129,4 +166,5 @@ if __name__ == "__main__":
     parser.add_argument("--rpm", type=int, default=100)
     parser.add_argument("--window", type=float, default=60.0, help="the rpm window in seconds (60 as in production)")
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", ""), help="Redis for the limiter")
+    parser.add_argument("--runs", type=int, default=1, help="run it this many times and print the medians too")
     asyncio.run(main(parser.parse_args()))

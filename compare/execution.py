@@ -1,60 +1,108 @@
-"""Run a claimed round on the engine: deltas to the group's channel, each answer to its row, then finish.
+"""Run a round on the engine: deltas to the group's channel, each answer to its row, then finish.
 
-This is the one place where comparisons meet the asyncio engine. The Celery task claims the round on its own
-thread, hands the streaming to the process's engine loop (`lab.engine.runtime`) and waits; database work from
-the loop goes through thread-sensitive `database_sync_to_async`.
+This is the one place where comparisons meet the asyncio engine (`lab.engine.runtime`). An interactive round
+is claimed on its Celery thread, which then waits while the process's loop streams it. A batch round is one
+coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission) and returns, so its
+calls wait for their connection's turn without holding a thread. Database work from the loop goes through
+thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is the jobs sweeper's: a round
+it admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
+claimed one is failed at its deadline.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
+from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
 
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
-from lab.engine.runtime import Runtime, RunTimedOut, runtime
+from lab.engine.runtime import Runtime, runtime
 from lab.events import OUTPUT_DELTAS
+from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
 from . import response_cache, rounds, selectors
+from .jobs import ROUND, round_lane
 from .round_stops import batch_round_stopped
 
 logger = logging.getLogger(__name__)
 
+UNEXPECTED = "The worker hit an unexpected error while running this round."
+
+
+def round_dispatch(*, round_id: int, queue: str | None = None) -> None:
+    """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop (or, when
+    this process is full, back to `queue`, the one its message came from)."""
+    if round_lane(round_id) != Lane.BATCH:
+        round_execute(round_id=round_id)
+        return
+    batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine), queue=queue)
+
 
 def round_execute(*, round_id: int) -> None:
-    """Claim, stream every variant at once, record, finish. A redelivered message returns at the claim."""
+    """Claim on this thread, stream every variant at once, record, finish. A redelivered message returns at the
+    claim."""
     claimed = rounds.round_claim(round_id=round_id)
     if claimed is None:
-        logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
+        _not_queued(round_id)
         return
     # The claim is committed: give this thread's database connection back to the pool while the round streams,
     # or a worker's task threads, each waiting on its round, would hold every connection the engine needs.
     if not connection.in_atomic_block:
         connection.close()
     engine = runtime()
+    engine.run(_run_claimed(claimed, engine))
+
+
+async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None) -> bool:
+    """The whole round on the loop: claim, stream, record, finish or fail. False when it was not queued (any more).
+
+    `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once. Its
+    database work goes through the batch rounds' own thread, never ahead of an interactive round's."""
+    async with ThreadSensitiveContext(executor=engine.batch_database):
+        claimed = await database_sync_to_async(rounds.round_claim)(round_id=round_id)
+        if claimed is None:
+            _not_queued(round_id)
+            return False
+        await _run_claimed(claimed, engine, calls_in_flight)
+        return True
+
+
+async def _run_claimed(
+    claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
+) -> None:
+    round_id = claimed.round_id
     limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
     try:
         # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
-        engine.run(_stream(claimed, engine), timeout=limit_s)
-    except RunTimedOut:
-        rounds.round_fail(round_id=round_id, error=f"The round ran past its time limit ({limit_s:.0f} s).")
+        async with asyncio.timeout(limit_s):
+            hooks = RoundHooks(claimed)
+            await fan_out(
+                claimed.calls, hooks, limiter=engine.limiter, client=engine.client, calls_in_flight=calls_in_flight
+            )
+    except TimeoutError:
+        error = f"The round ran past its time limit ({limit_s:.0f} s)."
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=error)
         return
     except Exception:
-        rounds.round_fail(round_id=round_id, error="The worker hit an unexpected error while running this round.")
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
         raise
     # Opt-in response cache: the complete answers this round fetched are kept for the next identical call.
-    response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
-    rounds.round_finish(round_id=round_id)
+    await database_sync_to_async(response_cache.round_cache_store)(
+        workspace_id=claimed.workspace_id, keys=claimed.cache_keys
+    )
+    await database_sync_to_async(rounds.round_finish)(round_id=round_id)
 
 
-async def _stream(claimed: rounds.ClaimedRound, engine: Runtime) -> None:
-    await fan_out(claimed.calls, RoundHooks(claimed), limiter=engine.limiter, client=engine.client)
+def _not_queued(round_id: int) -> None:
+    logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
 
 
 # How often the partial text of running answers is saved, so a page that (re)connects mid-stream reloads

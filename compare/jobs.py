@@ -15,7 +15,8 @@ def _fail(pk: int, error: str) -> bool:
     return round_fail(round_id=pk, error=error, output_error=WORKER_STOPPED if error == ROUND_WORKER_STOPPED else None)
 
 
-def _lane(pk: int) -> str:
+def round_lane(pk: int) -> str:
+    """The lane of a round's messages (and of its task's work: see execution.round_dispatch)."""
     return Round.objects.filter(pk=pk).values_list("lane", flat=True).first() or "interactive"
 
 
@@ -26,7 +27,7 @@ def register_kinds() -> None:
             model=Round,
             task="compare.run_round",
             fail=_fail,
-            lane_of=_lane,
+            lane_of=round_lane,
             worker_stopped=ROUND_WORKER_STOPPED,
             noun="round",
             queued_since="created_at",

@@ -6,25 +6,36 @@ Nothing imports this module to enqueue: jobs are sent by task name (lab.jobs.enq
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from lab.jobs.batch import batch_start_sync, queue_of
+
 from . import execution
 from .experiments import evaluation
+from .experiments.jobs import EVALUATION
 
 
 # A database blip before the claim retries; after the claim a retry finds the round taken, and the jobs sweeper
 # finishes whatever was left.
 @shared_task(
-    name="compare.run_round", autoretry_for=(OperationalError, InterfaceError), retry_backoff=True, max_retries=5
+    name="compare.run_round",
+    bind=True,
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=5,
 )
-def run_round(round_id: int) -> None:
-    execution.round_execute(round_id=round_id)
+def run_round(self, round_id: int) -> None:
+    execution.round_dispatch(round_id=round_id, queue=queue_of(self))
 
 
 # A redelivered message finds the evaluations claimed and does nothing.
 @shared_task(
     name="compare.evaluate_experiment_round",
+    bind=True,
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=True,
     max_retries=5,
 )
-def evaluate_experiment_round(round_id: int) -> None:
-    evaluation.experiment_round_evaluate(round_id=round_id)
+def evaluate_experiment_round(self, round_id: int) -> None:
+    # Batch work: on the engine's job threads, so judges waiting for their connection hold no worker thread.
+    batch_start_sync(
+        EVALUATION, round_id, evaluation.experiment_round_evaluate, queue=queue_of(self), round_id=round_id
+    )

@@ -1,5 +1,6 @@
 """The Celery app: configured from the CELERY dict in Django settings, tasks discovered in every app."""
 
+import logging
 import os
 
 from celery import Celery, signals
@@ -7,6 +8,7 @@ from celery import Celery, signals
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 
 app = Celery("promptlab")
+logger = logging.getLogger(__name__)
 
 
 # Not config_from_object("django.conf:settings", namespace="CELERY"): the CELERY dict keeps Celery's settings under
@@ -35,7 +37,24 @@ def _start_engine_in_child(**kwargs) -> None:
 def _start_engine(sender, **kwargs) -> None:
     from celery.concurrency.prefork import TaskPool as PreforkPool
 
-    from lab.engine.runtime import runtime
+    from lab.jobs.batch import batch_consumer_attach
 
-    if not isinstance(sender.controller.pool, PreforkPool):  # prefork children start their own (above)
-        runtime()
+    if not isinstance(sender.controller.pool, PreforkPool):  # prefork children run batch jobs on their own loops
+        batch_consumer_attach(sender)
+
+
+# A warm shutdown (SIGTERM: a deploy, `docker compose stop`) waits for the tasks in flight, but batch jobs run on the
+# engine loop after their tasks returned: give them time to finish too, within docker-compose's stop_grace_period.
+# What is still running afterwards is failed by the sweeper at its deadline, like any job of a dead worker.
+BATCH_DRAIN_S = 45
+
+
+@signals.worker_shutdown.connect
+def _finish_batch_jobs(**kwargs) -> None:
+    from lab.engine.runtime import started
+
+    engine = started()
+    if engine is not None and engine.batch.in_flight:
+        left = engine.batch.drain(BATCH_DRAIN_S)
+        if left:
+            logger.warning("Stopping with %s batch jobs unfinished; the sweeper ends them.", left)

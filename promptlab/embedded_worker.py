@@ -11,6 +11,8 @@ from pathlib import Path
 
 from celery import beat
 
+from lab.jobs.batch import batch_consumer_attach
+
 from .celery import app
 
 logger = logging.getLogger(__name__)
@@ -32,6 +34,7 @@ def start_embedded_worker(concurrency: int = 8) -> None:
         without_gossip=True,
         loglevel="INFO",
     )
+    batch_consumer_attach(worker.consumer)  # a full process stops taking batch messages (lab.jobs.batch)
     threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True).start()
     schedule = Path(tempfile.gettempdir()) / "promptlab-embedded-beat"
     beat.EmbeddedService(app, thread=True, schedule_filename=str(schedule)).start()

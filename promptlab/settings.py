@@ -384,6 +384,12 @@ SCHEDULER_QUEUE_DEADLINE_S = {
     "interactive": float(os.environ.get("SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S", "60")),
     "batch": float(os.environ.get("SCHEDULER_BATCH_QUEUE_DEADLINE_S", "3600")),
 }
+# Batch jobs (rounds, evaluations) one process runs at once on its engine loop (lab/engine/admission.py): their
+# calls wait there for their connections without holding a worker thread. The cap leaves the rest of the queue to
+# other workers and lets an experiment's budget cap cancel what nobody has claimed yet; a full process stops taking
+# batch messages, so its threads stay free for interactive rounds. 0: as many as the worker has threads.
+SCHEDULER_BATCH_JOBS_PER_PROCESS = int(os.environ.get("SCHEDULER_BATCH_JOBS_PER_PROCESS", "0"))
+SCHEDULER_BATCH_RESEND_S = float(os.environ.get("SCHEDULER_BATCH_RESEND_S", "1"))
 # The length of the rpm and tpm windows. A minute in production; tests shorten it to run the same code in seconds.
 SCHEDULER_WINDOW_S = float(os.environ.get("SCHEDULER_WINDOW_S", "60"))
 
@@ -392,10 +398,11 @@ CELERY = {
     "task_acks_late": True,
     "task_reject_on_worker_lost": True,
     "worker_prefetch_multiplier": 1,
-    # Threads, not processes: a round's task only waits while the process's one engine loop streams it
-    # (lab/engine/runtime.py), so one worker process streams many rounds at once and keeps its connections
-    # to providers and Redis open between them. Prefork also works (one loop per child) but runs one round
-    # per child. Each task thread may hold a database connection, so keep DB_POOL_MAX_SIZE in proportion.
+    # Threads, not processes: an interactive round's task only waits while the process's one engine loop streams
+    # it, and a batch round's task hands it to the loop and returns (lab/engine/runtime.py, admission.py), so one
+    # worker process streams many rounds at once and keeps its connections to providers and Redis open between
+    # them. Prefork also works (one loop per child). Each task thread may hold a database connection, so keep
+    # DB_POOL_MAX_SIZE in proportion.
     "worker_pool": os.environ.get("CELERY_WORKER_POOL", "threads"),
     "worker_concurrency": int(os.environ.get("CELERY_WORKER_CONCURRENCY", "16")),
     "task_serializer": "json",

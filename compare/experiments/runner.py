@@ -1,32 +1,37 @@
 """Running a started experiment in this process, for the command line: no worker needed.
 
-Each round (one dataset row, every combination at once) is run by `round_execute`, the very code the Celery task
-runs, in a pool of `concurrency` threads; the thread then evaluates the round's answers. The rounds were queued by
+The unit of scheduling is the call, not the dataset row. Every round of the run is admitted onto the process's
+engine loop (lab.engine.runtime) as the very coroutine a worker runs for a batch round (`round_run`), and the
+connections' schedulers decide how many calls go at once, so by default a run keeps every connection it uses at
+its limit; `concurrency` (the command's --concurrency) bounds the calls in flight further. A round is claimed
+only when its calls may start, so the budget cap can still cancel the rounds after it. The rounds were queued by
 `round_start` as usual, so a worker that is running may take some of them first: the claim in the database lets
-exactly one of the two run each round, and this process waits for the ones a worker took.
+exactly one of the two run each round, and this process waits for the ones a worker took. Only the calling
+thread reads the progress, once every `poll_s`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import math
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
-from django.db import connections
-from django.utils import timezone
 
-from ..execution import round_execute
+from lab.catalog import split_model_id
+from lab.engine.runtime import Runtime, runtime
+from lab.models import Connection
+
+from ..execution import round_run
 from ..models import Round
 from .evaluation import experiment_round_evaluate
 from .models import Experiment
 from .selectors import experiment_progress
 
 POLL_S = 0.25
-# Connections this process needs besides the round threads': the caller's and the engine's database thread.
-OWN_CONNECTIONS = 2
 
 
 @dataclass(frozen=True)
@@ -45,21 +50,47 @@ class Progress:
         return (self.total - self.done) / self.rate if self.rate > 0 else None
 
 
-def usable_concurrency(requested: int) -> int:
-    """As many rounds at once as asked, but no more than the database pool serves (each round thread holds a
-    connection while its answers stream); SQLite has no pool."""
-    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
-    if not isinstance(pool, dict) or "max_size" not in pool:
-        return requested
-    return max(1, min(requested, pool["max_size"] - OWN_CONNECTIONS))
+@dataclass(frozen=True)
+class Plan:
+    """How much of the run is in flight at once."""
+
+    rounds: int  # rounds claimed and streaming
+    calls: int | None  # calls waiting for a slot or streaming; None: as many as the connections' limits let go
+
+    def describe(self) -> str:
+        return f"up to {self.calls} calls at once" if self.calls else "each connection at its limit"
+
+
+def run_plan(experiment: Experiment, concurrency: int | None) -> Plan:
+    """Enough rounds at once that every connection the variants use can be at its `max_concurrency` (or that
+    `concurrency` calls can be in flight), and no more: a round claimed early could not be cancelled by the budget."""
+    per_connection: dict[str, int] = {}
+    for model in experiment.group.variants.values_list("model", flat=True):
+        name = split_model_id(model)[0]
+        per_connection[name] = per_connection.get(name, 0) + 1
+    limits = dict(
+        Connection.objects.filter(workspace=experiment.group.workspace_id, name__in=per_connection).values_list(
+            "name", "max_concurrency"
+        )
+    )
+    variants = max(1, sum(per_connection.values()))
+    if concurrency:
+        return Plan(rounds=math.ceil(concurrency / variants), calls=concurrency)
+    # A connection that is gone fails its calls at once; it needs no room.
+    rounds = max((math.ceil(limits.get(name, 1) / count) for name, count in per_connection.items()), default=1)
+    return Plan(rounds=rounds, calls=None)
 
 
 def experiment_run_here(
-    *, experiment: Experiment, concurrency: int, on_progress: Callable[[Progress], None], poll_s: float = POLL_S
+    *,
+    experiment: Experiment,
+    concurrency: int | None,
+    on_progress: Callable[[Progress], None],
+    poll_s: float = POLL_S,
 ) -> None:
-    """Run every round of the experiment's run, `concurrency` rounds at a time, reporting progress as it goes."""
+    """Run every round of the experiment's run on the engine loop, reporting progress as it goes."""
     started = time.monotonic()
-    rounds = list(
+    round_ids = list(
         Round.objects.filter(group=experiment.group_id, run_id=experiment.run_id)
         .order_by("number")
         .values_list("pk", flat=True)
@@ -69,15 +100,20 @@ def experiment_run_here(
         counts = experiment_progress(experiment)
         on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started))
 
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="experiment") as pool:
-        pending = {pool.submit(_run_round, round_id) for round_id in rounds}
-        while pending:
-            finished, pending = wait(pending, timeout=poll_s, return_when=FIRST_COMPLETED)
-            for future in finished:
-                future.result()  # a crash in a round's thread is a bug: let it surface
-            report()
-    # Evaluations a worker claimed first are finished there: wait for them (a dead worker's are given up on when
-    # the task's time limit has passed).
+    engine = runtime()
+    running = engine.submit(_run_rounds(round_ids, run_plan(experiment, concurrency), engine))
+    try:
+        while True:
+            try:
+                running.result(timeout=poll_s)  # a crash in a round's coroutine is a bug: let it surface
+                break
+            except concurrent.futures.TimeoutError:
+                report()
+    except BaseException:
+        running.cancel()  # Ctrl-C: calls stop; the rounds are failed by the sweeper at their deadline
+        raise
+    # Rounds and evaluations a worker claimed first are finished there: wait for them (a dead worker's are given
+    # up on when the task's time limit has passed).
     limit = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
     while not experiment_progress(experiment)["finished"] and time.monotonic() < limit:
         time.sleep(poll_s)
@@ -85,22 +121,14 @@ def experiment_run_here(
     report()
 
 
-def _run_round(round_id: int) -> None:
-    try:
-        round_execute(round_id=round_id)  # returns at once if a worker claimed it, or the budget cancelled it
-        _wait_until_finished(round_id)
-        experiment_round_evaluate(round_id=round_id)
-    finally:
-        connections.close_all()  # this thread's connection, before the pool reuses or ends the thread
+async def _run_rounds(round_ids: list[int], plan: Plan, engine: Runtime) -> None:
+    rounds = asyncio.Semaphore(plan.rounds)  # fair: rounds are claimed in their numbers' order
+    calls = asyncio.Semaphore(plan.calls) if plan.calls else None
 
+    async def one(round_id: int) -> None:
+        async with rounds:
+            ran = await round_run(round_id=round_id, engine=engine, calls_in_flight=calls)
+        if ran:  # on the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates)
+            await engine.in_thread(experiment_round_evaluate, round_id=round_id)
 
-def _wait_until_finished(round_id: int) -> None:
-    """A round a worker took: wait for it, up to its deadline and the sweeper's grace (the sweeper fails it then)."""
-    limit = timezone.now() + timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-    while timezone.now() < limit:
-        round_ = Round.objects.filter(pk=round_id).only("status", "deadline").first()
-        if round_ is None or round_.is_finished:
-            return
-        if round_.deadline is not None:
-            limit = min(limit, round_.deadline + timedelta(seconds=settings.COMPARE_SWEEP_INTERVAL_S))
-        time.sleep(POLL_S)
+    await asyncio.gather(*(one(round_id) for round_id in round_ids))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -90,12 +90,20 @@ async def fan_out(
     client: httpx.AsyncClient | None = None,
     cancel_poll_s: float = CANCEL_POLL_S,
     coalesce_s: float = COALESCE_S,
+    calls_in_flight: asyncio.Semaphore | None = None,
 ) -> list[Result]:
     """Run every call; each result is handed to `hooks.done` as it finishes and all are returned in order.
 
     `client` is the process's long-lived HTTP client (see `runtime`), whose open connections to the providers
-    every round reuses; without one, the run opens its own and closes it at the end."""
-    run = _Run(hooks=hooks, limiter=limiter, deltas=DeltaBatcher(hooks.deltas, interval_s=coalesce_s))
+    every round reuses; without one, the run opens its own and closes it at the end. `calls_in_flight`, shared by
+    the runs of one caller, bounds how many of their calls wait for a slot or stream at once (the command line's
+    --concurrency); the connections' own limits apply either way."""
+    run = _Run(
+        hooks=hooks,
+        limiter=limiter,
+        deltas=DeltaBatcher(hooks.deltas, interval_s=coalesce_s),
+        calls_in_flight=calls_in_flight or nullcontext(),
+    )
     async with AsyncExitStack() as stack:
         run.client = client or await stack.enter_async_context(
             # The shared TLS context: building one per run would block the loop for tens of milliseconds.
@@ -116,6 +124,7 @@ class _Run:
     limiter: Limiter
     deltas: DeltaBatcher
     client: httpx.AsyncClient | None = None
+    calls_in_flight: AbstractAsyncContextManager = field(default_factory=nullcontext)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     # Calls still streaming: only these are cancelled, never one that is already recording its result.
     streaming: set[asyncio.Task] = field(default_factory=set)
@@ -132,9 +141,12 @@ async def _run_call(call: Call, run: _Run) -> Result:
         result.started_at = datetime.now(tz=UTC)
         tokens = expected_tokens(call.request) if limit.tpm else 0
         on_wait = partial(run.hooks.waiting, call.key, call.config.name)
-        async with run.limiter.slot(
-            limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
-        ) as slot:
+        async with (
+            run.calls_in_flight,
+            run.limiter.slot(
+                limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
+            ) as slot,
+        ):
             adapter = get_adapter(call.config, client=run.client)
             on_delta = partial(run.deltas.add, call.key)
             gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection

@@ -3,8 +3,9 @@
 Why: run with `asyncio.run`, every round paid for a new event loop, a new HTTP client (and new TCP and TLS
 handshakes with the provider), a new Redis connection for the limiter and another for the channel layer, and a
 worker process could only stream one round at a time. Here a Celery task (on a worker thread, or on a prefork
-child's main thread) hands its coroutine to the process's loop and waits for it; any number of rounds stream
-side by side on one loop and share its HTTP connection pool and Redis connections.
+child's main thread) hands its coroutine to the process's loop and waits for it — or, for batch work, hands it
+over and returns (admission.py); any number of rounds stream side by side on one loop and share its HTTP
+connection pool and Redis connections.
 
 A forked child never uses its parent's loop: the runtime is made again, lazily, in each process.
 """
@@ -15,12 +16,16 @@ import asyncio
 import concurrent.futures
 import os
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
+from django import db
+from django.conf import settings
 
 from ..providers.http import tls_context
+from .admission import BatchAdmission
 from .limiter import Limiter, make_limiter
 
 T = TypeVar("T")
@@ -38,7 +43,7 @@ HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
 
 class Runtime:
-    """The loop thread and what lives on it: the HTTP client and the connection limiter."""
+    """The loop thread and what lives on it: the HTTP client, the connection limiter and the batch jobs in flight."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
@@ -46,6 +51,16 @@ class Runtime:
         self._thread.start()
         # Made on the loop: both bind their connections to the loop that first uses them.
         self.client, self.limiter = self.run(self._open())
+        self.batch = BatchAdmission(self.loop, batch_jobs_per_process())
+        # Threads of the engine's own for batch jobs whose code is synchronous (an evaluation waits on this loop
+        # for its judge): never asyncio's default executor, whose few threads the HTTP client needs to resolve
+        # names — jobs filling it would wait on calls that wait on them. Each may hold a database connection.
+        self.job_threads = concurrent.futures.ThreadPoolExecutor(
+            max_workers=job_threads(), thread_name_prefix="engine-job"
+        )
+        # The database thread of batch rounds (asgiref's thread-sensitive calls, see execution.round_run): their
+        # many small writes never queue before an interactive round's, which keep asgiref's default thread.
+        self.batch_database = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine-batch-db")
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
         client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
@@ -66,11 +81,21 @@ class Runtime:
             future.cancel()
             raise
 
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start `coro` on the loop without waiting for it (the caller may wait on the future in steps)."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    async def in_thread(self, function: Callable[..., T], /, **kwargs: Any) -> T:
+        """Run synchronous job code on one of the engine's job threads, its database connection closed after."""
+        return await self.loop.run_in_executor(self.job_threads, partial(_closing_connections, function, **kwargs))
+
     def close(self) -> None:
         """Close the connections and stop the loop (tests; a worker simply exits)."""
         self.run(self._close(), timeout=10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
+        self.job_threads.shutdown(wait=False, cancel_futures=True)
+        self.batch_database.shutdown(wait=False, cancel_futures=True)
 
     async def _close(self) -> None:
         await self.client.aclose()
@@ -78,6 +103,31 @@ class Runtime:
 
     def in_loop(self) -> bool:
         return threading.current_thread() is self._thread
+
+
+def batch_jobs_per_process(worker_threads: int | None = None) -> int:
+    """The batch cap: SCHEDULER_BATCH_JOBS_PER_PROCESS, or (0) as many as the worker has task threads."""
+    return settings.SCHEDULER_BATCH_JOBS_PER_PROCESS or worker_threads or settings.CELERY["worker_concurrency"]
+
+
+def job_threads() -> int:
+    """As many as the batch cap, but no more than the database pool serves beside the process's other connections
+    (the engine's database thread and a task thread or two); SQLite has no pool."""
+    wanted = batch_jobs_per_process()
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    if not isinstance(pool, dict) or "max_size" not in pool:
+        return max(1, min(wanted, 4))
+    return max(1, min(wanted, pool["max_size"] - OTHER_CONNECTIONS))
+
+
+OTHER_CONNECTIONS = 3
+
+
+def _closing_connections(function: Callable[..., T], /, **kwargs: Any) -> T:
+    try:
+        return function(**kwargs)
+    finally:
+        db.connections.close_all()  # this thread's: back to the pool while the thread waits for the next job
 
 
 _lock = threading.Lock()

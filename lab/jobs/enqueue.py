@@ -27,11 +27,12 @@ def enqueue_on_commit(kind_name: str, key: Any) -> None:
     transaction.on_commit(partial(send, kind_name, key))
 
 
-def send(kind_name: str, key: Any) -> bool:
-    """Send one message now; False (logged, and left for the sweeper) when the broker refused it."""
+def send(kind_name: str, key: Any, *, countdown: float | None = None, queue: str | None = None) -> bool:
+    """Send one message now (to its lane's queue unless `queue` is given, to be run `countdown` seconds from now if
+    given); False (logged, and left for the sweeper) when the broker refused it."""
     job = kind(kind_name)
     try:
-        current_app.send_task(job.task, args=(key,), queue=job.lane_of(key))
+        current_app.send_task(job.task, args=(key,), queue=queue or job.lane_of(key), countdown=countdown)
     except Exception:
         logger.warning("Could not enqueue %s %s; the sweeper will send it again.", job.noun, key, exc_info=True)
         long_ago = timezone.now() - timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S)

@@ -41,7 +41,7 @@ def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_avera
         rf"  Tokens        ~{n}: answers {n} in \+ 20 out, evaluations {n} in \+ {n} out",
         # The fake model has no known price on an openai-kind connection: its answer's cost is unknown, never $0.
         rf"  Cost          ~\${n} \+ 1 call of unknown price: answers unknown, evaluations \${n}",
-        re.escape("Running 1 round (one per dataset row), 4 at a time"),
+        re.escape("Running 1 round (one per dataset row), each connection at its limit"),
         "Results",
         # Toor's layout: names right-aligned to 15 characters, figures to 35, the model as the file wrote it.
         re.escape("│          Model: cands:fake?tokens=20"),

@@ -33,7 +33,7 @@ from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
-from compare.experiments.runner import Progress, experiment_run_here, usable_concurrency
+from compare.experiments.runner import Progress, experiment_run_here, run_plan
 from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError
@@ -54,7 +54,11 @@ class Command(BaseCommand):
         run = actions.add_parser("run", help="check, estimate and run an experiment file (YAML or JSON)")
         run.add_argument("file")
         run.add_argument("--workspace", help="the workspace's name or id (needed when there are several)")
-        run.add_argument("--concurrency", type=int, default=4, help="dataset rows run at once (default 4)")
+        run.add_argument(
+            "--concurrency",
+            type=int,
+            help="calls in flight at most (default: each connection the experiment uses at its own limit)",
+        )
         run.add_argument("--budget", help="stop starting calls once this many dollars are spent")
         run.add_argument("--dry-run", action="store_true", help="stop after the estimate")
         run.add_argument(
@@ -85,7 +89,7 @@ class Command(BaseCommand):
         path = Path(options["file"])
         if not path.is_file():
             raise CommandError(f"{path}: no such file.", returncode=EXIT_CONFIG)
-        if options["concurrency"] < 1:
+        if options["concurrency"] is not None and options["concurrency"] < 1:
             raise CommandError("--concurrency: at least 1.", returncode=EXIT_CONFIG)
         budget = _budget(options["budget"])
         try:
@@ -112,14 +116,10 @@ class Command(BaseCommand):
         except ConfigError as exc:
             self._config_errors(exc)
         rounds = experiment_start(experiment=experiment, user=user)
-        concurrency = usable_concurrency(options["concurrency"])
-        if concurrency < options["concurrency"]:
-            self.stderr.write(
-                f"--concurrency {options['concurrency']}: the database pool serves {concurrency} rounds at once "
-                "(raise DB_POOL_MAX_SIZE for more)."
-            )
+        concurrency = options["concurrency"]
         rows = report.count(len(rounds), "round")
-        self.stdout.write(f"\nRunning {rows} (one per dataset row), {concurrency} at a time\n")
+        plan = run_plan(experiment, concurrency).describe()
+        self.stdout.write(f"\nRunning {rows} (one per dataset row), {plan}\n")
         experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=_ProgressPrinter(self.stderr))
         experiment.refresh_from_db()
         if baseline is not None:

@@ -1,0 +1,43 @@
+"""Running an experiment here schedules calls, not dataset rows: by default the run keeps its connection at the
+connection's own limit, however few variants a round has (--concurrency, an upper bound below that, is exercised
+by the budget test of test_experiment_cli.py, which runs one call at a time)."""
+
+import pytest
+
+from compare.experiments.config import config_read
+from compare.experiments.files import DirectoryFiles
+from compare.experiments.runner import experiment_run_here
+from compare.experiments.services import experiment_create, experiment_start
+from compare.models import Output, OutputStatus
+from lab.services import connection_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LIMIT = 6
+
+
+def run(workspace, owner, tmp_path, model: str, concurrency: int | None) -> list[Output]:
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 13))
+    path = tmp_path / "wide.yaml"
+    path.write_text(f"models: [{{model: 'wide:{model}'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n")
+    config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
+    experiment = experiment_create(workspace=workspace, user=owner, config=config)
+    experiment_start(experiment=experiment, user=owner)
+    experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=lambda progress: None)
+    return list(Output.objects.filter(round__group=experiment.group))
+
+
+@pytest.fixture
+def wide(workspace, fake_llm):
+    return connection_create(
+        workspace=workspace, name="wide", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=LIMIT
+    )
+
+
+def test_by_default_a_run_of_one_variant_keeps_its_connection_at_its_limit(workspace, owner, fake_llm, wide, tmp_path):
+    model = fake_llm.model(tokens=3, ttft_ms=400)  # slow enough that the rows overlap
+
+    outputs = run(workspace, owner, tmp_path, model, concurrency=None)
+
+    assert len(outputs) == 12 and {o.status for o in outputs} == {OutputStatus.OK}
+    assert fake_llm.scenario(model)["max_in_flight"] == LIMIT  # six rows at once: the connection's limit, not 4
