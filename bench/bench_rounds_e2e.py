@@ -351,7 +351,8 @@ def start_services(args, procs: Processes, log_dir: Path) -> tuple[str, str]:
     )
     if migrate.returncode:
         raise SystemExit(f"migrate failed:\n{migrate.stdout[-2000:]}{migrate.stderr[-2000:]}")
-    limits = {"fast": 16, "batch": args.batch_limit, "stream": 3 * args.stream_rounds}
+    # A skipped phase (0 rounds) still gets a valid connection: a limit is at least 1.
+    limits = {"fast": 16, "batch": max(1, args.batch_limit), "stream": max(1, 3 * args.stream_rounds)}
     setup = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", SETUP.format(limits=limits, base_url=f"{fake}/v1")],
         cwd=ROOT,
