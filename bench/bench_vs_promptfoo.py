@@ -4,9 +4,9 @@
 Each tool runs as its own process through its public command line, as a person would run it:
 
 - Prompt Lab: a database of the benchmark's own (migrated, one user, one workspace, an OpenAI-compatible
-  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency R`,
-  where R is the dataset rows run at once: ceil(C / prompts), so that at most C calls are in flight
-  (`--cli-concurrency calls` passes C itself, for a CLI whose option counts calls);
+  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency C`,
+  at most C calls in flight (`--cli-concurrency rows` passes ceil(C / prompts) instead, for the command as it was
+  when its option counted dataset rows, each running every prompt);
 - promptfoo: `promptfoo eval -c FILE -j C --no-cache --no-share`, its openai provider's `apiBaseUrl` at the fake
   server, offline (telemetry, updates and sharing off, any other traffic sent to a closed port on 127.0.0.1).
 
@@ -257,8 +257,9 @@ class Bench:
             path = promptlab_file(self.folder, matrix, f"c{concurrency}", model)
             command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
             command += ["--concurrency", str(rows_at_once)]
-            # Each round thread holds a database connection: the pool serves them all (and its own two).
-            env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env}
+            # Counted by rows, each round thread holds a database connection: the pool serves them all (and its
+            # own two). Counted by calls, rounds run on the engine loop and share a few connections.
+            env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env} if by_rows else self.promptlab_env
         else:
             path = promptfoo_file(self.folder, matrix, self.fake.url, model)
             command = [str(PROMPTFOO), "eval", "-c", str(path), "-j", str(concurrency), "--no-cache", "--no-share"]
@@ -444,8 +445,9 @@ if __name__ == "__main__":
     parser.add_argument(
         "--cli-concurrency",
         choices=["rows", "calls"],
-        default="rows",
-        help="what `experiment run --concurrency` counts (rows: dataset rows at once, each running every prompt)",
+        default="calls",
+        help="what `experiment run --concurrency` counts: calls in flight (this code), or dataset rows at once, each "
+        "running every prompt (`rows`, for the command as it was before the scheduler counted calls)",
     )
     add_service_arguments(parser, database="promptlab_bench_vs_promptfoo", redis_db=12)
     parser.add_argument("--keep", action="store_true", help="keep the files and logs")
