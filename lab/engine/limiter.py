@@ -241,6 +241,10 @@ class Limiter(ABC):
     async def in_flight(self, limit: Limit) -> int:
         """How many slots are held now (for the benchmark and tests)."""
 
+    def queued_here(self, limit: Limit) -> int:
+        """How many of this limiter's calls have joined the connection's queue and wait in it (for tests)."""
+        return sum(len(queue) for (key, _lane), queue in self._local.items() if key == limit.key)
+
     async def aclose(self) -> None:  # noqa: B027 - most limiters hold no connection; the Redis one overrides it
         """Close any connection the limiter holds."""
 

@@ -27,7 +27,8 @@ class Workers:
     async def __aenter__(self):
         if self.kind == "local":
             return [LocalLimiter(**self.options), LocalLimiter(**self.options)]
-        self.clients = [aioredis.Redis.from_url(settings.REDIS_URL) for _ in range(2)]
+        # A Redis call that hangs fails the test in seconds instead of stalling it (no limiter call blocks in Redis).
+        self.clients = [aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10) for _ in range(2)]
         return [RedisLimiter(client, **self.options) for client in self.clients]
 
     async def __aexit__(self, *exc):
@@ -36,6 +37,14 @@ class Workers:
 
 
 kinds = pytest.mark.parametrize("kind", ["redis", "local"])
+
+
+async def joined(limiters, shared: Limit, count: int) -> None:
+    """Until `count` calls wait in the connection's queue: a task started is not yet a waiter that has arrived,
+    and on a loaded machine a fixed pause does not make it one."""
+    async with asyncio.timeout(5):
+        while sum(limiter.queued_here(shared) for limiter in limiters) < count:
+            await asyncio.sleep(0.005)
 
 
 async def most_at_once(workers: list, shared: Limit, requests: int, hold_s: float) -> int:
@@ -177,9 +186,9 @@ async def test_an_interactive_waiter_goes_before_the_batch_waiters_already_queue
             batch = []
             for n in range(6):  # they arrive one after the other, from either worker
                 batch.append(asyncio.create_task(request(first if n % 2 else second, "batch", f"b{n}")))
-                await asyncio.sleep(0.02)
+                await joined((first, second), shared, n + 1)
             interactive = asyncio.create_task(request(second, "interactive", "i"))
-            await asyncio.sleep(0.1)
+            await joined((first, second), shared, 7)
         await asyncio.gather(*batch, interactive)
     assert order == ["i", "b0", "b1", "b2", "b3", "b4", "b5"]  # FIFO within the batch lane, across workers
 
@@ -195,7 +204,7 @@ async def test_a_waiter_past_its_queue_deadline_says_how_many_were_ahead_and_tak
     async with Workers(kind) as (first, second):
         async with first.slot(shared):
             ahead_of_it = asyncio.create_task(first.slot(shared).__aenter__())
-            await asyncio.sleep(0.05)
+            await joined((first,), shared, 1)
             with pytest.raises(QueueDeadlineExceeded) as excinfo:
                 async with second.slot(shared, queue_deadline_s=0.3, on_wait=on_wait):
                     pass
