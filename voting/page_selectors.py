@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, IntegerField, OuterRef, Subquery
 
-from compare.blind import outputs_as_seen_by
+from compare.blind import outputs_as_seen_by, tally_as_seen
 from compare.experiments.models import Experiment
 from compare.models import CompareGroup, Output, OutputStatus, Round, Variant
 from compare.page_selectors import count_per_group
@@ -45,24 +45,24 @@ class AnswerChoice:
     key: str  # the keyboard key: "1" for the first column as this person sees it
     output: Output
     label: str
-    votes: int
+    votes: int | None  # None while the person may not see the counts
     can_win: bool
     mine: bool
 
 
 def vote_panel(round_: Round, user) -> dict:
-    """The answers in this person's column order, their vote, and the tally (hidden in blind mode until they vote,
-    so early votes cannot sway theirs)."""
+    """The answers in this person's column order, their vote, and the tally (in blind mode the total only until
+    they vote, so early votes cannot sway theirs: the counts are not in the page at all, not merely hidden)."""
     round_ = round_with_outputs(round_)
     outputs, labels_visible = outputs_as_seen_by(round_, user)
     vote = vote_of(round_, user)
-    tally = round_tally(round_)
+    tally = tally_as_seen(round_tally(round_), labels_visible=labels_visible)
     choices = [
         AnswerChoice(
             key=str(index),
             output=output,
             label=output.seen.label,
-            votes=tally["outputs"].get(str(output.pk), 0),
+            votes=tally["outputs"].get(str(output.pk), 0) if labels_visible else None,
             can_win=output.status == OutputStatus.OK,
             mine=vote is not None and vote.output_id == output.pk,
         )

@@ -54,3 +54,16 @@ def test_a_round_that_is_not_blind_shows_labels_to_everyone(api, workspace, owne
     visible, outputs = seen(api, round_)
     assert visible is True
     assert [label for _, label, _ in outputs] == ["A", "B", "C"]
+
+
+def test_the_vote_endpoint_gives_a_blind_round_s_total_only_until_i_vote(api, api_for, workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner, blind=True), owner)
+    teammate = api_for(add_member(workspace, "tess", Role.VIEWER))
+    teammate.post(f"/api/v1/rounds/{round_.pk}/vote/", {"verdict": "tie"}, format="json")
+
+    before = api.get(f"/api/v1/rounds/{round_.pk}/vote/").json()
+    assert before == {"vote": None, "tally": {"total": 1}}  # where the teammate's vote went stays unsaid
+
+    after = api.post(f"/api/v1/rounds/{round_.pk}/vote/", {"verdict": "tie"}, format="json").json()
+    assert after["tally"] == {"outputs": {}, "tie": 2, "all_bad": 0, "total": 2}
+    assert api.get(f"/api/v1/rounds/{round_.pk}/vote/").json()["tally"] == after["tally"]

@@ -72,7 +72,8 @@ def test_in_blind_mode_the_panel_hides_names_and_tallies_until_i_vote(as_owner, 
     vote_cast(round=round_, user=colleague, verdict="tie")
     before = panel(as_owner, round_)
     assert [label for _, label, _ in buttons(before)][:2] == ["Answer A", "Answer B"]
-    assert 'data-tally="tie" hidden>1<' in before and "appear once you vote" in before
+    # Not merely hidden: no count is in the page until this person has voted.
+    assert "data-tally" not in before and "appear once you vote" in before
 
     vote_cast(round=round_, user=owner, verdict="tie")
     after = panel(as_owner, round_)

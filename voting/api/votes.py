@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compare.access import round_for_user
+from compare.blind import labels_visible, tally_as_seen
 from lab.api.inputs import StrictIn
 from lab.realtime import deliveries
 
@@ -31,9 +32,13 @@ class VoteOut(serializers.ModelSerializer):
 
 
 class TallyOut(serializers.Serializer):
-    outputs = serializers.DictField(child=serializers.IntegerField(), help_text="votes per output id")
-    tie = serializers.IntegerField()
-    all_bad = serializers.IntegerField()
+    outputs = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="votes per output id; absent in blind mode until you have voted on the round",
+    )
+    tie = serializers.IntegerField(required=False, help_text="absent in blind mode until you have voted")
+    all_bad = serializers.IntegerField(required=False, help_text="absent in blind mode until you have voted")
     total = serializers.IntegerField()
 
 
@@ -54,15 +59,17 @@ class VoteCastOut(RoundVotesOut):
 LIVE_DELAYED = "Your vote is saved. Live updates are delayed: others see it when their page reloads or reconnects."
 
 
-def votes_payload(round, vote: Vote | None) -> dict:
-    return RoundVotesOut({"vote": vote, "tally": round_tally(round)}).data
+def votes_payload(round, user, vote: Vote | None) -> dict:
+    """My vote and the tally as I may see it (blind mode: the total only until I have voted)."""
+    tally = tally_as_seen(round_tally(round), labels_visible=labels_visible(round, user))
+    return RoundVotesOut({"vote": vote, "tally": tally}).data
 
 
 class RoundVote(APIView):
     @extend_schema(responses=RoundVotesOut, operation_id="round_votes_retrieve")
     def get(self, request, pk):
         round = round_for_user(request.user, pk)
-        return Response(votes_payload(round, vote_of(round, request.user)))
+        return Response(votes_payload(round, request.user, vote_of(round, request.user)))
 
     @extend_schema(request=VoteIn, responses=VoteCastOut)
     def post(self, request, pk):
@@ -76,7 +83,7 @@ class RoundVote(APIView):
                 output_id=data.validated_data.get("output"),
                 verdict=data.validated_data.get("verdict"),
             )
-        payload = votes_payload(round, vote)  # the vote just cast: no second read of it
+        payload = votes_payload(round, request.user, vote)  # the vote just cast: no second read of it
         if live.delayed:
             return Response({**payload, "live": "delayed", "detail": LIVE_DELAYED})
         return Response({**payload, "live": "sent"})
