@@ -92,6 +92,16 @@ class Slot:
 OnWait = Callable[[int], Awaitable[None]]
 
 
+def raise_if_cancelled() -> None:
+    """Raise the cancel this task was sent but never got. On Python 3.11, asyncio.wait_for returns normally when
+    its caller is cancelled just as the awaited work finishes, and redis-py sends every command through it: a
+    queue deadline or a round's time limit that fired during a send was lost, and the waiter polled for a slot
+    forever. The task still counts the request (`cancelling()`), so each loop here asks before it goes on."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class Limiter(ABC):
     """One per event loop. Of this loop's waiters of one lane only the first in the shared queue asks for a slot:
     it is woken as soon as a slot here is freed, and notices slots freed elsewhere by polling. (Were every waiter
@@ -154,6 +164,7 @@ class Limiter(ABC):
                 reported = ahead
                 await on_wait(ahead)
             while True:
+                raise_if_cancelled()
                 if queue[0] != place:  # only this process's first waiter of the lane asks for a slot
                     await turn.wait()
                     turn.clear()
@@ -181,6 +192,7 @@ class Limiter(ABC):
     async def _keep_waiting(self) -> None:
         """Renew this process's place in the queues it waits in (one call per connection, however many wait)."""
         while any(self._waiting.values()):
+            raise_if_cancelled()
             for key, count in list(self._waiting.items()):
                 if count:
                     await self._renew_waiting(key)
@@ -188,9 +200,10 @@ class Limiter(ABC):
 
     async def _until_freed(self, key: str, timeout_s: float) -> None:
         freed = self._freed.setdefault(key, asyncio.Condition())
-        async with freed:
-            with suppress(TimeoutError):
-                await asyncio.wait_for(freed.wait(), timeout_s)
+        # asyncio.timeout, not wait_for, which loses a cancel on Python 3.11 (see raise_if_cancelled).
+        with suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s), freed:
+                await freed.wait()
 
     async def _wake_one(self, key: str) -> None:
         # One waiter, not all: each freed slot is one chance, and a herd would only hammer Redis.
@@ -200,6 +213,7 @@ class Limiter(ABC):
 
     async def _keep_alive(self, limit: Limit, token: str) -> None:
         while True:
+            raise_if_cancelled()  # a keeper that outlived its slot would renew nothing, forever
             await asyncio.sleep(self.lease_s / 3)
             await self._renew(limit, token)
 
