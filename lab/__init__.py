@@ -7,5 +7,6 @@ one module per resource with its In/Out serializers: workspaces, connections, to
 `accounts/`, `audit/`, `invitations/`, `tokens/` with their own models, services and views. Shared parts: `engine/`
 runs many answers at once, `providers/` one adapter per protocol, `jobs/` the one job lifecycle, `realtime` the one
 broadcast helper and `events` the event names, `consumers` and `routing` the websockets, `catalog` the model catalog,
-`templating`, `markdown`, `values` (what may be stored), `crypto`, `stats`; `fake_llm/` the local fake LLM server.
+`templating`, `markdown`, `values` (what may be stored), `crypto`, `stats`, `cancellation` (a cancel Python 3.11
+lost, raised again); `fake_llm/` the local fake LLM server.
 """

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from .cancellation import raise_if_cancelled
 from .events import RESYNC
 from .outages import REDIS_DOWN
 from .realtime import group_rejoin
@@ -48,6 +49,7 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
         loop = asyncio.get_running_loop()
         checked = loop.time()
         while True:
+            raise_if_cancelled()  # gone with its socket, even if the cancel was lost in a send to Redis
             await asyncio.sleep(REJOIN_S)
             # Access is asked again now and then (one query), so someone removed from the workspace stops hearing
             # its events within REALTIME_REAUTHORISE_S instead of for as long as the page stays open.

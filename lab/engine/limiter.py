@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 import redis.asyncio as aioredis
 from django.conf import settings
 
+from lab.cancellation import raise_if_cancelled
+
 LEASE_S = 30.0  # a slot not renewed for this long is free again; so is a waiting process's place in the queue
 POLL_S = 0.02  # how often a waiter looks for a slot freed by another process
 INTERACTIVE, BATCH = "interactive", "batch"
@@ -90,16 +92,6 @@ class Slot:
 
 
 OnWait = Callable[[int], Awaitable[None]]
-
-
-def raise_if_cancelled() -> None:
-    """Raise the cancel this task was sent but never got. On Python 3.11, asyncio.wait_for returns normally when
-    its caller is cancelled just as the awaited work finishes, and redis-py sends every command through it: a
-    queue deadline or a round's time limit that fired during a send was lost, and the waiter polled for a slot
-    forever. The task still counts the request (`cancelling()`), so each loop here asks before it goes on."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 class Limiter(ABC):
@@ -200,7 +192,7 @@ class Limiter(ABC):
 
     async def _until_freed(self, key: str, timeout_s: float) -> None:
         freed = self._freed.setdefault(key, asyncio.Condition())
-        # asyncio.timeout, not wait_for, which loses a cancel on Python 3.11 (see raise_if_cancelled).
+        # asyncio.timeout, not wait_for, which loses a cancel on Python 3.11 (lab.cancellation).
         with suppress(TimeoutError):
             async with asyncio.timeout(timeout_s), freed:
                 await freed.wait()
