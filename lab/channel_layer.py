@@ -1,12 +1,13 @@
 """channels_redis's layer with fewer trips to Redis per event: the same keys, the same semantics.
 
-A streaming round sends one event per answer every few tens of milliseconds, and every web process receives all
+A streaming round sends an event every few tens of milliseconds, and every web process receives all
 of its sockets' events from one Redis key, one after the other. channels_redis (pinned, see requirements.txt) pays
 four round trips to Redis for each send (expire the group, read it, expire each channel, push) and four for each
 receive (restore the backup, pop, back it up, clean the backup), and the receives of a process are serial: under
 load its sockets fell behind the stream. Here a send is two trips (the group's expiry and read in one pipeline,
-then one script that expires and pushes) and a process takes every event waiting for it in one script, then
-hands them over one by one with no trip at all; it waits on Redis (BZPOPMIN) only when nothing is waiting.
+then one script that expires and pushes) and a process takes the events waiting for it (up to RECEIVE_BATCH) in
+one script, then hands them over one by one with no trip at all; it waits on Redis (BZPOPMIN) only when nothing
+is waiting.
 
 What a backup is for stays true: an event popped but not yet handed over (the receive was cancelled while its
 answer was on the way) is put back in front of the queue by the next receive. Events handed over are dropped
