@@ -13,12 +13,15 @@ from lab.providers.base import ModelInfo
 from lab.providers.simulated import parse_model
 
 
-def resolve_model(workspace: Workspace, model_id: str) -> tuple[Connection, ModelInfo | None]:
+def resolve_model(
+    workspace: Workspace, model_id: str, *, connections: dict[str, Connection] | None = None
+) -> tuple[Connection, ModelInfo | None]:
     """The connection (it must exist in the workspace) and the catalog entry when the catalog lists the model.
 
-    A provider's catalog may lag, so an unlisted model still runs; the simulated catalog is exact.
+    A provider's catalog may lag, so an unlisted model still runs; the simulated catalog is exact. `connections`:
+    see `model_info_for`.
     """
-    connection, info = model_info_for(workspace, model_id)
+    connection, info = model_info_for(workspace, model_id, connections=connections)
     if connection.kind == ConnectionKind.SIMULATED:
         try:
             parse_model(split_model_id(model_id)[1])

@@ -94,10 +94,12 @@ async def _run_claimed(
     except Exception:
         await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
         raise
-    # Opt-in response cache: the complete answers this round fetched are kept for the next identical call.
-    await database_sync_to_async(response_cache.round_cache_store)(
-        workspace_id=claimed.workspace_id, keys=claimed.cache_keys
-    )
+    # Opt-in response cache: the complete answers this round fetched are kept for the next identical call (no trip
+    # to the database thread for a round without it: the round's end waits for it).
+    if claimed.cache_keys:
+        await database_sync_to_async(response_cache.round_cache_store)(
+            workspace_id=claimed.workspace_id, keys=claimed.cache_keys
+        )
     await database_sync_to_async(rounds.round_finish)(round_id=round_id)
 
 

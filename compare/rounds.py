@@ -25,7 +25,7 @@ from lab.engine.fanout import Call, Result
 from lab.engine.scheduler import queue_deadline_s
 from lab.jobs.kinds import Lane
 from lab.markdown import render_markdown
-from lab.models import Workspace
+from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
 from lab.providers.params import set_params
@@ -75,8 +75,11 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     )
     templates = [output.variant.template() for output in outputs]
     rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
-    # Variants often share a model (every one of them, in a comparison of prompts): each is looked up once.
-    resolve = cache(partial(_resolved, group.workspace))
+    # Variants often share a model (every one of them, in a comparison of prompts): each is looked up once, and
+    # their connections are read together, in one query.
+    names = {output.variant.model.partition("::")[0] for output in outputs}
+    connections = {c.name: c for c in Connection.objects.filter(workspace=group.workspace, name__in=names)}
+    resolve = cache(partial(_resolved, group.workspace, connections))
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
@@ -124,10 +127,12 @@ def _sender(lane: str):
     return broadcast_to_listeners if lane == Lane.BATCH else broadcast
 
 
-def _resolved(workspace: Workspace, model_id: str) -> tuple[ConnectionConfig, ModelInfo | None]:
+def _resolved(
+    workspace: Workspace, connections: dict[str, Connection], model_id: str
+) -> tuple[ConnectionConfig, ModelInfo | None]:
     """The connection settings and catalog entry behind a model id; raises ValidationError when the model is gone,
     SecretDecryptionError when its connection's key cannot be read."""
-    connection, info = resolve_model(workspace, model_id)
+    connection, info = resolve_model(workspace, model_id, connections=connections)
     return ConnectionConfig.from_connection(connection), info
 
 

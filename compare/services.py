@@ -336,7 +336,7 @@ def round_start(
         Output(round=round_, variant=variant) for round_ in rounds for variant in creation_order(group, variants)
     )
     for round_ in rounds:
-        enqueue_on_commit(ROUND, round_.pk)
+        enqueue_on_commit(ROUND, round_.pk, queue=lane)
     return rounds
 
 

@@ -67,14 +67,21 @@ def workspace_models(workspace: Workspace) -> list[dict]:
     return workspace_catalog(workspace)[0]
 
 
-def model_info_for(workspace: Workspace, model_id: str) -> tuple[Connection, ModelInfo | None]:
+def model_info_for(
+    workspace: Workspace, model_id: str, *, connections: dict[str, Connection] | None = None
+) -> tuple[Connection, ModelInfo | None]:
     """The connection behind `<connection>::<model>` and the model's catalog entry, or None when the catalog
     does not list it (a local server's catalog may lag; the run still goes ahead, priced as unknown).
 
-    Raises ValidationError when the id is malformed or the workspace has no such connection.
+    `connections`, the workspace's connections by name when the caller has read them already, spares a query
+    per model (a round's variants often share a connection). Raises ValidationError when the id is malformed or
+    the workspace has no such connection.
     """
     connection_name, model = split_model_id(model_id)
-    connection = Connection.objects.filter(workspace=workspace, name=connection_name).first()
+    if connections is not None:
+        connection = connections.get(connection_name)
+    else:
+        connection = Connection.objects.filter(workspace=workspace, name=connection_name).first()
     if connection is None:
         names = ", ".join(Connection.objects.filter(workspace=workspace).values_list("name", flat=True))
         raise ValidationError(f"This workspace has no connection named “{connection_name}” (it has: {names}).")

@@ -333,7 +333,8 @@ CHANNEL_LAYER_HOST = {"address": REDIS_URL, "socket_timeout": 15, **REDIS_CONNEC
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer, with fewer trips to Redis per event (see lab/channel_layer.py).
+            "BACKEND": "lab.channel_layer.RedisChannelLayer",
             "CONFIG": {"hosts": [CHANNEL_LAYER_HOST], "capacity": 1500, "expiry": 30},
         }
     }
@@ -409,6 +410,11 @@ CELERY = {
     "result_serializer": "json",
     "accept_content": ["json"],
     "task_ignore_result": True,
+    # Every send_task reads the app's result backend, which Celery otherwise makes once per thread, and making one
+    # scans every installed package's entry points. Django runs each ASGI request's sync code on a thread of its
+    # own, so every round started from the API paid that scan before its message left. No result backend is
+    # configured (the disabled one holds no connection), so one shared by all threads is safe.
+    "result_backend_thread_safe": True,
     "task_soft_time_limit": CELERY_TASK_SOFT_TIME_LIMIT,
     "task_time_limit": CELERY_TASK_TIME_LIMIT,
     "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT},

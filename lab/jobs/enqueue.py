@@ -22,9 +22,11 @@ from .kinds import QUEUED, kind
 logger = logging.getLogger(__name__)
 
 
-def enqueue_on_commit(kind_name: str, key: Any) -> None:
-    """Send the job's message after the current transaction commits (at once outside one); nothing if it rolls back."""
-    transaction.on_commit(partial(send, kind_name, key))
+def enqueue_on_commit(kind_name: str, key: Any, *, queue: str | None = None) -> None:
+    """Send the job's message after the current transaction commits (at once outside one); nothing if it rolls back.
+
+    A caller that knows the job's lane passes it as `queue`, which spares the send a query for it."""
+    transaction.on_commit(partial(send, kind_name, key, queue=queue))
 
 
 def send(kind_name: str, key: Any, *, countdown: float | None = None, queue: str | None = None) -> bool:
