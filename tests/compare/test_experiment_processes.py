@@ -2,6 +2,7 @@
 every answer is recorded, the connection's limits and --concurrency hold for the run as a whole, a child killed
 mid-run leaves nothing queued and nothing running past its deadline, and bad values say what is wrong."""
 
+import signal
 import subprocess
 import sys
 import time
@@ -133,6 +134,21 @@ def test_a_killed_child_leaves_no_round_queued_and_none_running_past_its_deadlin
     done = Round.objects.exclude(pk__in=[r.pk for r in orphans])
     assert {r.status for r in done} == {RoundStatus.DONE}
     assert all(o.status == OutputStatus.OK for r in done for o in r.outputs.all())
+
+
+def test_ctrl_c_in_the_parent_stops_its_children(workspace, fake_llm, tmp_path):
+    limited(workspace, fake_llm, limit=2)
+    model = fake_llm.model(tokens=2, ttft_ms=1000)
+    command = start(experiment_file(tmp_path, model, rows=30), "--processes", "2")
+    (child,) = wait_until(lambda: children_running_a_share(command.pid))
+    wait_until(lambda: Round.objects.filter(status=RoundStatus.RUNNING).count() >= 2)
+
+    command.send_signal(signal.SIGINT)  # to the parent alone, not to the whole process group as a terminal does
+    command.communicate(timeout=60)
+
+    assert command.returncode != 0
+    assert not Path(f"/proc/{child}").exists()  # stopped, and reaped by the parent before it exited
+    assert Round.objects.filter(status=RoundStatus.QUEUED).exists()  # the rest of the run was not made
 
 
 @pytest.mark.parametrize("value", ["0", "two", "-1"])
