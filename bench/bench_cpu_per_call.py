@@ -2,14 +2,16 @@
 outside through /proc, against the fake LLM server.
 
 The experiment is `--prompts` prompts × 1 model × rows (`--calls` answers) through one connection allowing `--limit`
-requests at once. While the command runs, this process samples the command's process tree (the command and any
-worker processes it starts) every 0.2 s: CPU seconds (utime + stime, all threads) and resident memory, and counts
-the finished answers in the database. It prints the CPU per call over the whole run and between the 1,000th and
-the last answer (start-up, imports and the estimate excluded), the RSS after 1,000 and after every answer, and
-the load average before and after: the machine is shared, so CPU-seconds and ratios are what to compare.
+requests at once, run by the command alone or spread over `--processes`. While the command runs, this process
+samples the command's process tree (the command and the children it starts for --processes; a child that ended is
+in its parent's reaped-children times) every 0.2 s: CPU seconds (utime + stime, all threads) and resident memory,
+and counts the finished answers in the database. It prints the CPU per call over the whole run and between the
+1,000th and the last answer (start-up, imports and the estimate excluded), the RSS after 1,000 and after every
+answer, and the load average before and after: the machine is shared, so CPU-seconds and ratios are what to compare.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\
-        python bench/bench_cpu_per_call.py [--calls 10000] [--limit 100] [--concurrency 32] [-- EXTRA CLI ARGS]
+        python bench/bench_cpu_per_call.py [--calls 10000] [--limit 100] [--concurrency 32] [--processes 2]
+            [-- EXTRA CLI ARGS]
 
 It creates a database of its own beside DATABASE_URL's (bench_cpu_<name>) and drops it at the end.
 Not a test: nothing is asserted; the numbers are for docs/benchmarks.md.
@@ -96,7 +98,8 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--prompts", type=int, default=10, help="combinations per round (one per dataset row)")
     parser.add_argument("--limit", type=int, default=100, help="the connection's max_concurrency")
-    parser.add_argument("--concurrency", type=int, default=10, help="the command's --concurrency (rows at once)")
+    parser.add_argument("--concurrency", type=int, default=10, help="the command's --concurrency (calls at once)")
+    parser.add_argument("--processes", type=int, default=1, help="the command's --processes; CPU is the whole tree's")
     parser.add_argument("--ttft-ms", type=int, default=100)
     parser.add_argument("--tokens", type=int, default=20)
     parser.add_argument("--token-ms", type=int, default=5)
@@ -133,7 +136,7 @@ def main() -> None:
             env = {**os.environ, "DATABASE_URL": database, "DB_POOL_MAX_SIZE": str(args.concurrency + 8)}
             runner = ["bench/profile_command.py", args.profile] if args.profile else ["manage.py"]
             command = [sys.executable, *runner, "experiment", "run", str(path), "--workspace", "Bench"]
-            command += ["--concurrency", str(args.concurrency), *args.extra]
+            command += ["--concurrency", str(args.concurrency), "--processes", str(args.processes), *args.extra]
             started = time.monotonic()
             process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             early = last = None
@@ -154,7 +157,8 @@ def main() -> None:
         done, cpu, rss, wall = last
         print(
             f"{calls} calls ({args.prompts} prompts × 1 model × {rows} rows), connection limit {args.limit}, "
-            f"--concurrency {args.concurrency} {' '.join(args.extra)}; fake answers: {scenario}; "
+            f"--concurrency {args.concurrency} --processes {args.processes} {' '.join(args.extra)}; "
+            f"fake answers: {scenario}; "
             f"{os.cpu_count()} CPUs"
         )
         print(f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")

@@ -4,8 +4,9 @@
 Each tool runs as its own process through its public command line, as a person would run it:
 
 - Prompt Lab: a database of the benchmark's own (migrated, one user, one workspace, an OpenAI-compatible
-  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency C`,
-  at most C calls in flight (`--cli-concurrency rows` passes ceil(C / prompts) instead, for the command as it was
+  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency C`
+  (with `--processes N`, spread over N processes: C calls in flight in all, the CPU summed over them), at most C
+  calls in flight (`--cli-concurrency rows` passes ceil(C / prompts) instead, for the command as it was
   when its option counted dataset rows, each running every prompt);
 - promptfoo: `promptfoo eval -c FILE -j C --no-cache --no-share`, its openai provider's `apiBaseUrl` at the fake
   server, offline (telemetry, updates and sharing off, any other traffic sent to a closed port on 127.0.0.1).
@@ -18,6 +19,7 @@ CPU-seconds per call of the process and its children (getrusage of the reaped ch
 the median of `--runs`, then each target of the issue against its figure.
 
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
+        [--processes 2]
         [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url redis://127.0.0.1:6379/12]
 
 Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is asserted.
@@ -257,6 +259,7 @@ class Bench:
             path = promptlab_file(self.folder, matrix, f"c{concurrency}", model)
             command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
             command += ["--concurrency", str(rows_at_once)]
+            command += ["--processes", str(self.args.processes)] if self.args.processes > 1 else []
             # Counted by rows, each round thread holds a database connection: the pool serves them all (and its
             # own two). Counted by calls, rounds run on the engine loop and share a few connections.
             env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env} if by_rows else self.promptlab_env
@@ -397,7 +400,8 @@ def main(args: argparse.Namespace) -> None:
         f"({platform.processor() or platform.machine()}), load average {load_average()}\n"
         f"Python {platform.python_version()}, Postgres {database.version()}, {versions}\n"
         f"{matrix.prompts} prompts × 1 model × {matrix.rows} rows = {matrix.calls} calls, {args.tokens} tokens an "
-        f"answer, concurrency {' '.join(map(str, args.concurrency))}, {args.runs} run(s); files and logs in {folder}"
+        f"answer, concurrency {' '.join(map(str, args.concurrency))}, Prompt Lab over {args.processes} process(es), "
+        f"{args.runs} run(s); files and logs in {folder}"
     )
     with own_services(database, args.redis_url):
         fake = FakeServer()
@@ -448,6 +452,9 @@ if __name__ == "__main__":
         default="calls",
         help="what `experiment run --concurrency` counts: calls in flight (this code), or dataset rows at once, each "
         "running every prompt (`rows`, for the command as it was before the scheduler counted calls)",
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="Prompt Lab's `experiment run --processes` (its CPU: the whole tree)"
     )
     add_service_arguments(parser, database="promptlab_bench_vs_promptfoo", redis_db=12)
     parser.add_argument("--keep", action="store_true", help="keep the files and logs")

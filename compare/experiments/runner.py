@@ -1,13 +1,16 @@
-"""Running a started experiment in this process, for the command line: no worker needed.
+"""Running a started experiment from the command line: no worker needed, in this process or spread over several.
 
-The unit of scheduling is the call, not the dataset row. Every round of the run is admitted onto the process's
+The unit of scheduling is the call, not the dataset row. Every round of the run is admitted onto a process's
 engine loop (lab.engine.runtime) as the very coroutine a worker runs for a batch round (`round_run`), and the
 connections' schedulers decide how many calls go at once, so by default a run keeps every connection it uses at
 its limit; `concurrency` (the command's --concurrency) bounds the calls in flight further. A round is claimed
 only when its calls may start, so the budget cap can still cancel the rounds after it. The rounds were queued by
 `round_start` as usual, so a worker that is running may take some of them first: the claim in the database lets
-exactly one of the two run each round, and this process waits for the ones a worker took. Only the calling
-thread reads the progress, once every `poll_s`.
+exactly one process run each round, and this one waits for the ones a worker took. Only the calling thread of
+the first process reads the progress, once every `poll_s`.
+
+With `processes` above 1 the run is shared out (see `share_of`): this process runs the first share and starts a
+child process for each other one (compare.experiments.spread), and the run's limits are divided between them.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import asyncio
 import concurrent.futures
 import math
 import time
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.conf import settings
 
@@ -26,7 +30,8 @@ from lab.engine.runtime import Runtime, runtime
 from lab.models import Connection
 
 from ..execution import round_run
-from ..models import Round
+from ..models import Round, RoundStatus
+from . import spread
 from .evaluation import experiment_round_evaluate
 from .models import Experiment
 from .selectors import experiment_progress
@@ -52,18 +57,28 @@ class Progress:
 
 @dataclass(frozen=True)
 class Plan:
-    """How much of the run is in flight at once."""
+    """How much of the run is in flight at once, in one process."""
 
     rounds: int  # rounds claimed and streaming
     calls: int | None  # calls waiting for a slot or streaming; None: as many as the connections' limits let go
+    processes: int = 1  # how many processes share the run, each with its own plan (see `run_plans`)
 
     def describe(self) -> str:
-        return f"up to {self.calls} calls at once" if self.calls else "each connection at its limit"
+        limit = f"up to {self.calls} calls at once" if self.calls else "each connection at its limit"
+        return limit if self.processes == 1 else f"{limit}, over {self.processes} processes"
 
 
-def run_plan(experiment: Experiment, concurrency: int | None) -> Plan:
-    """Enough rounds at once that every connection the variants use can be at its `max_concurrency` (or that
-    `concurrency` calls can be in flight), and no more: a round claimed early could not be cancelled by the budget."""
+@dataclass
+class Outcome:
+    """What the command needs beyond the database: the child processes that stopped before their share was done."""
+
+    stopped: list[spread.Stopped] = field(default_factory=list)
+
+
+def run_plan(experiment: Experiment, concurrency: int | None, processes: int = 1) -> Plan:
+    """The whole run's plan: enough rounds at once that every connection the variants use can be at its
+    `max_concurrency` (or that `concurrency` calls can be in flight), and no more: a round claimed early could not
+    be cancelled by the budget. More processes than calls or rounds would have nothing to do."""
     per_connection: dict[str, int] = {}
     for model in experiment.group.variants.values_list("model", flat=True):
         name = split_model_id(model)[0]
@@ -74,11 +89,51 @@ def run_plan(experiment: Experiment, concurrency: int | None) -> Plan:
         )
     )
     variants = max(1, sum(per_connection.values()))
+    total = Round.objects.filter(group=experiment.group_id, run_id=experiment.run_id).count()
+    processes = max(1, min(processes, concurrency or processes, total or 1))
     if concurrency:
-        return Plan(rounds=math.ceil(concurrency / variants), calls=concurrency)
+        return Plan(rounds=math.ceil(concurrency / variants), calls=concurrency, processes=processes)
     # A connection that is gone fails its calls at once; it needs no room.
     rounds = max((math.ceil(limits.get(name, 1) / count) for name, count in per_connection.items()), default=1)
-    return Plan(rounds=rounds, calls=None)
+    return Plan(rounds=rounds, calls=None, processes=processes)
+
+
+def run_plans(plan: Plan) -> list[Plan]:
+    """One plan per process, whose sums are the run's: `calls` (the command's --concurrency, an upper bound for the
+    whole run) and the rounds at once are divided between the processes. The connections' own limits need no
+    dividing: the Redis scheduler (lab.engine.limiter) holds them across processes."""
+    n = plan.processes
+
+    def part(total: int, share: int) -> int:
+        return total // n + (share < total % n)
+
+    plans = []
+    for share in range(n):
+        calls = part(plan.calls, share) if plan.calls else None
+        rounds = max(1, math.ceil(plan.rounds * calls / plan.calls) if calls else math.ceil(plan.rounds / n))
+        plans.append(Plan(rounds=rounds, calls=calls))
+    return plans
+
+
+def share_of(round_ids: list[int], share: int, shares: int) -> list[int]:
+    """A process's own rounds: every `shares`-th one in number order, so that together the processes go through the
+    run in order (the budget cap cancels the rounds after it), with no two asking for the same round. A process
+    that is done with its own takes whatever is still queued (`_RoundFeed`): a slow or dead process's rounds."""
+    return round_ids[share::shares]
+
+
+def spread_refusal() -> str | None:
+    """Why this deployment cannot spread a run over processes, or None. Without Redis each process would enforce
+    every connection's limits on its own (the in-memory scheduler), so together they would exceed them; SQLite
+    takes one writer at a time."""
+    if not settings.REDIS_URL:
+        return (
+            "needs REDIS_URL: the connections' limits are shared between processes through Redis (without it each "
+            "process would keep them on its own)."
+        )
+    if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+        return "needs Postgres (DATABASE_URL): SQLite takes one writer at a time."
+    return None
 
 
 def experiment_run_here(
@@ -86,22 +141,23 @@ def experiment_run_here(
     experiment: Experiment,
     concurrency: int | None,
     on_progress: Callable[[Progress], None],
+    processes: int = 1,
+    debug: bool = False,
     poll_s: float = POLL_S,
-) -> None:
-    """Run every round of the experiment's run on the engine loop, reporting progress as it goes."""
+) -> Outcome:
+    """Run every round of the experiment's run (spread over `processes`), reporting progress as it goes."""
     started = time.monotonic()
-    round_ids = list(
-        Round.objects.filter(group=experiment.group_id, run_id=experiment.run_id)
-        .order_by("number")
-        .values_list("pk", flat=True)
-    )
+    round_ids = _round_ids(experiment)
+    plans = run_plans(run_plan(experiment, concurrency, processes))
 
     def report() -> None:
         counts = experiment_progress(experiment)
         on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started))
 
+    outcome = Outcome()
+    children = spread.Children.start(experiment_id=experiment.pk, plans=plans[1:], shares=len(plans), debug=debug)
     engine = runtime()
-    running = engine.submit(_run_rounds(round_ids, run_plan(experiment, concurrency), engine))
+    running = engine.submit(_run_rounds(share_of(round_ids, 0, len(plans)), experiment, plans[0], engine))
     try:
         while True:
             try:
@@ -109,26 +165,81 @@ def experiment_run_here(
                 break
             except concurrent.futures.TimeoutError:
                 report()
+                outcome.stopped += children.stopped()
+        # This process took every round still queued: the others finish what they claimed.
+        while children.running():
+            time.sleep(poll_s)
+            report()
+            outcome.stopped += children.stopped()
     except BaseException:
         running.cancel()  # Ctrl-C: calls stop; the rounds are failed by the sweeper at their deadline
+        children.stop()
         raise
-    # Rounds and evaluations a worker claimed first are finished there: wait for them (a dead worker's are given
-    # up on when the task's time limit has passed).
-    limit = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
-    while not experiment_progress(experiment)["finished"] and time.monotonic() < limit:
-        time.sleep(poll_s)
-        report()
+    outcome.stopped += children.stopped()
+    if not outcome.stopped:
+        # Rounds and evaluations a worker claimed first are finished there: wait for them (a dead worker's are
+        # given up on when the task's time limit has passed). A child that stopped will not finish its own.
+        limit = time.monotonic() + settings.CELERY_TASK_TIME_LIMIT
+        while not experiment_progress(experiment)["finished"] and time.monotonic() < limit:
+            time.sleep(poll_s)
+            report()
     report()
+    return outcome
 
 
-async def _run_rounds(round_ids: list[int], plan: Plan, engine: Runtime) -> None:
-    rounds = asyncio.Semaphore(plan.rounds)  # fair: rounds are claimed in their numbers' order
+def experiment_share_run(*, experiment: Experiment, plan: Plan, share: int, shares: int) -> concurrent.futures.Future:
+    """A child process's work: its share of the run, then whatever is still queued; started on the engine loop."""
+    engine = runtime()
+    return engine.submit(_run_rounds(share_of(_round_ids(experiment), share, shares), experiment, plan, engine))
+
+
+def _round_ids(experiment: Experiment) -> list[int]:
+    rounds = Round.objects.filter(group=experiment.group_id, run_id=experiment.run_id)
+    return list(rounds.order_by("number").values_list("pk", flat=True))
+
+
+async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime) -> None:
+    """`plan.rounds` rounds at once, taken from the feed in order; each round's answers evaluated where it ran."""
     calls = asyncio.Semaphore(plan.calls) if plan.calls else None
+    feed = _RoundFeed(round_ids, experiment, engine)
 
-    async def one(round_id: int) -> None:
-        async with rounds:
+    async def runner() -> None:
+        while (round_id := await feed.next()) is not None:
             ran = await round_run(round_id=round_id, engine=engine, calls_in_flight=calls)
-        if ran:  # on the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates)
-            await engine.in_thread(experiment_round_evaluate, round_id=round_id)
+            if ran:  # on the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates)
+                await engine.in_thread(experiment_round_evaluate, round_id=round_id)
 
-    await asyncio.gather(*(one(round_id) for round_id in round_ids))
+    await asyncio.gather(*(runner() for _ in range(plan.rounds)))
+
+
+class _RoundFeed:
+    """A process's rounds in order: its own share, then the run's rounds still queued that it has not yet tried
+    (another process's not yet claimed: a slow one's, or a dead one's), asked again until none is left. A round
+    someone else claimed first costs one failed claim."""
+
+    def __init__(self, round_ids: list[int], experiment: Experiment, engine: Runtime):
+        self.pending = deque(round_ids)
+        self.engine = engine
+        self.tried: set[int] = set()
+        self.experiment = experiment
+        self.exhausted = False
+        self.refilling = asyncio.Lock()
+
+    async def next(self) -> int | None:
+        while not self.pending:
+            async with self.refilling:
+                if self.exhausted:
+                    return None
+                if not self.pending:
+                    queued = await self.engine.in_thread(self._queued)
+                    self.pending.extend(queued)
+                    self.exhausted = not queued
+        round_id = self.pending.popleft()
+        self.tried.add(round_id)
+        return round_id
+
+    def _queued(self) -> list[int]:
+        rounds = Round.objects.filter(
+            group=self.experiment.group_id, run_id=self.experiment.run_id, status=RoundStatus.QUEUED
+        )
+        return [pk for pk in rounds.order_by("number").values_list("pk", flat=True) if pk not in self.tried]

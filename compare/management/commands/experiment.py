@@ -1,21 +1,24 @@
 """Experiments from the command line.
 
-    manage.py experiment run FILE [--workspace W] [--concurrency N] [--budget USD] [--dry-run] [--baseline RUN]
+    manage.py experiment run FILE [--workspace W] [--concurrency N] [--processes N] [--budget USD] [--dry-run]
+        [--baseline RUN]
     manage.py experiment export GROUP > file.yaml
 
 `run` checks the file, prints the estimate (`--dry-run` stops there), saves the experiment as a custom comparison,
-runs its rounds in this process (no worker needed; a running worker may take some) and prints one block per
-answer and the tables of averages. With `--baseline` (a comparison id, or `latest`: the pinned baseline of
-experiments of this name, else the newest earlier run) it then compares each answer with the baseline's and gives
-a paired significance verdict. Exit status: 0 all ran (and no significant regression); 1 answers or evaluations
-failed; 2 the file or the options have errors (nothing ran); 3 the budget cap stopped it; 4 a significant
-regression against the baseline.
+runs its rounds in this process, or spread over `--processes` (no worker needed; a running worker may take some),
+and prints one block per answer and the tables of averages. With `--baseline` (a comparison id, or `latest`: the
+pinned baseline of experiments of this name, else the newest earlier run) it then compares each answer with the
+baseline's and gives a paired significance verdict. Exit status: 0 all ran (and no significant regression);
+1 answers or evaluations failed, or did not finish (a process of the run stopped); 2 the file or the options have
+errors (nothing ran); 3 the budget cap stopped it; 4 a significant regression against the baseline.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
+import sys
 import time
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
@@ -26,31 +29,42 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from compare.experiments import report
+from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
 from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
+from compare.experiments.models import Experiment
 from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
-from compare.experiments.runner import Progress, experiment_run_here, run_plan
+from compare.experiments.runner import (
+    Outcome,
+    Plan,
+    Progress,
+    experiment_run_here,
+    experiment_share_run,
+    run_plan,
+    spread_refusal,
+)
 from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError
-from compare.models import CompareGroup
+from compare.models import CompareGroup, OutputStatus
 from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
 # Lines for a log, not for a person at a terminal: every HTTP request, and a round someone else already ran.
 QUIET_LOGGERS = ("httpx", "httpcore", "compare.execution")
 PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
+UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
 
 
 class Command(BaseCommand):
     help = "Run an experiment file (models × parameters × prompts × dataset rows), or export a comparison as one."
 
     def add_arguments(self, parser):
-        actions = parser.add_subparsers(dest="action", required=True)
+        # The metavar names the actions a person uses; `run-share` (a child process's, below) stays out of the help.
+        actions = parser.add_subparsers(dest="action", required=True, metavar="{run,export}")
         run = actions.add_parser("run", help="check, estimate and run an experiment file (YAML or JSON)")
         run.add_argument("file")
         run.add_argument("--workspace", help="the workspace's name or id (needed when there are several)")
@@ -58,6 +72,14 @@ class Command(BaseCommand):
             "--concurrency",
             type=int,
             help="calls in flight at most (default: each connection the experiment uses at its own limit)",
+        )
+        run.add_argument(
+            "--processes",
+            type=_processes,
+            default=1,
+            help="spread the run over this many processes (default 1), each running its share of the rounds and then "
+            "whatever is still queued; --concurrency is divided between them; needs Redis and Postgres. Pays when "
+            "the command is CPU-bound (many calls at once) and the machine has a core to spare",
         )
         run.add_argument("--budget", help="stop starting calls once this many dollars are spent")
         run.add_argument("--dry-run", action="store_true", help="stop after the estimate")
@@ -71,13 +93,35 @@ class Command(BaseCommand):
         )
         export = actions.add_parser("export", help="write a comparison as an experiment file")
         export.add_argument("group", help="the comparison's id")
+        # A child process of `run --processes N` (compare.experiments.spread): no help, for no person runs it.
+        share = actions.add_parser(spread.SHARE_ACTION)
+        share.add_argument("experiment", type=int)
+        share.add_argument("--share", type=int, required=True)
+        share.add_argument("--shares", type=int, required=True)
+        share.add_argument("--rounds", type=int, required=True)
+        share.add_argument("--calls", type=int)
+        share.add_argument("--debug", action="store_true")
 
     def handle(self, *args, action: str, **options):
         if action == "export":
             self._export(options["group"])
+        elif action == spread.SHARE_ACTION:
+            with _quiet(QUIET_LOGGERS), _production_cursors(unless=options["debug"]):
+                code = self._run_share(options)
+            if code:
+                sys.exit(code)
         else:
             with _quiet(QUIET_LOGGERS), _production_cursors(unless=options["debug"]):
                 self._run(options)
+
+    def _run_share(self, options: dict) -> int:
+        gone = spread.parent_gone()
+        experiment = Experiment.objects.select_related("group").get(pk=options["experiment"])
+        plan = Plan(rounds=options["rounds"], calls=options["calls"])
+        running = experiment_share_run(
+            experiment=experiment, plan=plan, share=options["share"], shares=options["shares"]
+        )
+        return spread.share_wait(running, gone=gone)
 
     def _export(self, group_id: str) -> None:
         group = CompareGroup.objects.filter(pk=int(group_id) if group_id.isdigit() else None).first()
@@ -91,6 +135,8 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file.", returncode=EXIT_CONFIG)
         if options["concurrency"] is not None and options["concurrency"] < 1:
             raise CommandError("--concurrency: at least 1.", returncode=EXIT_CONFIG)
+        if options["processes"] > 1 and (refusal := spread_refusal()):
+            raise CommandError(f"--processes {options['processes']} {refusal}", returncode=EXIT_CONFIG)
         budget = _budget(options["budget"])
         try:
             workspace = workspace_by_name_or_id(options["workspace"])
@@ -116,15 +162,21 @@ class Command(BaseCommand):
         except ConfigError as exc:
             self._config_errors(exc)
         rounds = experiment_start(experiment=experiment, user=user)
-        concurrency = options["concurrency"]
+        concurrency, processes = options["concurrency"], options["processes"]
         rows = report.count(len(rounds), "round")
-        plan = run_plan(experiment, concurrency).describe()
+        plan = run_plan(experiment, concurrency, processes).describe()
         self.stdout.write(f"\nRunning {rows} (one per dataset row), {plan}\n")
-        experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=_ProgressPrinter(self.stderr))
+        outcome = experiment_run_here(
+            experiment=experiment,
+            concurrency=concurrency,
+            processes=processes,
+            debug=options["debug"],
+            on_progress=_ProgressPrinter(self.stderr),
+        )
         experiment.refresh_from_db()
         if baseline is not None:
             experiment_baseline_set(experiment=experiment, baseline=baseline)
-        self._finish(experiment, baseline)
+        self._finish(experiment, baseline, outcome)
 
     def _connections_from_environment(self, workspace) -> None:
         try:
@@ -152,7 +204,7 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"--baseline: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
 
-    def _finish(self, experiment, baseline=None) -> None:
+    def _finish(self, experiment, baseline=None, outcome: Outcome | None = None) -> None:
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
@@ -160,15 +212,26 @@ class Command(BaseCommand):
             f'\nSaved as comparison {group.pk} "{group.title}": {reverse("compare:experiment", args=[group.pk])}\n'
         )
         failed, unstarted = failed_cells(results), unstarted_cells(results)
+        unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
         calls = overall.priced_calls + overall.unpriced_calls
         spent = report.priced(experiment_spent(experiment), calls=calls, unpriced=overall.unpriced_calls)
         summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
-        summary += f", {len(unstarted)} not started; spent {spent}." if unstarted else f"; spent {spent}."
+        summary += f", {len(unstarted)} not started" if unstarted else ""
+        summary += f", {len(unfinished)} not finished" if unfinished else ""
+        summary += f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
         if comparison is not None:
             url = reverse("compare:experiment_baseline", args=[group.pk])
             self.stdout.write("\n" + baseline_text(comparison, url=url) + "\n")
+        stopped = outcome.stopped if outcome else []
+        for process in stopped:
+            self.stderr.write(process.describe())
+        if stopped and unfinished:
+            self.stderr.write(
+                "The rounds a stopped process had claimed stay running until their deadline, when the jobs sweeper "
+                "fails them; the rounds it had not claimed were run by the other processes."
+            )
         if experiment.stopped_reason:
             raise CommandError(f"{experiment.stopped_reason} {summary}", returncode=EXIT_BUDGET)
         if failed:
@@ -176,6 +239,8 @@ class Command(BaseCommand):
                 why = cell.output.error or (cell.evaluation.reason if cell.evaluation else "")
                 self.stderr.write(f"Failed: {cell.combo.label} · {cell.row}: {why}")
             raise CommandError(f"Some calls failed: {summary}", returncode=EXIT_FAILED)
+        if unfinished:
+            raise CommandError(f"Some calls did not finish: {summary}", returncode=EXIT_FAILED)
         if comparison is not None and comparison.is_regression:
             raise CommandError(f"Regression against the baseline: {comparison.sentence}", returncode=EXIT_REGRESSION)
         self.stdout.write(f"Done: {summary}\n")
@@ -208,6 +273,16 @@ def _production_cursors(*, unless: bool):
         yield
     finally:
         settings.DEBUG = debug
+
+
+def _processes(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of processes (a whole number, at least 1).")
+    return number
 
 
 def _budget(value: str | None) -> Decimal | None:
