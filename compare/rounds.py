@@ -16,7 +16,7 @@ from functools import cache, partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from lab.catalog import split_model_id
@@ -58,14 +58,20 @@ class ClaimedRound:
 @transaction.atomic
 def round_claim(*, round_id: int) -> ClaimedRound | None:
     """Take a queued round for this worker and prepare its calls; None when it is not queued (any more)."""
-    round_ = Round.objects.select_related("group__workspace").filter(pk=round_id, status=RoundStatus.QUEUED).first()
+    variants = Variant.objects.filter(group=OuterRef("group_id")).order_by().values("group")
+    round_ = (
+        Round.objects.select_related("group__workspace")
+        .annotate(variant_count=Subquery(variants.annotate(count=Count("pk")).values("count")))
+        .filter(pk=round_id, status=RoundStatus.QUEUED)
+        .first()
+    )
     if round_ is None:
         return None
     group = round_.group
     now = timezone.now()
     # Waiting for a connection's turn is not part of an answer's timeout, so the round may also wait its lane's
     # queue deadline before its slowest answer starts.
-    longest = group.longest_run(group.variants.count()) + timedelta(seconds=queue_deadline_s(round_.lane))
+    longest = group.longest_run(round_.variant_count) + timedelta(seconds=queue_deadline_s(round_.lane))
     deadline = now + longest + timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
     if not Round.objects.transition(round_.pk, RoundStatus.RUNNING, started_at=now, deadline=deadline):
         return None
@@ -80,13 +86,16 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
     names = {output.variant.model.partition("::")[0] for output in outputs}
     connections = {c.name: c for c in Connection.objects.filter(workspace=group.workspace, name__in=names)}
     resolve = cache(partial(_resolved, group.workspace, connections))
+    # A batch round nobody watches (an experiment's page shows progress, not tokens) asks each answer in one
+    # request, without streaming; an interactive round, or a batch round a page follows, streams.
+    stream = round_.lane != Lane.BATCH or listened(group_channel(group.pk))
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
-            calls.append(_call(group, output, output.variant, *resolve(output.variant.model)))
+            calls.append(_call(group, output, output.variant, *resolve(output.variant.model), stream=stream))
             output.status = OutputStatus.RUNNING
         except ValidationError as exc:
             output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
@@ -137,7 +146,13 @@ def _resolved(
 
 
 def _call(
-    group: CompareGroup, output: Output, variant: Variant, config: ConnectionConfig, info: ModelInfo | None
+    group: CompareGroup,
+    output: Output,
+    variant: Variant,
+    config: ConnectionConfig,
+    info: ModelInfo | None,
+    *,
+    stream: bool = True,
 ) -> Call:
     """What the engine needs for one answer."""
     messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
@@ -155,6 +170,7 @@ def _call(
         timeout_s=group.timeout_s(variant.position),
         lane=output.round.lane,
         queue_deadline_s=queue_deadline_s(output.round.lane),
+        stream=stream,
     )
 
 

@@ -299,10 +299,12 @@ def verdict_for_finished_round(*, round_id: int) -> Verdict | None:
     A rule that forbids judging (a same-family judge, no complete answer) is recorded as a failed verdict, so
     the panel says why there is none.
     """
-    round_ = Round.objects.select_related("group__workspace").get(pk=round_id)
-    judge = group_judge_of(round_.group)
-    if judge is None:
+    # Most finished rounds have no judge (every experiment's): that is one query, asked before the round is read.
+    link = GroupJudge.objects.filter(group__rounds=round_id).select_related("judge").first()
+    if link is None:
         return None
+    judge = link.judge
+    round_ = Round.objects.select_related("group__workspace").get(pk=round_id)
     verdict, created = Verdict.objects.get_or_create(round=round_, judge=judge, defaults=_snapshot(judge))
     if not created:
         return verdict  # a redelivered message, or someone asked already

@@ -5,6 +5,8 @@ Markdown produces is cleaned against an allow-list as a second line of defence. 
 could otherwise make every reader's browser fetch an attacker's URL.
 """
 
+import threading
+
 import markdown as python_markdown
 import nh3
 
@@ -18,13 +20,24 @@ EXTENSIONS = ["fenced_code", "codehilite", "tables", "sane_lists"]
 EXTENSION_CONFIGS = {"codehilite": {"guess_lang": False, "css_class": "highlight"}}
 
 
+_local = threading.local()
+
+
+def _converter() -> python_markdown.Markdown:
+    """This thread's Markdown instance. One is not thread-safe and keeps state between conversions, so each
+    thread has its own and resets it before every answer; building one costs several times a conversion."""
+    md = getattr(_local, "md", None)
+    if md is None:
+        md = python_markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        _local.md = md
+    return md.reset()
+
+
 def render_markdown(text: str) -> str:
     """Safe HTML for an answer; the page styles `.highlight` with a Pygments stylesheet."""
-    # A Markdown instance keeps state between conversions and is not thread-safe: one per call.
-    md = python_markdown.Markdown(extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
-    md.preprocessors.deregister("html_block")
-    md.inlinePatterns.deregister("html")
-    html = md.convert(text)
+    html = _converter().convert(text)
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,

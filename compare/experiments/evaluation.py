@@ -22,7 +22,7 @@ from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
-from ..models import Output, OutputStatus, Round
+from ..models import ROUND_UNFINISHED, Output, OutputStatus
 from ..round_rows import round_reference
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus
@@ -61,9 +61,6 @@ class _Job:
 
 def experiment_round_evaluate(*, round_id: int) -> int:
     """Evaluate the answers of a finished round not yet taken by anyone; returns how many this call took."""
-    round_ = Round.objects.filter(pk=round_id).first()
-    if round_ is None or not round_.is_finished:
-        return 0
     claimed = _claim(round_id)
     if not claimed:
         return 0
@@ -93,9 +90,16 @@ def experiment_round_evaluate(*, round_id: int) -> int:
 
 
 def _claim(round_id: int) -> list[Evaluation]:
-    queued = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
+    """The round's queued evaluations, claimed one by one, once the round has finished; a round with nothing to
+    evaluate (an experiment without a judge or a schema has no evaluations) costs this one query."""
+    queued = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED).exclude(
+        output__round__status__in=ROUND_UNFINISHED
+    )
+    pks = list(queued.values_list("pk", flat=True))
+    if not pks:
+        return []
     job, deadline = kind(EVALUATION), job_deadline(job_time_limit_s())
-    mine = [pk for pk in queued.values_list("pk", flat=True) if job_claim(job, pk, deadline=deadline)]
+    mine = [pk for pk in pks if job_claim(job, pk, deadline=deadline)]
     return list(
         Evaluation.objects.filter(pk__in=mine)
         .select_related("experiment__group__workspace", "output__round")

@@ -19,9 +19,9 @@ from typing import Protocol
 
 import httpx
 
-from ..providers.answer import ERROR, Answer, estimate_tokens, stream_answer
+from ..providers.answer import ERROR, Answer, complete_answer, estimate_tokens, stream_answer
 from ..providers.base import ChatRequest, ConnectionConfig, ModelInfo
-from ..providers.http import attempt_gate, tls_context
+from ..providers.http import HttpAdapter, attempt_gate, tls_context
 from ..providers.registry import get_adapter
 from .deltas import COALESCE_S, Delta, DeltaBatcher
 from .limiter import Limit, Limiter, QueueDeadlineExceeded
@@ -43,6 +43,8 @@ class Call:
     timeout_s: float = 10.0  # from when the request is sent: waiting for the connection's turn is not part of it
     lane: str = "interactive"  # interactive calls go before batch calls queued on the same connection
     queue_deadline_s: float = 60.0  # how long it may wait for its connection's turn
+    # False: nobody watches its tokens, so it is asked in one request and parsed once (see `_answer`).
+    stream: bool = True
 
 
 @dataclass
@@ -152,9 +154,7 @@ async def _run_call(call: Call, run: _Run) -> Result:
             gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
             try:
                 async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it
-                    await stream_answer(
-                        adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer
-                    )
+                    await _answer(call, adapter, on_delta, answer)
             finally:
                 attempt_gate.reset(gate)
             if limit.tpm and answer.input_tokens is not None and answer.output_tokens is not None:
@@ -182,6 +182,16 @@ async def _run_call(call: Call, run: _Run) -> Result:
         # The row stays unfinished; the sweeper fails it at the deadline, so nothing is lost silently.
         logger.exception("Could not record the result of call %s", call.key)
     return result
+
+
+async def _answer(call: Call, adapter, on_delta, answer: Answer) -> None:
+    """Streamed, delta by delta, unless the caller said nobody watches: then one request and one JSON body to
+    parse, much less work than a server-sent event per token. The simulated provider has no wire to save and
+    streams either way (its mid-answer failure keeps the partial text)."""
+    if call.stream or not isinstance(adapter, HttpAdapter):
+        await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer)
+    else:
+        await complete_answer(adapter, call.request, model_info=call.model_info, answer=answer)
 
 
 def _timeout_message(call: Call, answer: Answer) -> str:

@@ -1,7 +1,8 @@
-"""Run one streamed answer to the end and measure it: text, status, timings, usage and cost.
+"""Run one answer to the end and measure it: text, status, timings, usage and cost.
 
-The engine calls this once per variant; adapters only translate wire formats (and retry before the first
-token). A mid-stream error keeps the partial text and marks the answer failed.
+The engine calls this once per variant, streamed (`stream_answer`) when someone may watch its tokens, else in
+one request (`complete_answer`); adapters only translate wire formats (and retry before the first token). A
+mid-stream error keeps the partial text and marks the answer failed.
 """
 
 from __future__ import annotations
@@ -88,6 +89,32 @@ async def stream_answer(
         _account(answer, request, usage, model_info)
     if answer.status == OK and not answer.finish_reason:
         answer.finish_reason = "stop"
+    return answer
+
+
+async def complete_answer(
+    adapter: Adapter, request: ChatRequest, *, model_info: ModelInfo | None = None, answer: Answer | None = None
+) -> Answer:
+    """One non-streamed request into `answer`: what `stream_answer` records, from one JSON body.
+
+    The whole text arrives at once, so its first token arrives with it: `ttft_ms` is the time to the complete
+    answer, equal to `latency_ms` (nothing earlier can be measured). A request that fails keeps no text (the
+    provider sent none); a cut-off answer keeps its finish reason (`length`), as when streamed."""
+    answer = answer or Answer(status=ERROR)
+    started = time.monotonic()
+    usage: Usage | None = None
+    try:
+        completion = await adapter.complete(request, model_info=model_info)
+    except ProviderError as exc:
+        answer.status, answer.error = ERROR, str(exc)
+    else:
+        answer.text, usage = completion.text, completion.usage
+        answer.status, answer.finish_reason = OK, completion.finish_reason or "stop"
+    finally:
+        answer.latency_ms = int((time.monotonic() - started) * 1000)
+        _account(answer, request, usage, model_info)
+    if answer.status == OK:
+        answer.ttft_ms = answer.latency_ms
     return answer
 
 
