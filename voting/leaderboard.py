@@ -19,9 +19,10 @@ from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, shape_table, table_r
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import and_list, count_of
 
-from .models import Vote
-from .reports import shown_by_group, variant_key, vote_shapes_of
-from .voters.exclusions import counted, left_out
+from .models import Vote, VoteCount
+from .reports import kinds_shapes, shown_by_group, variant_key
+from .vote_counts import counted_kinds
+from .voters.exclusions import left_out
 
 PROMPT_EXCERPT_CHARS = 160
 
@@ -82,6 +83,16 @@ def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QueryS
     return votes
 
 
+def workspace_vote_counts(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[VoteCount]:
+    """The kept counts of the votes workspace_votes selects (a count's day is its votes' created_at date, UTC)."""
+    counts = VoteCount.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
+    if filters.since:
+        counts = counts.filter(day__gte=filters.since)
+    if filters.until:
+        counts = counts.filter(day__lte=filters.until)
+    return counts
+
+
 def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Variant]:
     """The variants of every comparison the votes may be on."""
     return Variant.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
@@ -125,7 +136,9 @@ def leaderboard(
     every_vote = workspace_votes(workspace, filters)
     key_of, described = entities(workspace, filters, by)
     shown = shown_by_group(workspace_variants(workspace, filters))
-    shapes = vote_shapes_of(counted(every_vote, workspace.pk), shown, key_of)
+    counts = workspace_vote_counts(workspace, filters)
+    kinds = counted_kinds(counts, every_vote, workspace.pk, ("group_id", "variant_id"))
+    shapes = kinds_shapes(kinds, shown, key_of)
     ratings = table_ratings(shape_table(shapes), n_resamples=n_resamples, seed=seed)
     total = sum(shapes.values())
     return {
