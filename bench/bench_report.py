@@ -72,22 +72,38 @@ TIE_SHARE, ALL_BAD_SHARE = 0.08, 0.03
 
 @dataclass(frozen=True)
 class Times:
-    """Wall times of the runs, fastest first, and the CPU time this process spent in each (Postgres's is not in
-    it), which moves less with the load others put on the machine."""
+    """Wall times of the runs, fastest first, the CPU time this process spent in each, and the CPU time of its
+    Postgres backend in each (read from /proc, on a server on this machine; zero where it cannot be read): CPU moves
+    less with the load others put on the machine than wall time does."""
 
     wall: list[float]
     cpu: list[float]
+    postgres: list[float]
+
+
+def postgres_cpu() -> float:
+    """CPU seconds this connection's Postgres backend has used, when it runs on this machine (else 0)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def timed(function: Callable[[], object], repeat: int) -> tuple[Times, object]:
     """The times of `repeat` calls and the last result."""
-    wall, cpu, result = [], [], None
+    wall, cpu, postgres, result = [], [], [], None
     for _ in range(repeat):
+        start_postgres = postgres_cpu()
         start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
         wall.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    return Times(sorted(wall), cpu), result
+        postgres.append(postgres_cpu() - start_postgres)
+    return Times(sorted(wall), cpu, postgres), result
 
 
 def outcome(rng: random.Random, strengths: list[float]) -> int | str:
@@ -215,12 +231,13 @@ def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
 
 def line(name: str, times: Times, target: float | None = None) -> str:
     """Median and fastest of the runs (the fastest shows the cost without other load on the machine), and the
-    median CPU time of this process."""
+    median CPU times of this process and of its Postgres backend."""
     median = statistics.median(times.wall)
     against = f"   {median / target:5.2f} × target ({target * 1000:,.0f} ms)" if target else ""
     return (
         f"  {name:<44} median {median * 1000:8,.1f} ms   best {times.wall[0] * 1000:8,.1f} ms   "
-        f"cpu {statistics.median(times.cpu) * 1000:8,.1f} ms{against}"
+        f"cpu {statistics.median(times.cpu) * 1000:8,.1f} ms + postgres "
+        f"{statistics.median(times.postgres) * 1000:6,.0f} ms{against}"
     )
 
 

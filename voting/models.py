@@ -19,10 +19,11 @@ class Vote(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="votes")
     choice = models.CharField(max_length=10, choices=Choice.choices)
     output = models.ForeignKey(Output, null=True, blank=True, on_delete=models.CASCADE, related_name="votes")
-    # Copies of round.group and output.variant (neither changes once written), so reports read a comparison's votes
-    # from one index of this table, with no join to rounds and answers (voting/reports.py). vote_cast writes them
-    # with the vote. The database checks that a winner, and only a winner, has a variant; that the copies agree
-    # with the round and the answer rests on vote_cast (a check across tables would need keys on compare's tables).
+    # Copies of round.group and output.variant (neither changes once written), so the votes are counted per
+    # comparison and winner (VoteCount) and read vote by vote from one index of this table, with no join to rounds
+    # and answers (voting/reports.py). vote_cast writes them with the vote. The database checks that a winner, and
+    # only a winner, has a variant; that the copies agree with the round and the answer rests on vote_cast (a check
+    # across tables would need keys on compare's tables).
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+", db_index=False)
     variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

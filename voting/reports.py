@@ -11,6 +11,7 @@ the vote page's rates), rows come as tuples (`values_list`), never as model obje
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
@@ -43,8 +44,13 @@ def shown_by_group(variants: QuerySet[Variant]) -> dict[int, tuple[str, ...] | N
     has rounds, and every round runs every one of them, failed answers included: the voter saw them fail, so a
     winner beat them). One shared tuple per distinct set; None for a comparison of a single variant, which gives
     nothing to compare."""
+    return shown_of(variants.order_by().values_list("group_id", "id"))
+
+
+def shown_of(variants: Iterable[tuple[int, int]]) -> dict[int, tuple[str, ...] | None]:
+    """shown_by_group from (comparison id, variant id) pairs already read."""
     ids_of_group: dict[int, list[int]] = {}
-    for group_id, pk in variants.order_by().values_list("group_id", "id"):
+    for group_id, pk in variants:
         ids_of_group.setdefault(group_id, []).append(pk)
     tuples: dict[tuple[int, ...], tuple[str, ...] | None] = {}
     shown = {}

@@ -36,11 +36,11 @@ def counted_kinds(
     `counts` does from the votes table. Kinds with no counted vote are left out. `ordered`: in the order of
     `fields` (as Postgres orders them), as a GROUP BY … ORDER BY on the votes gave them."""
     rows = counts.filter(votes__gt=0).order_by().values_list(*fields).annotate(n=Sum("votes"))
-    kinds = {tuple(key): n for *key, n in aggregate_rows(rows.order_by(*fields) if ordered else rows)}
+    kinds = {row[:-1]: row[-1] for row in aggregate_rows(rows.order_by(*fields) if ordered else rows)}
     if voters := excluded_voter_ids(workspace_id):
         excluded = votes.filter(user_id__in=voters).order_by().values_list(*fields).annotate(n=Count("id"))
         for *key, n in excluded:
-            kinds[tuple(key)] -= n
+            kinds[tuple(key)] = kinds.get(tuple(key), 0) - n
     return {key: n for key, n in kinds.items() if n > 0}
 
 

@@ -6,49 +6,48 @@ from django.db import migrations
 
 # The counts follow the votes through triggers, so that every path that writes or deletes a vote (services, cascades
 # from comparisons, rounds, answers and users, the admin, a raw UPDATE) keeps them, in the vote's own transaction.
-# A vote counts under (comparison, choice, winner's variant, the UTC day it was first cast). Increments are done
-# in the database (INSERT … ON CONFLICT … votes + 1, UPDATE … votes - 1), so concurrent votes all count. A change
-# touches two counts, taken in key order, so two people swapping their votes between the same kinds cannot
+# A vote counts under (comparison, choice, winner's variant, the UTC day it was first cast). On Postgres the triggers
+# run once per statement, over its transition tables: the statement's net change per kind is applied once, so a
+# statement deleting a million votes of one comparison updates a handful of counts once each, rather than one
+# row a million times in one transaction (each update of a row leaves a version the next one walks past).
+# Increments are done in the database (INSERT … ON CONFLICT … votes + n, UPDATE … votes - n), so concurrent votes
+# all count, and kinds are taken in key order, so two people swapping their votes between the same kinds cannot
 # deadlock. A delete whose count row is already gone (a comparison's deletion removes both) changes nothing.
 
+_KIND = "group_id, choice, variant_id, (created_at AT TIME ZONE 'UTC')::date AS day"
+_IN_KEY_ORDER = "GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, COALESCE(variant_id, 0), 4"
 POSTGRES_TRIGGERS = [
-    """
-    CREATE FUNCTION voting_vote_count_add(g bigint, c text, v bigint, d date) RETURNS void LANGUAGE sql AS $$
-        INSERT INTO voting_votecount (group_id, choice, variant_id, day, votes) VALUES (g, c, v, d, 1)
-        ON CONFLICT (group_id, choice, COALESCE(variant_id, 0), day)
-        DO UPDATE SET votes = voting_votecount.votes + 1
-    $$
-    """,
-    """
-    CREATE FUNCTION voting_vote_count_remove(g bigint, c text, v bigint, d date) RETURNS void LANGUAGE sql AS $$
-        UPDATE voting_votecount SET votes = votes - 1
-        WHERE group_id = g AND choice = c AND COALESCE(variant_id, 0) = COALESCE(v, 0) AND day = d
-    $$
-    """,
-    """
-    CREATE FUNCTION voting_vote_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+    f"""
+    CREATE FUNCTION voting_vote_counts_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
-        old_day date;
-        new_day date;
+        changes refcursor;
+        kind record;
     BEGIN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN
-            old_day := (OLD.created_at AT TIME ZONE 'UTC')::date;
-        END IF;
-        IF TG_OP IN ('UPDATE', 'INSERT') THEN
-            new_day := (NEW.created_at AT TIME ZONE 'UTC')::date;
-        END IF;
         IF TG_OP = 'INSERT' THEN
-            PERFORM voting_vote_count_add(NEW.group_id, NEW.choice, NEW.variant_id, new_day);
+            OPEN changes FOR SELECT {_KIND}, COUNT(*)::int AS n FROM new_votes {_IN_KEY_ORDER};
         ELSIF TG_OP = 'DELETE' THEN
-            PERFORM voting_vote_count_remove(OLD.group_id, OLD.choice, OLD.variant_id, old_day);
-        ELSIF (OLD.group_id, OLD.choice, COALESCE(OLD.variant_id, 0), old_day)
-                < (NEW.group_id, NEW.choice, COALESCE(NEW.variant_id, 0), new_day) THEN
-            PERFORM voting_vote_count_remove(OLD.group_id, OLD.choice, OLD.variant_id, old_day);
-            PERFORM voting_vote_count_add(NEW.group_id, NEW.choice, NEW.variant_id, new_day);
-        ELSE
-            PERFORM voting_vote_count_add(NEW.group_id, NEW.choice, NEW.variant_id, new_day);
-            PERFORM voting_vote_count_remove(OLD.group_id, OLD.choice, OLD.variant_id, old_day);
+            OPEN changes FOR SELECT {_KIND}, -COUNT(*)::int AS n FROM old_votes {_IN_KEY_ORDER};
+        ELSE  -- a re-vote for the same choice rewrites its row (updated_at) and nets to nothing
+            OPEN changes FOR
+                SELECT group_id, choice, variant_id, day, SUM(n)::int AS n FROM (
+                    SELECT {_KIND}, 1 AS n FROM new_votes UNION ALL SELECT {_KIND}, -1 AS n FROM old_votes
+                ) AS change {_IN_KEY_ORDER.replace("GROUP BY 1, 2, 3, 4", "GROUP BY 1, 2, 3, 4 HAVING SUM(n) <> 0")};
         END IF;
+        LOOP
+            FETCH changes INTO kind;
+            EXIT WHEN NOT FOUND;
+            IF kind.n > 0 THEN
+                INSERT INTO voting_votecount (group_id, choice, variant_id, day, votes)
+                VALUES (kind.group_id, kind.choice, kind.variant_id, kind.day, kind.n)
+                ON CONFLICT (group_id, choice, COALESCE(variant_id, 0), day)
+                DO UPDATE SET votes = voting_votecount.votes + EXCLUDED.votes;
+            ELSE
+                UPDATE voting_votecount SET votes = votes + kind.n
+                WHERE group_id = kind.group_id AND choice = kind.choice
+                AND COALESCE(variant_id, 0) = COALESCE(kind.variant_id, 0) AND day = kind.day;
+            END IF;
+        END LOOP;
+        CLOSE changes;
         RETURN NULL;
     END
     $$
@@ -61,20 +60,13 @@ POSTGRES_TRIGGERS = [
     END
     $$
     """,
-    "CREATE TRIGGER voting_vote_counted_insert AFTER INSERT ON voting_vote "
-    "FOR EACH ROW EXECUTE FUNCTION voting_vote_counted()",
-    "CREATE TRIGGER voting_vote_counted_delete AFTER DELETE ON voting_vote "
-    "FOR EACH ROW EXECUTE FUNCTION voting_vote_counted()",
-    # Re-voting the same choice rewrites the row (updated_at) without changing its count: WHEN skips it.
-    """
-    CREATE TRIGGER voting_vote_counted_update AFTER UPDATE ON voting_vote FOR EACH ROW
-    WHEN (
-        OLD.group_id IS DISTINCT FROM NEW.group_id OR OLD.choice IS DISTINCT FROM NEW.choice
-        OR OLD.variant_id IS DISTINCT FROM NEW.variant_id
-        OR (OLD.created_at AT TIME ZONE 'UTC')::date IS DISTINCT FROM (NEW.created_at AT TIME ZONE 'UTC')::date
-    )
-    EXECUTE FUNCTION voting_vote_counted()
-    """,
+    "CREATE TRIGGER voting_vote_counted_insert AFTER INSERT ON voting_vote REFERENCING NEW TABLE AS new_votes "
+    "FOR EACH STATEMENT EXECUTE FUNCTION voting_vote_counts_changed()",
+    "CREATE TRIGGER voting_vote_counted_delete AFTER DELETE ON voting_vote REFERENCING OLD TABLE AS old_votes "
+    "FOR EACH STATEMENT EXECUTE FUNCTION voting_vote_counts_changed()",
+    "CREATE TRIGGER voting_vote_counted_update AFTER UPDATE ON voting_vote "
+    "REFERENCING OLD TABLE AS old_votes NEW TABLE AS new_votes "
+    "FOR EACH STATEMENT EXECUTE FUNCTION voting_vote_counts_changed()",
     "CREATE TRIGGER voting_vote_counted_truncate AFTER TRUNCATE ON voting_vote "
     "FOR EACH STATEMENT EXECUTE FUNCTION voting_vote_counts_truncated()",
 ]
@@ -83,10 +75,8 @@ POSTGRES_DROP = [
     "DROP TRIGGER IF EXISTS voting_vote_counted_delete ON voting_vote",
     "DROP TRIGGER IF EXISTS voting_vote_counted_update ON voting_vote",
     "DROP TRIGGER IF EXISTS voting_vote_counted_truncate ON voting_vote",
-    "DROP FUNCTION IF EXISTS voting_vote_counted()",
+    "DROP FUNCTION IF EXISTS voting_vote_counts_changed()",
     "DROP FUNCTION IF EXISTS voting_vote_counts_truncated()",
-    "DROP FUNCTION IF EXISTS voting_vote_count_add(bigint, text, bigint, date)",
-    "DROP FUNCTION IF EXISTS voting_vote_count_remove(bigint, text, bigint, date)",
 ]
 
 # SQLite (embedded mode) runs one writer at a time, so its triggers need no ordering; created_at is stored as UTC
