@@ -57,7 +57,7 @@ class VoteCount(models.Model):
     """How many votes a comparison has of one kind (its choice and winner's variant) first cast on one day (UTC):
     what reports and leaderboards read instead of the votes themselves (voting.vote_counts).
 
-    Database triggers on the votes table keep it (migration 0006): every insert, change and delete of a vote, by any
+    Database triggers on the votes table keep it (migration 0007): every insert, change and delete of votes, by any
     path (vote_cast, the inbox's undo, deletes cascading from comparisons, rounds, answers, users, a raw UPDATE),
     adds to or takes from these counts in the same transaction, by increments in the database, so concurrent votes
     all count. `manage.py vote_counts_check` recomputes them from the votes and says whether they agree. A kind
