@@ -1,13 +1,16 @@
 """Benchmark: one comparison's report over 1,000,000 votes, and a 50-model leaderboard over 1,000,000 votes with
 its bootstrap, against the targets (300 ms and 2 s).
 
-Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes from Postgres
-as counts per kind of vote (the selectors) and the statistics on those counts. A cache hit is timed too.
+Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes as counts per
+kind of vote (the selectors, from the counts the database keeps as votes are written: voting.vote_counts) and the
+statistics on those counts. A cache hit is timed too, and the kept counts are checked against a recount of the
+votes.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python bench/bench_report.py [--votes 1000000]
 
 It creates a database of its own next to DATABASE_URL's (bench_report_<name>), fills it with bulk inserts and
-drops it at the end; `--keep` leaves it for a later `--reuse`, which skips the few minutes of filling it.
+drops it at the end; `--keep` leaves it for a later `--reuse`, which skips the minutes of filling it (and applies
+any migration added since, as `manage.py migrate` would).
 Results go to docs/benchmarks.md by hand, with the machine they ran on.
 """
 
@@ -34,6 +37,7 @@ import django  # noqa: E402
 django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.models import Model  # noqa: E402
 from django.utils import timezone  # noqa: E402
@@ -41,17 +45,19 @@ from django.utils import timezone  # noqa: E402
 from compare.models import CompareGroup, Mode, Output, OutputStatus, Round, RoundStatus, Variant  # noqa: E402
 from lab.models import Workspace  # noqa: E402
 from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
-from voting.leaderboard import By, LeaderboardFilters, leaderboard, workspace_variants, workspace_votes  # noqa: E402
-from voting.models import Choice, Vote  # noqa: E402
-from voting.reports import (  # noqa: E402
-    DEFAULT_PASS_THRESHOLD,
-    group_report,
-    group_vote_counts,
-    shown_by_group,
-    vote_shapes_of,
+from voting.leaderboard import (  # noqa: E402
+    By,
+    LeaderboardFilters,
+    leaderboard,
+    workspace_variants,
+    workspace_vote_counts,
+    workspace_votes,
 )
+from voting.models import Choice, Vote  # noqa: E402
+from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_shapes, shown_by_group  # noqa: E402
 from voting.stats.ratings import shape_table, table_ratings  # noqa: E402
 from voting.stats.report import build_report  # noqa: E402
+from voting.vote_counts import counted_kinds, disagreements  # noqa: E402
 
 REPORT_TARGET_S = 0.3
 REPORT_WORKSPACE, LEADERBOARD_WORKSPACE = "Report bench", "Leaderboard bench"
@@ -66,22 +72,38 @@ TIE_SHARE, ALL_BAD_SHARE = 0.08, 0.03
 
 @dataclass(frozen=True)
 class Times:
-    """Wall times of the runs, fastest first, and the CPU time this process spent in each (Postgres's is not in
-    it), which moves less with the load others put on the machine."""
+    """Wall times of the runs, fastest first, the CPU time this process spent in each, and the CPU time of its
+    Postgres backend in each (read from /proc, on a server on this machine; zero where it cannot be read): CPU moves
+    less with the load others put on the machine than wall time does."""
 
     wall: list[float]
     cpu: list[float]
+    postgres: list[float]
+
+
+def postgres_cpu() -> float:
+    """CPU seconds this connection's Postgres backend has used, when it runs on this machine (else 0)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def timed(function: Callable[[], object], repeat: int) -> tuple[Times, object]:
     """The times of `repeat` calls and the last result."""
-    wall, cpu, result = [], [], None
+    wall, cpu, postgres, result = [], [], [], None
     for _ in range(repeat):
+        start_postgres = postgres_cpu()
         start, start_cpu = time.perf_counter(), time.process_time()
         result = function()
         wall.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
-    return Times(sorted(wall), cpu), result
+        postgres.append(postgres_cpu() - start_postgres)
+    return Times(sorted(wall), cpu, postgres), result
 
 
 def outcome(rng: random.Random, strengths: list[float]) -> int | str:
@@ -209,12 +231,13 @@ def build_leaderboard_data(votes: int, rng: random.Random) -> Workspace:
 
 def line(name: str, times: Times, target: float | None = None) -> str:
     """Median and fastest of the runs (the fastest shows the cost without other load on the machine), and the
-    median CPU time of this process."""
+    median CPU times of this process and of its Postgres backend."""
     median = statistics.median(times.wall)
     against = f"   {median / target:5.2f} × target ({target * 1000:,.0f} ms)" if target else ""
     return (
         f"  {name:<44} median {median * 1000:8,.1f} ms   best {times.wall[0] * 1000:8,.1f} ms   "
-        f"cpu {statistics.median(times.cpu) * 1000:8,.1f} ms{against}"
+        f"cpu {statistics.median(times.cpu) * 1000:8,.1f} ms + postgres "
+        f"{statistics.median(times.postgres) * 1000:6,.0f} ms{against}"
     )
 
 
@@ -237,10 +260,16 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
     count = workspace_votes(workspace, filters).count()
     print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
     print(f"  {count:,} votes, 200 bootstrap resamples")
-    queryset, variants = workspace_votes(workspace, filters), workspace_variants(workspace, filters)
+    counts, votes = workspace_vote_counts(workspace, filters), workspace_votes(workspace, filters)
+    variants = workspace_variants(workspace, filters)
     key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
     key_of = {str(pk): model for pk, model in key_of.items()}
-    read_s, shapes = timed(lambda: vote_shapes_of(queryset, shown_by_group(variants), key_of), repeat)
+
+    def read():
+        kinds = counted_kinds(counts, votes, workspace.pk, ("group_id", "variant_id"))
+        return kinds_shapes(kinds, shown_by_group(variants), key_of)
+
+    read_s, shapes = timed(read, repeat)
     stats_s, _ = timed(lambda: table_ratings(shape_table(shapes)), repeat)
     whole_s, board = timed(lambda: leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     cached_leaderboard(workspace, by=By.MODEL, filters=filters)
@@ -277,6 +306,7 @@ def main() -> None:
             f"{platform.python_version()}, Postgres {postgres}, load average {os.getloadavg()[0]:.1f} at the start"
         )
         if args.reuse:
+            call_command("migrate", verbosity=0)
             group = CompareGroup.objects.get(workspace__name=REPORT_WORKSPACE)
             workspace = Workspace.objects.get(name=LEADERBOARD_WORKSPACE)
             print("Reused the data sets of an earlier run (--keep)\n")
@@ -289,6 +319,12 @@ def main() -> None:
                 # Planner statistics and the visibility map, as autovacuum would leave them after such inserts.
                 cursor.execute("VACUUM ANALYZE")
             print(f"Built both data sets with bulk inserts in {time.perf_counter() - start:.1f} s\n")
+        start = time.perf_counter()
+        apart = disagreements()
+        print(
+            f"Kept vote counts {'agree' if not apart else f'DISAGREE in {len(apart)} kinds'} with a recount of the "
+            f"votes (checked in {time.perf_counter() - start:.1f} s)\n"
+        )
         bench_report(group, args.repeat)
         print()
         bench_leaderboard(workspace, args.repeat)

@@ -19,9 +19,10 @@ from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, shape_table, table_r
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import and_list, count_of
 
-from .models import Vote
-from .reports import shown_by_group, variant_key, vote_shapes_of
-from .voters.exclusions import counted, left_out
+from .models import Vote, VoteCount
+from .reports import kinds_shapes, shown_of, variant_key
+from .vote_counts import counted_kinds
+from .voters.exclusions import left_out
 
 PROMPT_EXCERPT_CHARS = 160
 
@@ -82,6 +83,16 @@ def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QueryS
     return votes
 
 
+def workspace_vote_counts(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[VoteCount]:
+    """The kept counts of the votes workspace_votes selects (a count's day is its votes' created_at date, UTC)."""
+    counts = VoteCount.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
+    if filters.since:
+        counts = counts.filter(day__gte=filters.since)
+    if filters.until:
+        counts = counts.filter(day__lte=filters.until)
+    return counts
+
+
 def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Variant]:
     """The variants of every comparison the votes may be on."""
     return Variant.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
@@ -89,6 +100,14 @@ def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> Que
 
 def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tuple[dict[str, str], dict[str, Entity]]:
     """variant key → the rated key (model id or prompt identity), and each rated key's description."""
+    key_of, described, _ = entities_and_shown(workspace, filters, by)
+    return key_of, described
+
+
+def entities_and_shown(
+    workspace: Workspace, filters: LeaderboardFilters, by: str
+) -> tuple[dict[str, str], dict[str, Entity], dict[int, tuple[str, ...] | None]]:
+    """entities, and what each comparison's rounds show (shown_by_group), from one read of the variants."""
     rows = (
         workspace_variants(workspace, filters)
         .order_by("group_id", "position")
@@ -96,6 +115,7 @@ def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tupl
     )
     key_of: dict[str, str] = {}
     described: dict[str, Entity] = {}
+    ids: list[tuple[int, int]] = []
     for pk, label, model, prompt, system_prompt, group_id in rows:
         if by == By.MODEL:
             key = model
@@ -105,10 +125,11 @@ def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tupl
             entity = described.setdefault(key, Entity(label=label, prompt=_excerpt(system_prompt, prompt)))
         entity.add(label, model, group_id)
         key_of[variant_key(pk)] = key
+        ids.append((group_id, pk))
     for entity in described.values():
         if by == By.PROMPT:
             entity.label = " / ".join(entity.labels)
-    return key_of, described
+    return key_of, described, shown_of(ids)
 
 
 def leaderboard(
@@ -123,9 +144,10 @@ def leaderboard(
     function of the set of votes the filters select (not their storage order); the ranks do not depend on `seed`."""
     filters = filters or LeaderboardFilters()
     every_vote = workspace_votes(workspace, filters)
-    key_of, described = entities(workspace, filters, by)
-    shown = shown_by_group(workspace_variants(workspace, filters))
-    shapes = vote_shapes_of(counted(every_vote, workspace.pk), shown, key_of)
+    key_of, described, shown = entities_and_shown(workspace, filters, by)
+    counts = workspace_vote_counts(workspace, filters)
+    kinds = counted_kinds(counts, every_vote, workspace.pk, ("group_id", "variant_id"))
+    shapes = kinds_shapes(kinds, shown, key_of)
     ratings = table_ratings(shape_table(shapes), n_resamples=n_resamples, seed=seed)
     total = sum(shapes.values())
     return {

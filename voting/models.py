@@ -2,7 +2,8 @@
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
 
 from compare.models import CompareGroup, Output, Round, Variant
 
@@ -18,10 +19,11 @@ class Vote(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="votes")
     choice = models.CharField(max_length=10, choices=Choice.choices)
     output = models.ForeignKey(Output, null=True, blank=True, on_delete=models.CASCADE, related_name="votes")
-    # Copies of round.group and output.variant (neither changes once written), so reports read a comparison's votes
-    # from one index of this table, with no join to rounds and answers (voting/reports.py). vote_cast writes them
-    # with the vote. The database checks that a winner, and only a winner, has a variant; that the copies agree
-    # with the round and the answer rests on vote_cast (a check across tables would need keys on compare's tables).
+    # Copies of round.group and output.variant (neither changes once written), so the votes are counted per
+    # comparison and winner (VoteCount) and read vote by vote from one index of this table, with no join to rounds
+    # and answers (voting/reports.py). vote_cast writes them with the vote. The database checks that a winner, and
+    # only a winner, has a variant; that the copies agree with the round and the answer rests on vote_cast (a check
+    # across tables would need keys on compare's tables).
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+", db_index=False)
     variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -49,6 +51,43 @@ class Vote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.round}: {self.output_id or self.choice}"
+
+
+class VoteCount(models.Model):
+    """How many votes a comparison has of one kind (its choice and winner's variant) first cast on one day (UTC):
+    what reports and leaderboards read instead of the votes themselves (voting.vote_counts).
+
+    Database triggers on the votes table keep it (migration 0007): every insert, change and delete of votes, by any
+    path (vote_cast, the inbox's undo, deletes cascading from comparisons, rounds, answers, users, a raw UPDATE),
+    adds to or takes from these counts in the same transaction, by increments in the database, so concurrent votes
+    all count. `manage.py vote_counts_check` recomputes them from the votes and says whether they agree. A kind
+    whose votes were all withdrawn keeps its row at zero."""
+
+    group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+", db_index=False)
+    choice = models.CharField(max_length=10, choices=Choice.choices)
+    variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    # Vote.created_at's date in UTC: a replaced vote keeps the day it was first cast (the leaderboard's date filter).
+    day = models.DateField()
+    votes = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            # The triggers' upsert target (ON CONFLICT names these expressions); it also serves "a comparison's
+            # counts" (the report) and "a workspace's counts" (the leaderboard, by its comparisons). COALESCE: a
+            # tie has no variant, and NULLs would never conflict.
+            models.UniqueConstraint(
+                F("group"), F("choice"), Coalesce(F("variant"), Value(0)), F("day"), name="vote_count_one_per_kind"
+            ),
+            models.CheckConstraint(condition=Q(votes__gte=0), name="vote_count_not_negative"),
+            models.CheckConstraint(
+                condition=(Q(choice=Choice.WINNER) & Q(variant__isnull=False))
+                | (Q(choice__in=[Choice.TIE, Choice.ALL_BAD]) & Q(variant__isnull=True)),
+                name="vote_count_winner_names_its_variant",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group_id} {self.variant_id or self.choice} on {self.day}: {self.votes}"
 
 
 class InboxServe(models.Model):

@@ -1,8 +1,9 @@
 """Reads that turn stored votes into the statistics module's vote records, in the order they were cast, or into
 counts per kind of vote, and a comparison's full report.
 
-Reports and leaderboards read up to a million votes, so they ask Postgres for counts per kind of vote (the
-statistics depend on nothing else) rather than the votes themselves. Where votes are read one by one (the inbox,
+Reports and leaderboards read up to a million votes, so they read counts per kind of vote (the statistics depend
+on nothing else) rather than the votes themselves: the counts the database keeps as votes change
+(voting.vote_counts). Where votes are read one by one (the inbox,
 the vote page's rates), rows come as tuples (`values_list`), never as model objects, and votes of the same kind
 (the same variants shown, the same outcome) share one record.
 """
@@ -10,6 +11,7 @@ the vote page's rates), rows come as tuples (`values_list`), never as model obje
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count, QuerySet
@@ -22,7 +24,8 @@ from voting.stats.votes import ALL_BAD, TIE, RoundVote
 from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
 from .judge_scores import group_judge_scores
-from .models import Choice, Vote
+from .models import Choice, Vote, VoteCount
+from .vote_counts import counted_kinds
 from .voters.exclusions import counted, left_out
 
 OUTCOME_OF_CHOICE = {Choice.TIE: TIE, Choice.ALL_BAD: ALL_BAD}
@@ -41,8 +44,13 @@ def shown_by_group(variants: QuerySet[Variant]) -> dict[int, tuple[str, ...] | N
     has rounds, and every round runs every one of them, failed answers included: the voter saw them fail, so a
     winner beat them). One shared tuple per distinct set; None for a comparison of a single variant, which gives
     nothing to compare."""
+    return shown_of(variants.order_by().values_list("group_id", "id"))
+
+
+def shown_of(variants: Iterable[tuple[int, int]]) -> dict[int, tuple[str, ...] | None]:
+    """shown_by_group from (comparison id, variant id) pairs already read."""
     ids_of_group: dict[int, list[int]] = {}
-    for group_id, pk in variants.order_by().values_list("group_id", "id"):
+    for group_id, pk in variants:
         ids_of_group.setdefault(group_id, []).append(pk)
     tuples: dict[tuple[int, ...], tuple[str, ...] | None] = {}
     shown = {}
@@ -79,15 +87,23 @@ def vote_shapes_of(
     votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
 ) -> Counter[VoteShape]:
     """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
-    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner: a
-    million votes come back as one row per comparison and winner, and no vote record is made. `shown` as for
-    vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...))."""
+    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner. `shown`
+    as for vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...));
+    the leaderboard reads the same from the kept counts (kinds_shapes)."""
+    # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
+    rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
+    return kinds_shapes({(group_id, winner): count for group_id, winner, count in aggregate_rows(rows)}, shown, key_of)
+
+
+def kinds_shapes(
+    kinds: dict[tuple[int, int | None], int], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
+) -> Counter[VoteShape]:
+    """vote_shapes_of on votes already counted per comparison and winner (None for a tie or an all-bad vote): a
+    million votes come as one entry per comparison and winner, and no vote record is made."""
     shapes: Counter[VoteShape] = Counter()
     # Per comparison: the entities its rounds show, in order, and where each of its variants stands among them.
     places: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
-    # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
-    rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
-    for group_id, winner, count in aggregate_rows(rows):
+    for (group_id, winner), count in kinds.items():
         if (keys := shown[group_id]) is None:
             continue
         if (place := places.get(group_id)) is None:
@@ -133,19 +149,20 @@ def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = N
 
 
 def group_vote_counts(group: CompareGroup, variants: list[VariantRow] | None = None) -> dict[RoundVote, int]:
-    """How many of the comparison's counted votes there are of each kind (choice and winner), counted by Postgres:
-    the report's figures depend only on these counts, and a million votes come back as a handful of rows."""
+    """How many of the comparison's counted votes there are of each kind (choice and winner), from the kept counts
+    (voting.vote_counts), in choice and winner order: the report's figures depend only on these counts, and a
+    million votes come as a handful of rows."""
     keys = tuple(row.key for row in variants or group_variants(group))
     if len(keys) < 2:
         return {}
-    votes = counted(Vote.objects.filter(group=group), group.workspace_id)
-    rows = (
-        votes.order_by()
-        .values_list("choice", "variant_id")
-        .annotate(votes=Count("id"))
-        .order_by("choice", "variant_id")
+    kinds = counted_kinds(
+        VoteCount.objects.filter(group=group),
+        Vote.objects.filter(group=group),
+        group.workspace_id,
+        ("choice", "variant_id"),
+        ordered=True,
     )
-    return {RoundVote(keys, _outcome(choice, winner)): count for choice, winner, count in aggregate_rows(rows)}
+    return {RoundVote(keys, _outcome(choice, winner)): count for (choice, winner), count in kinds.items()}
 
 
 def group_left_out(group: CompareGroup) -> dict:

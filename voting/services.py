@@ -1,7 +1,7 @@
 """Writes for votes: cast (or replace, or withdraw) one vote per person per round, then tell everyone the new tally."""
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from compare.blind import tally_for_channel
@@ -10,8 +10,9 @@ from lab.events import VOTE_TALLY
 from lab.realtime import broadcast, group_channel
 
 from .cache import votes_changed
-from .models import Choice, Vote
+from .models import Choice, Vote, VoteCount
 from .selectors import round_tally
+from .vote_counts import recounted
 
 VOTABLE_ROUNDS = (RoundStatus.DONE, RoundStatus.CANCELLED, RoundStatus.FAILED)
 
@@ -78,3 +79,20 @@ def broadcast_tally(round: Round) -> None:
     # The round comes with its comparison (round_for_user), so blind mode's rule reads no row.
     tally = tally_for_channel(round, round_tally(round))
     broadcast(group_channel(round.group_id), VOTE_TALLY, round=round.pk, **tally)
+
+
+@transaction.atomic
+def vote_counts_rebuild() -> int:
+    """Replace the kept vote counts by the votes' recount (after `manage.py vote_counts_check` found them apart);
+    returns how many kinds there are. On Postgres the votes are locked against writes meanwhile (reads go on), so
+    no vote is cast between the recount and the new counts."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE voting_vote IN SHARE MODE")
+    VoteCount.objects.all().delete()
+    actual = recounted()
+    VoteCount.objects.bulk_create(
+        VoteCount(group_id=group_id, choice=choice, variant_id=variant_id, day=day, votes=n)
+        for (group_id, choice, variant_id, day), n in actual.items()
+    )
+    return len(actual)

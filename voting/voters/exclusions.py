@@ -15,6 +15,10 @@ def excluded_voters(workspace_id: int) -> QuerySet[VoterExclusion]:
     return VoterExclusion.objects.filter(workspace_id=workspace_id)
 
 
+def excluded_voter_ids(workspace_id: int) -> list[int]:
+    return list(excluded_voters(workspace_id).values_list("user_id", flat=True))
+
+
 def counted(votes: QuerySet[Vote], workspace_id: int) -> QuerySet[Vote]:
     """`votes` without those of voters excluded from the workspace."""
     return votes.exclude(user__in=excluded_voters(workspace_id).values("user"))
