@@ -7,8 +7,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from compare.models import CompareGroup, OutputStatus, Round, RoundStatus
@@ -33,8 +35,18 @@ def experiment_file(folder: Path, model: str, rows: int, timeout_s: int = 30) ->
     return path
 
 
+def own_redis_url() -> str:
+    """The test Redis server, in a database next to the tests' own. The session's Celery worker (if an earlier test
+    started it) listens on the tests' database and would take rounds of the run too: the limits asserted here are
+    the command's processes' alone."""
+    url = urlsplit(settings.REDIS_URL)
+    database = int(url.path.strip("/") or 0)
+    return urlunsplit(url._replace(path=f"/{(database + 1) % 16}"))
+
+
 def start(path: Path, *args: str, **env: str) -> subprocess.Popen:
     command = [sys.executable, "manage.py", "experiment", "run", str(path), *args]
+    env.setdefault("REDIS_URL", own_redis_url())
     return subprocess.Popen(
         command, cwd=ROOT, env=child_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
