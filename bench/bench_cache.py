@@ -19,20 +19,16 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import tempfile
 from pathlib import Path
 
 import httpx
 from bench_experiment import experiment_file, run_once  # sets the environment and Django up, as it runs
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.db import connection
-from support import start_fake_server
+from support import bench_workspace
 
 from compare.experiments.models import Experiment
 from compare.models import CachedAnswer, Output, OutputStatus
-from lab.services import connection_create, workspace_create
 
 PROMPTS, MODELS = 3, 1
 
@@ -57,23 +53,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=50)
     parser.add_argument("--token-ms", type=int, default=10)
     args = parser.parse_args()
-    if connection.vendor != "postgresql":
-        sys.exit("Set DATABASE_URL to a Postgres server: the benchmark measures the real database path.")
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = f"bench_experiment_{connection.settings_dict['NAME']}"
-    original_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    server, fake_url = start_fake_server()
-    try:
-        user = get_user_model().objects.create_user("bench", password="bench-password-0123")
-        workspace = workspace_create(owner=user, name="Bench")
-        connection_create(
-            workspace=workspace,
-            name="bench",
-            kind="openai_compatible",
-            base_url=f"{fake_url}/v1",
-            max_concurrency=args.limit,
-            rpm=1_000_000,
-        )
+    with bench_workspace("bench_experiment", max_concurrency=args.limit, rpm=1_000_000) as bench:
+        workspace, user, fake_url = bench.workspace, bench.user, bench.fake_url
         scenario = f"ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
         calls = PROMPTS * MODELS * args.rows
         print(
@@ -102,10 +83,6 @@ def main() -> None:
         per_call = {name: result["cpu"] / calls * 1000 for name, result in (("first", first), ("again", again))}
         print(f"CPU per call: re-run {per_call['again']:.2f} ms, first run {per_call['first']:.2f} ms")
         print(f"Load average after: {Path('/proc/loadavg').read_text().split()[:3]}")
-    finally:
-        server.terminate()
-        server.wait()
-        connection.creation.destroy_test_db(original_name, verbosity=0)
 
 
 if __name__ == "__main__":

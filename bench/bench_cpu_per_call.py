@@ -33,15 +33,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 os.environ.setdefault("EMBEDDED_WORKER", "0")
 
 import django  # noqa: E402
-from support import start_fake_server  # noqa: E402
+from support import bench_workspace  # noqa: E402
 
 django.setup()
 
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection  # noqa: E402
 
 from compare.models import Output  # noqa: E402
-from lab.services import connection_create, workspace_create  # noqa: E402
 
 MAX_ROWS = 1000  # an experiment file's limit: more calls need more prompts
 MARK = 1000  # the early sample the last one is compared with
@@ -106,24 +103,7 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="run the command under yappi; its profile goes here")
     parser.add_argument("extra", nargs="*", help="more arguments for `experiment run` (after --)")
     args = parser.parse_args()
-    if connection.vendor != "postgresql":
-        sys.exit("Set DATABASE_URL to a Postgres server: the benchmark measures the real database path.")
-    name = f"bench_cpu_{connection.settings_dict['NAME']}"
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = name
-    original_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    server, fake_url = start_fake_server()
-    try:
-        user = get_user_model().objects.create_user("bench", password="bench-password-0123")
-        workspace = workspace_create(owner=user, name="Bench")
-        connection_create(
-            workspace=workspace,
-            name="bench",
-            kind="openai_compatible",
-            base_url=f"{fake_url}/v1",
-            max_concurrency=args.limit,
-            rpm=10_000_000,
-        )
+    with bench_workspace("bench_cpu", max_concurrency=args.limit, rpm=10_000_000) as bench:
         scenario = f"ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
         rows = -(-args.calls // args.prompts)
         if rows > MAX_ROWS:
@@ -132,7 +112,7 @@ def main() -> None:
         load_before = Path("/proc/loadavg").read_text().split()[:3]
         with tempfile.TemporaryDirectory() as folder:
             path = experiment_file(Path(folder), args.prompts, rows, scenario)
-            database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + f"/{name}"
+            database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + f"/{bench.database}"
             env = {**os.environ, "DATABASE_URL": database, "DB_POOL_MAX_SIZE": str(args.concurrency + 8)}
             runner = ["bench/profile_command.py", args.profile] if args.profile else ["manage.py"]
             command = [sys.executable, *runner, "experiment", "run", str(path), "--workspace", "Bench"]
@@ -170,10 +150,6 @@ def main() -> None:
                 f"{early[2] / 2**20:.0f} MiB, at {done} calls {rss / 2**20:.0f} MiB "
                 f"({rss / early[2]:.2f}×), peak {peak_rss / 2**20:.0f} MiB"
             )
-    finally:
-        server.terminate()
-        server.wait()
-        connection.creation.destroy_test_db(original_name, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -37,21 +37,18 @@ os.environ.setdefault("EMBEDDED_WORKER", "0")
 os.environ.setdefault("DB_POOL_MAX_SIZE", "40")
 
 import django  # noqa: E402
-from support import start_fake_server  # noqa: E402
+from support import bench_workspace  # noqa: E402
 
 django.setup()
 
 import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.db import connection  # noqa: E402
 
 from compare.experiments.config import config_read  # noqa: E402
 from compare.experiments.files import DirectoryFiles  # noqa: E402
 from compare.experiments.runner import experiment_run_here  # noqa: E402
 from compare.experiments.services import experiment_create, experiment_start  # noqa: E402
 from compare.models import Output, OutputStatus  # noqa: E402
-from lab.services import connection_create, workspace_create  # noqa: E402
 
 PROMPTS = 3
 MODELS = 2
@@ -98,23 +95,8 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=50)
     parser.add_argument("--token-ms", type=int, default=10)
     args = parser.parse_args()
-    if connection.vendor != "postgresql":
-        sys.exit("Set DATABASE_URL to a Postgres server: the benchmark measures the real database path.")
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = f"bench_experiment_{connection.settings_dict['NAME']}"
-    original_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    server, fake_url = start_fake_server()
-    try:
-        user = get_user_model().objects.create_user("bench", password="bench-password-0123")
-        workspace = workspace_create(owner=user, name="Bench")
-        connection_create(
-            workspace=workspace,
-            name="bench",
-            kind="openai_compatible",
-            base_url=f"{fake_url}/v1",
-            max_concurrency=args.limit,
-            rpm=1_000_000,
-        )
+    with bench_workspace("bench_experiment", max_concurrency=args.limit, rpm=1_000_000) as bench:
+        workspace, user, fake_url = bench.workspace, bench.user, bench.fake_url
         scenario = f"ttft_ms={args.ttft_ms}&tokens={args.tokens}&token_ms={args.token_ms}"
         answers = PROMPTS * MODELS * args.rows
         print(
@@ -139,10 +121,6 @@ def main() -> None:
                     f"{result['ok']}/{result['answers']} | {result['latency'] * 1000:.0f} ms | "
                     f"{result['max_in_flight']} | {result['cpu']:.1f} s |"
                 )
-    finally:
-        server.terminate()
-        server.wait()
-        connection.creation.destroy_test_db(original_name, verbosity=0)
 
 
 if __name__ == "__main__":

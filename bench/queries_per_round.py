@@ -29,16 +29,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
 os.environ.setdefault("EMBEDDED_WORKER", "0")
 
 import django  # noqa: E402
-from support import start_fake_server  # noqa: E402
+from support import bench_workspace  # noqa: E402
 
 django.setup()
 
-from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.db.backends.signals import connection_created  # noqa: E402
-
-from lab.services import connection_create, workspace_create  # noqa: E402
 
 counts: collections.Counter = collections.Counter()
 statements: collections.Counter = collections.Counter()
@@ -64,22 +61,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=10)
     parser.add_argument("--cache", action="store_true", help="the experiment opts into the response cache")
     args = parser.parse_args()
-    name = f"bench_queries_{connection.settings_dict['NAME']}"
-    connection.settings_dict.setdefault("TEST", {})["NAME"] = name
-    original_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    server, fake_url = start_fake_server()
-    try:
-        user = get_user_model().objects.create_user("bench", password="bench-password-0123")
-        workspace = workspace_create(owner=user, name="Bench")
-        connection_create(
-            workspace=workspace,
-            name="bench",
-            kind="openai_compatible",
-            base_url=f"{fake_url}/v1",
-            max_concurrency=100,
-            rpm=10_000_000,
-        )
+    with bench_workspace("bench_queries", max_concurrency=100, rpm=10_000_000) as _bench:
         prompts = "\n".join(f"  - name: p{p}\n    prompt: 'Variant {p}: answer <<q>>'" for p in range(args.prompts))
         dataset = "\n".join(f"  - name: r{r}\n    vars: {{q: 'number {r}?'}}" for r in range(args.rows))
         cache = "cache: true\n" if args.cache else ""
@@ -103,11 +85,6 @@ def main() -> None:
         for sql, count in statements.most_common(25):
             print(f"{count / args.rows:8.1f}  {sql}")
         print(f"queries per round: {batch / args.rows:.1f} on the rounds' thread, {rest / args.rows:.1f} elsewhere")
-    finally:
-        server.terminate()
-        server.wait()
-        connection.close()
-        connection.creation.destroy_test_db(original_name, verbosity=0)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What the benchmarks share: a free loopback port, the fake LLM server in a process of its own (plain, or logging
-each request's span), a Postgres database of their own, and a process tree's CPU and memory read from /proc."""
+each request's span), a Postgres database of their own (with a workspace and one
+connection to the fake server, for the database benchmarks), and a process tree's CPU and memory read from /proc."""
 
 import asyncio
 import contextlib
@@ -8,6 +9,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -196,3 +199,46 @@ if __name__ == "__main__":  # the logged fake server: python bench/support.py --
     parser = argparse.ArgumentParser(description="The fake LLM server with a request log (GET /_log).")
     parser.add_argument("--port", type=int, required=True)
     _serve_logged(parser.parse_args().port)
+
+
+@dataclass(frozen=True)
+class BenchWorkspace:
+    user: object
+    workspace: object
+    fake_url: str
+    database: str  # the benchmark's own database, for the processes it starts
+
+
+@contextlib.contextmanager
+def bench_workspace(prefix: str, *, max_concurrency: int, rpm: int) -> Iterator[BenchWorkspace]:
+    """What the database benchmarks run in: a database of their own beside DATABASE_URL's (`<prefix>_<its name>`,
+    dropped afterwards), the fake LLM server, and a workspace "Bench" whose connection "bench" points at it. Call
+    after django.setup() (the scripts import this module before it, hence the imports here)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from lab.services import connection_create, workspace_create
+
+    if connection.vendor != "postgresql":
+        sys.exit("Set DATABASE_URL to a Postgres server: the benchmark measures the real database path.")
+    original_name = connection.settings_dict["NAME"]
+    connection.settings_dict.setdefault("TEST", {})["NAME"] = f"{prefix}_{original_name}"
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    server, fake_url = start_fake_server()
+    try:
+        user = get_user_model().objects.create_user("bench", password="bench-password-0123")
+        workspace = workspace_create(owner=user, name="Bench")
+        connection_create(
+            workspace=workspace,
+            name="bench",
+            kind="openai_compatible",
+            base_url=f"{fake_url}/v1",
+            max_concurrency=max_concurrency,
+            rpm=rpm,
+        )
+        yield BenchWorkspace(user, workspace, fake_url, connection.settings_dict["NAME"])
+    finally:
+        server.terminate()
+        server.wait()
+        connection.close()
+        connection.creation.destroy_test_db(original_name, verbosity=0)
