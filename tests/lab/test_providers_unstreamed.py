@@ -1,6 +1,8 @@
 """Every HTTP adapter answers in one request too (`complete_answer`, for batch calls nobody watches): the same
 text, usage, cost and finish reason a stream gives, over real HTTP from the fake server."""
 
+import sys
+
 import pytest
 
 from lab.providers.answer import complete_answer, stream_answer
@@ -36,3 +38,31 @@ async def test_a_refused_request_is_an_error_without_text_or_first_token(fake_ll
 
     assert answer.status == "error" and "400" in answer.error
     assert answer.text == "" and answer.ttft_ms is None and answer.latency_ms is not None
+
+
+class _Searches:
+    """A meta path finder that only records what the import system looked for and did not find in sys.modules."""
+
+    def __init__(self):
+        self.names: list[str] = []
+
+    def find_spec(self, name, path=None, target=None):
+        self.names.append(name)
+        return None  # the next finder goes on as usual
+
+
+async def test_a_request_searches_for_no_module(fake_llm, kind):
+    # httpcore asks for sniffio on every request and lock; while it was not installed, each of those failed
+    # imports searched sys.path again (a fifth of a batch call's CPU). A warm request imports nothing.
+    adapter = adapter_for(fake_llm, kind)
+    model = fake_llm.model(tokens=2)
+    await complete_answer(adapter, chat(model))
+    searches = _Searches()
+    sys.meta_path.insert(0, searches)
+    try:
+        await complete_answer(adapter, chat(model))
+        await stream_answer(adapter, chat(model))
+    finally:
+        sys.meta_path.remove(searches)
+
+    assert searches.names == []
