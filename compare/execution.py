@@ -78,29 +78,40 @@ async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.
 async def _run_claimed(
     claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
 ) -> None:
-    round_id = claimed.round_id
-    limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
-    try:
-        # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
-        async with asyncio.timeout(limit_s):
-            hooks = RoundHooks(claimed)
-            await fan_out(
-                claimed.calls, hooks, limiter=engine.limiter, client=engine.client, calls_in_flight=calls_in_flight
-            )
-    except TimeoutError:
-        error = f"The round ran past its time limit ({limit_s:.0f} s)."
-        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=error)
+    if await round_stream(claimed, engine, RoundHooks(claimed), calls_in_flight) is None:
         return
-    except Exception:
-        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
-        raise
     # Opt-in response cache: the complete answers this round fetched are kept for the next identical call (no trip
     # to the database thread for a round without it: the round's end waits for it).
     if claimed.cache_keys:
         await database_sync_to_async(response_cache.round_cache_store)(
             workspace_id=claimed.workspace_id, keys=claimed.cache_keys
         )
-    await database_sync_to_async(rounds.round_finish)(round_id=round_id)
+    await database_sync_to_async(rounds.round_finish)(round_id=claimed.round_id)
+
+
+async def round_stream(
+    claimed: rounds.ClaimedRound,
+    engine: Runtime,
+    hooks: RoundHooks,
+    calls_in_flight: asyncio.Semaphore | None = None,
+) -> list[Result] | None:
+    """Make the claimed round's calls within its time limit; their results, or None when the round ran past its
+    limit and was failed (an unexpected error fails it too, and goes on)."""
+    round_id = claimed.round_id
+    limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
+    try:
+        # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
+        async with asyncio.timeout(limit_s):
+            return await fan_out(
+                claimed.calls, hooks, limiter=engine.limiter, client=engine.client, calls_in_flight=calls_in_flight
+            )
+    except TimeoutError:
+        error = f"The round ran past its time limit ({limit_s:.0f} s)."
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=error)
+        return None
+    except Exception:
+        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
+        raise
 
 
 def _not_queued(round_id: int) -> None:
@@ -120,8 +131,10 @@ class RoundHooks:
     is done. An interactive round streams every delta, checkpoints and records each answer as it finishes.
     """
 
-    def __init__(self, claimed: rounds.ClaimedRound):
+    def __init__(self, claimed: rounds.ClaimedRound, *, write_answers: bool = True):
         self.round_id = claimed.round_id
+        # False: the caller writes the batch round's answers itself, with other rounds' (compare.round_batches).
+        self.write_answers = write_answers
         self.channel = group_channel(claimed.group_id)
         self.batch = claimed.lane == Lane.BATCH
         self.expected = len(claimed.calls)
@@ -156,7 +169,8 @@ class RoundHooks:
         self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
         self.texts.pop(result.key, None)
         if self.batch:
-            await self._batch_done(result)
+            if self.write_answers:
+                await self._batch_done(result)
             return
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:

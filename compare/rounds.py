@@ -9,6 +9,7 @@ passed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache, partial
@@ -29,12 +30,21 @@ from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
 from lab.providers.params import set_params
-from lab.realtime import broadcast, broadcast_to_listeners, group_channel, listened
+from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
 from . import response_cache
 from .catalog import resolve_model
-from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
+from .models import (
+    ROUND_TRANSITIONS,
+    ROUND_UNFINISHED,
+    CompareGroup,
+    Output,
+    OutputStatus,
+    Round,
+    RoundStatus,
+    Variant,
+)
 from .signals import round_finished
 
 logger = logging.getLogger(__name__)
@@ -55,40 +65,115 @@ class ClaimedRound:
     cache_keys: dict[int, str] = field(default_factory=dict)
 
 
-@transaction.atomic
 def round_claim(*, round_id: int) -> ClaimedRound | None:
     """Take a queued round for this worker and prepare its calls; None when it is not queued (any more)."""
+    claimed = rounds_claim(round_ids=[round_id])
+    return claimed[0] if claimed else None
+
+
+@transaction.atomic
+def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
+    """Take those of these rounds that are queued, with one conditional UPDATE for all of them, and prepare their
+    calls; in the order given, without the rounds that were not queued (any more). Claiming many at once is how
+    the experiment command keeps a few queries per claim instead of a few per round."""
+    now = timezone.now()
+    taken, longest = _take_queued(round_ids, now)
+    if not taken:
+        return []
+    outputs = _unanswered_outputs(taken)
+    resolvers = _resolvers(taken, outputs)
+    # A batch round nobody watches (an experiment's page shows progress, not tokens) asks each answer in one
+    # request, without streaming, and sends no events; an interactive round, or a batch round a page follows,
+    # streams. Asked once per comparison.
+    watched = cache(lambda group_id: listened(group_channel(group_id)))
+    heard = {r.pk: r.lane != Lane.BATCH or watched(r.group_id) for r in taken}
+    calls = {
+        r.pk: _prepare_calls(r, outputs[r.pk], resolvers[r.group.workspace_id], now, stream=heard[r.pk]) for r in taken
+    }
+    every_output = [o for round_outputs in outputs.values() for o in round_outputs]
+    _outputs_set(every_output, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
+    claimed = []
+    for round_ in taken:
+        if heard[round_.pk]:
+            transaction.on_commit(
+                partial(
+                    broadcast,
+                    group_channel(round_.group_id),
+                    "round.started",
+                    round=round_.pk,
+                    number=round_.number,
+                    outputs=sorted(o.pk for o in outputs[round_.pk]),  # by id: never the variants' order (blind)
+                )
+            )
+        # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
+        # calls are not made (compare/response_cache.py).
+        round_calls, cache_keys = response_cache.round_cache_take(round=round_, calls=calls[round_.pk])
+        claimed.append(
+            ClaimedRound(
+                round_id=round_.pk,
+                group_id=round_.group_id,
+                calls=round_calls,
+                run_s=longest[round_.pk].total_seconds(),
+                workspace_id=round_.group.workspace_id,
+                cache_keys=cache_keys,
+                lane=round_.lane,
+            )
+        )
+    return claimed
+
+
+def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, timedelta]]:
+    """Move the queued ones of these rounds to running (one UPDATE), each with its deadline; the rounds taken, in
+    the order given, and how long each may run."""
     variants = Variant.objects.filter(group=OuterRef("group_id")).order_by().values("group")
-    round_ = (
+    found = list(
         Round.objects.select_related("group__workspace")
         .annotate(variant_count=Subquery(variants.annotate(count=Count("pk")).values("count")))
-        .filter(pk=round_id, status=RoundStatus.QUEUED)
-        .first()
+        .filter(pk__in=round_ids, status=RoundStatus.QUEUED)
     )
-    if round_ is None:
-        return None
-    group = round_.group
-    now = timezone.now()
-    # Waiting for a connection's turn is not part of an answer's timeout, so the round may also wait its lane's
+    # Waiting for a connection's turn is not part of an answer's timeout, so a round may also wait its lane's
     # queue deadline before its slowest answer starts.
-    longest = group.longest_run(round_.variant_count) + timedelta(seconds=queue_deadline_s(round_.lane))
-    deadline = now + longest + timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
-    if not Round.objects.transition(round_.pk, RoundStatus.RUNNING, started_at=now, deadline=deadline):
-        return None
-    # Answers already stored are never asked for again.
-    outputs = list(
-        round_.outputs.exclude(status=OutputStatus.OK).select_related("variant").order_by("variant__position")
+    longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
+    grace = timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
+    taken = _update_from_values(
+        ["status", "started_at", "deadline"],
+        [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace] for r in found],
+        model=Round,
+        only_status=ROUND_TRANSITIONS[RoundStatus.RUNNING],
     )
+    by_id = {r.pk: r for r in found}
+    return [by_id[pk] for pk in round_ids if pk in set(taken)], longest
+
+
+def _unanswered_outputs(taken: list[Round]) -> dict[int, list[Output]]:
+    """Each round's outputs still to answer, by position (answers already stored are never asked for again)."""
+    by_id = {r.pk: r for r in taken}
+    outputs: dict[int, list[Output]] = {pk: [] for pk in by_id}
+    unanswered = Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).select_related("variant")
+    for output in unanswered.order_by("variant__position"):
+        output.round = by_id[output.round_id]
+        outputs[output.round_id].append(output)
+    return outputs
+
+
+def _resolvers(taken: list[Round], outputs: dict[int, list[Output]]) -> dict[int, Callable]:
+    """Per workspace, model id → (connection settings, catalog entry). Variants often share a model (every one of
+    them, in a comparison of prompts): each is looked up once, and the connections of every round are read
+    together, in one query."""
+    names = {o.variant.model.partition("::")[0] for round_outputs in outputs.values() for o in round_outputs}
+    workspaces = {r.group.workspace_id: r.group.workspace for r in taken}
+    connections: dict[int, dict[str, Connection]] = {pk: {} for pk in workspaces}
+    for found in Connection.objects.filter(workspace__in=workspaces, name__in=names):
+        connections[found.workspace_id][found.name] = found
+    return {pk: cache(partial(_resolved, workspace, connections[pk])) for pk, workspace in workspaces.items()}
+
+
+def _prepare_calls(round_: Round, outputs: list[Output], resolve, now, *, stream: bool) -> list[Call]:
+    """The round's calls, its prompts rendered; an answer that cannot be asked is failed with a readable error
+    (its row is written with the claim's)."""
+    group = round_.group
     templates = [output.variant.template() for output in outputs]
     rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
-    # Variants often share a model (every one of them, in a comparison of prompts): each is looked up once, and
-    # their connections are read together, in one query.
-    names = {output.variant.model.partition("::")[0] for output in outputs}
-    connections = {c.name: c for c in Connection.objects.filter(workspace=group.workspace, name__in=names)}
-    resolve = cache(partial(_resolved, group.workspace, connections))
-    # A batch round nobody watches (an experiment's page shows progress, not tokens) asks each answer in one
-    # request, without streaming; an interactive round, or a batch round a page follows, streams.
-    stream = round_.lane != Lane.BATCH or listened(group_channel(group.pk))
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
@@ -105,35 +190,7 @@ def round_claim(*, round_id: int) -> ClaimedRound | None:
             output.error = (
                 f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
             )
-    _outputs_set(outputs, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
-    transaction.on_commit(
-        partial(
-            _sender(round_.lane),
-            group_channel(group.pk),
-            "round.started",
-            round=round_.pk,
-            number=round_.number,
-            outputs=sorted(output.pk for output in outputs),  # by id: never the variants' order (blind mode)
-        )
-    )
-    # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
-    # calls are not made (compare/response_cache.py).
-    calls, cache_keys = response_cache.round_cache_take(round=round_, calls=calls)
-    return ClaimedRound(
-        round_id=round_.pk,
-        group_id=group.pk,
-        calls=calls,
-        run_s=longest.total_seconds(),
-        workspace_id=group.workspace_id,
-        cache_keys=cache_keys,
-        lane=round_.lane,
-    )
-
-
-def _sender(lane: str):
-    """How a round's events are sent: a batch round's only when a page listens (an experiment's page follows its
-    progress, and reloads over HTTP on connect); an interactive round's always, as a person started it."""
-    return broadcast_to_listeners if lane == Lane.BATCH else broadcast
+    return calls
 
 
 def _resolved(
@@ -251,16 +308,17 @@ def _outputs_set(outputs: list[Output], fields: list[str]) -> None:
 
 
 def _update_from_values(
-    fields: list[str], rows: list[list], *, expressions: dict[str, str] | None = None, only_status=()
+    fields: list[str], rows: list[list], *, model=Output, expressions: dict[str, str] | None = None, only_status=()
 ) -> list[int]:
-    """UPDATE the outputs of `rows` (each: id, then one value per field) in one statement; returns the ids updated.
+    """UPDATE the rows of `model` (outputs or rounds) in `rows` (each: id, then one value per field) in one
+    statement; returns the ids updated.
 
     `expressions` replaces a field's new value (`{value}`, the row's value) with SQL of its own that may read the
     row as it is (`o`) and the new values (`v`); `only_status` limits the rows updated to those in these statuses.
     Postgres and SQLite (3.35 or later) both read this form."""
     if not rows:
         return []
-    meta_fields = [Output._meta.get_field(name) for name in fields]
+    meta_fields = [model._meta.get_field(name) for name in fields]
     assignments = []
     for name, column_field in zip(fields, meta_fields, strict=True):
         value = f"v.{column_field.column}"
@@ -280,7 +338,7 @@ def _update_from_values(
         params.extend(only_status)
     # Only names from the model and constants are formatted in; every value is a parameter.
     values = f"WITH v({columns}) AS (VALUES {placeholders})"
-    table = Output._meta.db_table
+    table = model._meta.db_table
     sql = f"{values} UPDATE {table} AS o SET {', '.join(assignments)} FROM v WHERE {where} RETURNING id"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -307,19 +365,49 @@ def output_event(output: Output) -> dict:
     }
 
 
-@transaction.atomic
 def round_finish(*, round_id: int) -> Round:
     """Mark a round done after its answers are recorded (a cancelled or failed round keeps its status)."""
+    return rounds_finish(round_ids=[round_id])[0]
+
+
+@transaction.atomic
+def rounds_finish(*, round_ids: list[int]) -> list[Round]:
+    """`round_finish` for many rounds at once, in one transaction and a few statements whatever their number."""
+    return _finish(round_ids)
+
+
+@transaction.atomic
+def rounds_complete(
+    *, results: list[Result], round_ids: list[int], events: bool, cache_keys: dict[int, dict[int, str]] | None = None
+) -> list[dict]:
+    """Store the answers of these batch rounds (every one of their calls is done) and finish the rounds, in one
+    transaction: `outputs_record`, the response cache's `round_cache_store` (`cache_keys`: workspace id → output
+    id → key), then `rounds_finish`. Returns the `output.done` payloads when `events`."""
+    written = _answers_set(results)
+    for workspace_id, keys in (cache_keys or {}).items():
+        response_cache.round_cache_store(workspace_id=workspace_id, keys=keys)
+    _finish(round_ids)
+    if not events or not written:
+        return []
+    return [output_event(output) for output in Output.objects.filter(pk__in=written).order_by("pk")]
+
+
+def _finish(round_ids: list[int]) -> list[Round]:
     now = timezone.now()
-    if Round.objects.transition(round_id, RoundStatus.DONE, finished_at=now):
+    rows = [[pk, RoundStatus.DONE, now] for pk in round_ids]
+    done = _update_from_values(
+        ["status", "finished_at"], rows, model=Round, only_status=ROUND_TRANSITIONS[RoundStatus.DONE]
+    )
+    if done:
         # Only a failed write leaves a row unfinished here; say so rather than leave it running.
-        Output.objects.filter(round_id=round_id).unfinished().update(
+        Output.objects.filter(round_id__in=done).unfinished().update(
             status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
         )
-        round_finished.send(sender=Round, round_id=round_id)
-    round_ = Round.objects.get(pk=round_id)
-    transaction.on_commit(partial(announce_finished, round_))
-    return round_
+        round_finished.send(sender=Round, round_ids=sorted(done))
+    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids)}
+    finished = [found[pk] for pk in round_ids if pk in found]
+    transaction.on_commit(partial(rounds_announce, finished))
+    return finished
 
 
 @transaction.atomic
@@ -332,20 +420,25 @@ def round_fail(*, round_id: int, error: str, output_error: str | None = None) ->
         status=OutputStatus.ERROR, error=output_error or error, finished_at=now
     )
     round_ = Round.objects.get(pk=round_id)
-    transaction.on_commit(partial(announce_finished, round_))
+    transaction.on_commit(partial(rounds_announce, [round_]))
     logger.warning("Round %s failed: %s", round_id, error)
     return True
 
 
-def announce_finished(round_: Round) -> None:
-    """`round.done` on the group's channel, then the run's progress when the round is one of several (neither for
-    a batch round nobody listens to: the counts are a query per round)."""
-    channel = group_channel(round_.group_id)
-    if round_.lane == Lane.BATCH and not listened(channel):
-        return
-    broadcast(channel, "round.done", round=round_.pk, status=round_.status, error=round_.error)
-    counts = Round.objects.filter(run_id=round_.run_id).aggregate(
-        total=Count("id"), finished=Count("id", filter=~Q(status__in=ROUND_UNFINISHED))
-    )
-    if counts["total"] > 1:
-        broadcast(channel, "progress", run=str(round_.run_id), done=counts["finished"], total=counts["total"])
+def rounds_announce(finished: list[Round]) -> None:
+    """`round.done` on each round's group channel, then its run's progress when the round is one of several; for
+    batch rounds, only where a page listens (asked once per comparison: the counts are a query per run)."""
+    watched = cache(lambda group_id: listened(group_channel(group_id)))
+    runs = {}
+    for round_ in finished:
+        if round_.lane == Lane.BATCH and not watched(round_.group_id):
+            continue
+        channel = group_channel(round_.group_id)
+        broadcast(channel, "round.done", round=round_.pk, status=round_.status, error=round_.error)
+        runs[round_.run_id] = channel
+    for run_id, channel in runs.items():
+        counts = Round.objects.filter(run_id=run_id).aggregate(
+            total=Count("id"), finished=Count("id", filter=~Q(status__in=ROUND_UNFINISHED))
+        )
+        if counts["total"] > 1:
+            broadcast(channel, "progress", run=str(run_id), done=counts["finished"], total=counts["total"])

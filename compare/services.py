@@ -47,7 +47,7 @@ from .models import (
     Variant,
 )
 from .prompts.picking import picked_versions
-from .rounds import announce_finished
+from .rounds import rounds_announce
 from .selectors import group_settings
 
 MAX_REPEAT = 100
@@ -370,7 +370,7 @@ def round_cancel(*, round: Round, user) -> Round:
         )
     round.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
     round.refresh_from_db()
-    transaction.on_commit(partial(announce_finished, round))
+    transaction.on_commit(partial(rounds_announce, [round]))
     return round
 
 

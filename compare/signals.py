@@ -2,4 +2,5 @@
 
 from django.dispatch import Signal
 
-round_finished = Signal()  # kwargs: round_id — sent when a round becomes done, inside the finishing transaction
+# kwargs: round_ids, the rounds that became done (one statement may finish many), sent inside that transaction
+round_finished = Signal()

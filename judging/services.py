@@ -220,6 +220,17 @@ def group_judge_of(group: CompareGroup) -> JudgeConfig | None:
     return link.judge if link else None
 
 
+def round_judges(round_ids: list[int]) -> dict[int, JudgeConfig]:
+    """The judge each of these rounds' comparisons names, by round id; rounds without one are left out."""
+    named = dict(
+        GroupJudge.objects.filter(group__rounds__in=round_ids).values_list("group__rounds", "judge_id").distinct()
+    )
+    if not named:
+        return {}
+    judges = JudgeConfig.objects.in_bulk(set(named.values()))
+    return {round_id: judges[judge_id] for round_id, judge_id in sorted(named.items())}
+
+
 def _check_round(round_: Round) -> None:
     if not round_.is_finished:
         raise ValidationError({"round": "This round is still running; judge it once its answers are in."})
@@ -292,18 +303,25 @@ def _enqueue(verdict: Verdict) -> None:
     enqueue_on_commit(VERDICT_JOB, verdict.pk)
 
 
-@transaction.atomic
 def verdict_for_finished_round(*, round_id: int) -> Verdict | None:
-    """The automatic verdict of a round whose comparison names a judge: created queued once, never twice.
+    """The automatic verdict of a round whose comparison names a judge: created queued once, never twice."""
+    verdicts = verdicts_for_finished_rounds(round_ids=[round_id])
+    return verdicts[0] if verdicts else None
 
-    A rule that forbids judging (a same-family judge, no complete answer) is recorded as a failed verdict, so
-    the panel says why there is none.
+
+@transaction.atomic(savepoint=False)  # inside the rounds' finish: no savepoint of its own, two queries fewer
+def verdicts_for_finished_rounds(*, round_ids: list[int]) -> list[Verdict]:
+    """The automatic verdicts of those of these rounds whose comparison names a judge (`verdict_for_finished_round`).
+
+    Most finished rounds have no judge (every experiment's): that is one query for all of them, asked before any
+    round is read.
     """
-    # Most finished rounds have no judge (every experiment's): that is one query, asked before the round is read.
-    link = GroupJudge.objects.filter(group__rounds=round_id).select_related("judge").first()
-    if link is None:
-        return None
-    judge = link.judge
+    return [_verdict_for_round(round_id, judge) for round_id, judge in round_judges(round_ids).items()]
+
+
+def _verdict_for_round(round_id: int, judge: JudgeConfig) -> Verdict:
+    """Created queued once, never twice. A rule that forbids judging (a same-family judge, no complete answer) is
+    recorded as a failed verdict, so the panel says why there is none."""
     round_ = Round.objects.select_related("group__workspace").get(pk=round_id)
     verdict, created = Verdict.objects.get_or_create(round=round_, judge=judge, defaults=_snapshot(judge))
     if not created:

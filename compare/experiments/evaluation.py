@@ -89,6 +89,14 @@ def experiment_round_evaluate(*, round_id: int) -> int:
     return len(claimed)
 
 
+def rounds_evaluating(*, round_ids: list[int]) -> list[int]:
+    """Those of these finished rounds with evaluations still queued, in one query (most experiments have none)."""
+    queued = Evaluation.objects.filter(output__round_id__in=round_ids, status=EvaluationStatus.QUEUED).exclude(
+        output__round__status__in=ROUND_UNFINISHED
+    )
+    return sorted(set(queued.values_list("output__round_id", flat=True)))
+
+
 def _claim(round_id: int) -> list[Evaluation]:
     """The round's queued evaluations, claimed one by one, once the round has finished; a round with nothing to
     evaluate (an experiment without a judge or a schema has no evaluations) costs this one query."""

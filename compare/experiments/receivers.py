@@ -3,7 +3,7 @@
 from functools import partial
 
 from django.db import transaction
-from django.db.models import Exists
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from lab.jobs.enqueue import enqueue_on_commit
@@ -13,20 +13,26 @@ from .models import Evaluation, EvaluationStatus, Experiment
 from .services import experiment_budget_enforce
 
 
-def on_round_finished(sender, round_id: int, **kwargs) -> None:
-    """Runs inside the finishing transaction: only enqueue and check once it commits (the round is then done)."""
-    waiting = Evaluation.objects.filter(output__round_id=round_id, status=EvaluationStatus.QUEUED)
+def on_round_finished(sender, round_ids: list[int], **kwargs) -> None:
+    """Runs inside the finishing transaction: only enqueue and check once it commits (the rounds are then done)."""
+    waiting = Evaluation.objects.filter(output__round_id=OuterRef("group__rounds"), status=EvaluationStatus.QUEUED)
     found = (
-        Experiment.objects.filter(group__rounds=round_id)
+        Experiment.objects.filter(group__rounds__in=round_ids)
         .annotate(evaluating=Exists(waiting))
-        .values_list("pk", "budget", "evaluating")
-        .first()
+        .values_list("pk", "budget", "group__rounds", "evaluating")
     )
-    if found is None:
-        return
-    experiment_id, budget, evaluating = found
-    if budget is not None:  # without a cap there is nothing to enforce: no lock, no sum of the spent per round
+    budgets, evaluating = set(), []
+    for experiment_id, budget, round_id, has_evaluations in found:
+        if budget is not None:  # without a cap there is nothing to enforce: no lock, no sum of the spent per round
+            budgets.add(experiment_id)
+        if has_evaluations:
+            evaluating.append(round_id)
+    for experiment_id in sorted(budgets):
         transaction.on_commit(partial(experiment_budget_enforce, experiment_id=experiment_id))
     # An experiment without a judge or a schema has no evaluations: its rounds are finished with the one query.
-    if evaluating and waiting.update(enqueued_at=timezone.now()):
+    if not evaluating:
+        return
+    queued = Evaluation.objects.filter(output__round_id__in=evaluating, status=EvaluationStatus.QUEUED)
+    queued.update(enqueued_at=timezone.now())
+    for round_id in sorted(evaluating):
         enqueue_on_commit(EVALUATION, round_id)

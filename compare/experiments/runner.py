@@ -1,13 +1,14 @@
 """Running a started experiment from the command line: no worker needed, in this process or spread over several.
 
-The unit of scheduling is the call, not the dataset row. Every round of the run is admitted onto a process's
-engine loop (lab.engine.runtime) as the very coroutine a worker runs for a batch round (`round_run`), and the
-connections' schedulers decide how many calls go at once, so by default a run keeps every connection it uses at
-its limit; `concurrency` (the command's --concurrency) bounds the calls in flight further. A round is claimed
-only when its calls may start, so the budget cap can still cancel the rounds after it. The rounds were queued by
-`round_start` as usual, so a worker that is running may take some of them first: the claim in the database lets
-exactly one process run each round, and this one waits for the ones a worker took. Only the calling thread of
-the first process reads the progress, once every `poll_s`.
+The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop
+(lab.engine.runtime) as a worker runs batch rounds, but claimed together as room frees up and written together
+once their calls are done (compare.round_batches), and the connections' schedulers decide how many calls go at
+once, so by default a run keeps every connection it uses at its limit; `concurrency` (the command's
+--concurrency) bounds the calls in flight further. A round is claimed only when its calls may start, so the
+budget cap can still cancel the rounds after it. The rounds were queued by `round_start` as usual, so a worker
+that is running may take some of them first: the claim in the database lets exactly one process run each round,
+and this one waits for the ones a worker took. Only the calling thread of the first process reads the progress,
+once every `poll_s`.
 
 With `processes` above 1 the run is shared out (see `share_of`): this process runs the first share and starts a
 child process for each other one (compare.experiments.spread), and the run's limits are divided between them.
@@ -23,16 +24,17 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 
 from lab.catalog import split_model_id
 from lab.engine.runtime import Runtime, runtime
 from lab.models import Connection
 
-from ..execution import round_run
 from ..models import Round, RoundStatus
+from ..round_batches import RoundBatches
 from . import spread
-from .evaluation import experiment_round_evaluate
+from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
 
@@ -201,17 +203,68 @@ def _round_ids(experiment: Experiment) -> list[int]:
 
 
 async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime) -> None:
-    """`plan.rounds` rounds at once, taken from the feed in order; each round's answers evaluated where it ran."""
-    calls = asyncio.Semaphore(plan.calls) if plan.calls else None
-    feed = _RoundFeed(round_ids, experiment, engine)
+    """`plan.rounds` rounds at once, taken from the feed in order and claimed together as room frees up; each
+    round's answers evaluated where it ran, once it is written."""
+    async with ThreadSensitiveContext(executor=engine.batch_database):  # as round_run: the batch rounds' thread
+        evaluations: set[asyncio.Task] = set()
 
-    async def runner() -> None:
-        while (round_id := await feed.next()) is not None:
-            ran = await round_run(round_id=round_id, engine=engine, calls_in_flight=calls)
-            if ran:  # on the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates)
-                await engine.in_thread(experiment_round_evaluate, round_id=round_id)
+        async def evaluate(round_ids: list[int]) -> None:
+            # On the engine's job threads, as a worker evaluates (a round a worker ran, it evaluates).
+            evaluating = await engine.in_thread(rounds_evaluating, round_ids=round_ids)
+            await asyncio.gather(*(engine.in_thread(experiment_round_evaluate, round_id=pk) for pk in evaluating))
 
-    await asyncio.gather(*(runner() for _ in range(plan.rounds)))
+        def finished(round_ids: list[int]) -> None:
+            evaluations.add(asyncio.create_task(evaluate(round_ids)))
+
+        calls = asyncio.Semaphore(plan.calls) if plan.calls else None
+        batches = RoundBatches(engine, calls_in_flight=calls, finished=finished)
+        feed = _RoundFeed(round_ids, experiment, engine)
+        room = _Room(plan.rounds)
+        running: set[asyncio.Task] = set()
+        try:
+            while (free := await room.free()) and (ids := await feed.take(free)):
+                for claimed in await batches.claim(ids):
+                    room.take()
+                    task = asyncio.create_task(batches.run(claimed))
+                    task.add_done_callback(room.give)
+                    running.add(task)
+                _raise_failed(running)
+            await asyncio.gather(*running)
+        except BaseException:
+            for task in running:
+                task.cancel()  # their rounds stay running: the sweeper fails them at their deadline
+            raise
+        finally:
+            await batches.close()
+        await asyncio.gather(*evaluations)
+
+
+def _raise_failed(tasks: set[asyncio.Task]) -> None:
+    """A crash in a round's coroutine is a bug: let it surface at once (the other rounds go on until then)."""
+    for task in [task for task in tasks if task.done()]:
+        tasks.discard(task)
+        task.result()
+
+
+class _Room:
+    """How many more rounds may be claimed: `size` at once, a place given back when a round's calls are done."""
+
+    def __init__(self, size: int):
+        self.size, self.used = size, 0
+        self.changed = asyncio.Event()
+
+    async def free(self) -> int:
+        while self.used >= self.size:
+            self.changed.clear()
+            await self.changed.wait()
+        return self.size - self.used
+
+    def take(self) -> None:
+        self.used += 1
+
+    def give(self, _task: asyncio.Task | None = None) -> None:
+        self.used -= 1
+        self.changed.set()
 
 
 class _RoundFeed:
@@ -227,18 +280,19 @@ class _RoundFeed:
         self.exhausted = False
         self.refilling = asyncio.Lock()
 
-    async def next(self) -> int | None:
+    async def take(self, count: int) -> list[int]:
+        """Up to `count` rounds not yet tried, in order; none when the run has none left."""
         while not self.pending:
             async with self.refilling:
                 if self.exhausted:
-                    return None
+                    return []
                 if not self.pending:
                     queued = await self.engine.in_thread(self._queued)
                     self.pending.extend(queued)
                     self.exhausted = not queued
-        round_id = self.pending.popleft()
-        self.tried.add(round_id)
-        return round_id
+        taken = [self.pending.popleft() for _ in range(min(count, len(self.pending)))]
+        self.tried.update(taken)
+        return taken
 
     def _queued(self) -> list[int]:
         rounds = Round.objects.filter(

@@ -1,0 +1,123 @@
+"""Many batch rounds on one loop for one caller (the experiment command), claimed together and finished together.
+
+Run one by one, every batch round costs a claim and a finish of a few queries each, and its finish sends the
+round_finished signal, whose receivers ask a query or two more: with three calls a round that was most of a
+call's CPU. Here the rounds a caller has room for are claimed in one transaction (`rounds.rounds_claim`), and the
+rounds whose calls are all done are written in one transaction, answers and finish together
+(`rounds.rounds_complete`). Nothing waits to fill a batch: while one claim or write is on the database thread,
+the rounds that become ready meanwhile make up the next one, so batches grow with the load and a lone round is
+written at once.
+
+Each round still streams on its own, within its own time limit (`execution.round_stream`), and is failed on its
+own. A process that dies between a round's last answer and the write leaves it running: the jobs sweeper fails it
+at its deadline, as for any round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from channels.db import database_sync_to_async
+
+from lab.engine.fanout import Result
+from lab.realtime import abroadcast, alistened, group_channel
+
+from . import rounds
+from .execution import RoundHooks, round_stream
+
+# About the most answers one write takes (a round is never split): each is a row of 14 values in the statement,
+# and Postgres takes at most 65,535 parameters a statement.
+MAX_WRITE_ANSWERS = 2000
+
+
+class RoundBatches:
+    """Claims, runs and writes batch rounds for one caller on the engine's loop. Its database work goes through
+    the calling context's thread (the batch rounds' own, see `execution.round_run`); `finished` is called with the
+    ids of each batch of rounds once they are written (on the loop: it must not block)."""
+
+    def __init__(
+        self,
+        engine,
+        *,
+        calls_in_flight: asyncio.Semaphore | None = None,
+        finished: Callable[[list[int]], None] | None = None,
+    ):
+        self.engine = engine
+        self.calls_in_flight = calls_in_flight
+        self.finished = finished
+        self._ready: list[tuple[rounds.ClaimedRound, list[Result], asyncio.Future]] = []
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._writer = asyncio.create_task(self._write_ready())
+
+    async def claim(self, round_ids: list[int]) -> list[rounds.ClaimedRound]:
+        """Those of the rounds still queued, claimed together (in the order given)."""
+        return await database_sync_to_async(rounds.rounds_claim)(round_ids=round_ids)
+
+    async def run(self, claimed: rounds.ClaimedRound) -> None:
+        """Make the round's calls, then wait until its answers are written with the next batch (a failed write
+        raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
+        hooks = RoundHooks(claimed, write_answers=False)
+        results = await round_stream(claimed, self.engine, hooks, self.calls_in_flight)
+        if results is None:
+            return
+        if self._writer.done():  # it failed (or was closed): nobody would write these answers
+            self._writer.result()
+            raise RuntimeError("The round batches were closed while a round was running.")
+        written = asyncio.get_running_loop().create_future()
+        self._ready.append((claimed, results, written))
+        self._wake.set()
+        await written
+
+    async def close(self) -> None:
+        """Write what is ready and stop; a failed write raises here."""
+        self._closing = True
+        self._wake.set()
+        await self._writer
+
+    async def _write_ready(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._ready:
+                taken = self._take_ready()
+                batch = [(claimed, results) for claimed, results, _ in taken]
+                try:
+                    await self._write(batch)
+                except Exception as exc:
+                    for _, _, written in taken:
+                        written.set_exception(exc)
+                    raise  # the rounds stay running; the sweeper fails them at their deadline
+                for _, _, written in taken:
+                    written.set_result(None)
+            if self._closing:
+                return
+
+    def _take_ready(self) -> list[tuple[rounds.ClaimedRound, list[Result], asyncio.Future]]:
+        answers = count = 0
+        while count < len(self._ready) and (count == 0 or answers + len(self._ready[count][1]) <= MAX_WRITE_ANSWERS):
+            answers += len(self._ready[count][1])
+            count += 1
+        taken, self._ready = self._ready[:count], self._ready[count:]
+        return taken
+
+    async def _write(self, batch: list[tuple[rounds.ClaimedRound, list[Result]]]) -> None:
+        channels = {group_channel(claimed.group_id) for claimed, _ in batch}
+        watched = [channel for channel in sorted(channels) if await alistened(channel)]
+        cache_keys: dict[int, dict[int, str]] = {}
+        for claimed, _ in batch:
+            if claimed.cache_keys:
+                cache_keys.setdefault(claimed.workspace_id, {}).update(claimed.cache_keys)
+        payloads = await database_sync_to_async(rounds.rounds_complete)(
+            results=[result for _, results in batch for result in results],
+            round_ids=[claimed.round_id for claimed, _ in batch],
+            events=bool(watched),
+            cache_keys=cache_keys,
+        )
+        channel_of = {claimed.round_id: group_channel(claimed.group_id) for claimed, _ in batch}
+        for payload in payloads:
+            if channel_of[payload["round"]] in watched:
+                await abroadcast(channel_of[payload["round"]], "output.done", **payload)
+        if self.finished is not None:
+            self.finished([claimed.round_id for claimed, _ in batch])

@@ -1,0 +1,107 @@
+"""Many batch rounds claimed in one transaction and finished in another (compare.rounds.rounds_claim and
+rounds_complete, used by the experiment command through compare.round_batches): the same rows and signals as one
+round at a time, in a number of queries that does not grow with the rounds."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from compare.models import Output, OutputStatus, Round, RoundStatus
+from compare.rounds import rounds_claim, rounds_complete
+from compare.signals import round_finished
+from lab.engine.fanout import Result
+from lab.jobs.kinds import Lane
+from lab.providers.answer import Answer
+from tests.fixtures.compare_factories import make_group, make_round
+
+pytestmark = pytest.mark.django_db
+
+
+def batch_rounds(workspace, owner, count: int) -> list[Round]:
+    group = make_group(workspace, owner)  # two variants
+    return [make_round(group, lane=Lane.BATCH) for _ in range(count)]
+
+
+def answered(claimed) -> list[Result]:
+    ok = Answer(status=OutputStatus.OK, text="**Hello**", finish_reason="stop", input_tokens=3, output_tokens=1)
+    return [Result(key=call.key, answer=ok) for round_ in claimed for call in round_.calls]
+
+
+def test_claiming_many_rounds_takes_the_queued_ones_in_the_order_given(workspace, owner):
+    first, second, cancelled, fourth = batch_rounds(workspace, owner, 4)
+    Round.objects.transition(cancelled.pk, RoundStatus.CANCELLED)
+
+    claimed = rounds_claim(round_ids=[fourth.pk, first.pk, cancelled.pk, second.pk])
+
+    assert [c.round_id for c in claimed] == [fourth.pk, first.pk, second.pk]
+    for round_ in claimed:
+        assert [call.key for call in round_.calls] == list(
+            Output.objects.filter(round=round_.round_id).order_by("variant__position").values_list("pk", flat=True)
+        )
+        assert all(call.lane == Lane.BATCH and not call.stream for call in round_.calls)  # nobody listens
+    running = Round.objects.filter(status=RoundStatus.RUNNING)
+    assert set(running.values_list("pk", flat=True)) == {first.pk, second.pk, fourth.pk}
+    assert all(r.deadline > r.started_at for r in running)
+    outputs = Output.objects.filter(round__in=[first, second, fourth])
+    assert all(o.status == OutputStatus.RUNNING and o.rendered_prompt == "Say something about tea." for o in outputs)
+    assert Round.objects.get(pk=cancelled.pk).status == RoundStatus.CANCELLED
+    assert rounds_claim(round_ids=[first.pk, second.pk]) == []  # taken: a second claim gets none
+
+
+def test_a_claim_of_many_rounds_costs_the_queries_of_one(workspace, owner):
+    one, *many = batch_rounds(workspace, owner, 9)
+    with CaptureQueriesContext(connection) as alone:
+        rounds_claim(round_ids=[one.pk])
+    with CaptureQueriesContext(connection) as together:
+        claimed = rounds_claim(round_ids=[r.pk for r in many])
+
+    assert len(claimed) == 8
+    assert len(together) == len(alone)
+
+
+def test_completing_many_rounds_writes_every_answer_and_signals_once(workspace, owner):
+    rounds = batch_rounds(workspace, owner, 3)
+    claimed = rounds_claim(round_ids=[r.pk for r in rounds])
+    signalled = []
+
+    def heard(sender, round_ids, **kwargs):
+        signalled.append(round_ids)
+
+    round_finished.connect(heard, dispatch_uid="test-heard")
+    try:
+        payloads = rounds_complete(results=answered(claimed), round_ids=[r.pk for r in rounds], events=True)
+    finally:
+        round_finished.disconnect(dispatch_uid="test-heard")
+
+    assert signalled == [sorted(r.pk for r in rounds)]
+    assert all(
+        r.status == RoundStatus.DONE and r.finished_at for r in Round.objects.filter(pk__in=[r.pk for r in rounds])
+    )
+    outputs = Output.objects.filter(round__in=rounds)
+    assert len(outputs) == 6
+    assert all(o.status == OutputStatus.OK and o.html == "<p><strong>Hello</strong></p>" for o in outputs)
+    assert sorted(p["output"] for p in payloads) == sorted(o.pk for o in outputs)
+
+
+def test_completing_many_rounds_costs_the_queries_of_one(workspace, owner):
+    one, *many = batch_rounds(workspace, owner, 9)
+    claimed_one, claimed_many = rounds_claim(round_ids=[one.pk]), rounds_claim(round_ids=[r.pk for r in many])
+    with CaptureQueriesContext(connection) as alone:
+        rounds_complete(results=answered(claimed_one), round_ids=[one.pk], events=False)
+    with CaptureQueriesContext(connection) as together:
+        rounds_complete(results=answered(claimed_many), round_ids=[r.pk for r in many], events=False)
+
+    assert len(together) == len(alone)
+    assert Round.objects.filter(status=RoundStatus.DONE).count() == 9
+
+
+def test_a_round_cancelled_before_its_write_stays_cancelled_and_keeps_its_answers(workspace, owner):
+    kept, cancelled = batch_rounds(workspace, owner, 2)
+    claimed = rounds_claim(round_ids=[kept.pk, cancelled.pk])
+    Round.objects.transition(cancelled.pk, RoundStatus.CANCELLED)
+
+    rounds_complete(results=answered(claimed), round_ids=[kept.pk, cancelled.pk], events=False)
+
+    assert Round.objects.get(pk=kept.pk).status == RoundStatus.DONE
+    assert Round.objects.get(pk=cancelled.pk).status == RoundStatus.CANCELLED
+    assert all(o.text == "**Hello**" for o in Output.objects.filter(round=cancelled))
