@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from statsmodels.stats.proportion import proportion_confint
-
 CONFIDENCE = 0.95
 
 
@@ -15,6 +13,10 @@ def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDEN
     """
     if trials <= 0:
         raise ValueError("an interval needs at least one trial")
+    # Imported here: statsmodels brings pandas and most of scipy, two seconds of start-up for every process that
+    # loads the apps (the experiment command among them), most of which never asks for an interval.
+    from statsmodels.stats.proportion import proportion_confint
+
     low, high = proportion_confint(successes, trials, alpha=1 - confidence, method="wilson")
     # At 0/n and n/n the exact bounds are 0 and 1; floating point lands a hair off them (5e-17 above 0 at 0/3),
     # which would leave the estimate itself outside its interval.

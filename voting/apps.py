@@ -14,10 +14,24 @@ class VotingConfig(AppConfig):
         from compare.experiments.baseline import register_paired_test
         from compare.page_selectors import register_history_annotations
 
-        from .baseline_test import baseline_paired_test
-        from .page_selectors import history_vote_figures
         from .selectors import has_voted
 
         register_reveal_check(has_voted)
-        register_paired_test(baseline_paired_test)
-        register_history_annotations(history_vote_figures)
+        register_paired_test(_baseline_paired_test)
+        register_history_annotations(_history_vote_figures)
+
+
+# The rules below are imported on first use: they bring scipy and statsmodels, two seconds of start-up for every
+# process that loads the apps (the experiment command among them), most of which never runs them.
+
+
+def _baseline_paired_test(*args, **kwargs):
+    from .baseline_test import baseline_paired_test
+
+    return baseline_paired_test(*args, **kwargs)
+
+
+def _history_vote_figures(*args, **kwargs):
+    from .page_selectors import history_vote_figures
+
+    return history_vote_figures(*args, **kwargs)

@@ -1,7 +1,10 @@
 """The import graph, read with the stdlib `ast`: no circle of module-level imports inside any app, and no import of a
-tasks module inside a function (the lazy import that hides a circle). Jobs are enqueued by task name (lab.jobs)."""
+tasks module inside a function (the lazy import that hides a circle). Jobs are enqueued by task name (lab.jobs).
+And what loading the apps imports, in a fresh interpreter: no statistics library."""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +139,15 @@ def test_the_walk_sees_a_circle_and_a_lazy_task_import(tmp_path):
     assert imported(node, "compare.rounds", False, {"compare.tasks"}) == ["compare.tasks"]
     edges, _ = graph()
     assert "compare.experiments.models" in edges["compare.models"]  # the walk does read real imports
+
+
+def test_loading_the_apps_imports_no_statistics_library():
+    # scipy and statsmodels (with pandas) took two seconds of every process's start-up, the experiment command's
+    # among them; the statistics are imported where they are first used.
+    code = (
+        "import os, sys, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'promptlab.settings'); "
+        "django.setup(); print(sorted(m for m in ('scipy', 'statsmodels', 'pandas') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+
+    assert loaded.stdout.strip() == "[]"
