@@ -132,10 +132,14 @@ def fit_many(points: np.ndarray, *, l2: np.ndarray, start: np.ndarray | None = N
     for _ in range(MAX_NEWTON_STEPS):
         gradient, hessian = _gradient_and_hessian(points[active], l2[active], strength[active])
         step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        # A step this small is taken whole and is the fit's last: the objective could not tell it from none.
+        last = np.abs(step).max(axis=1) <= STEP_TOLERANCE
+        strength[active[last]] += step[last]
+        active, gradient, step = active[~last], gradient[~last], step[~last]
         value[active], strength[active], stalled = _line_search(
             points[active], l2[active], strength[active], value[active], gradient, step
         )
-        active = active[~(stalled | (np.abs(step).max(axis=1) <= STEP_TOLERANCE))]
+        active = active[~stalled]
         if not len(active):
             break
     strength -= strength.mean(axis=1, keepdims=True)
@@ -454,9 +458,13 @@ def table_ratings(
     start = (estimate - BASE_RATING) / POINTS_PER_UNIT
     rng = np.random.default_rng(seed)
     k = len(table.keys)
-    # All resamples' points at once: (resamples × rows) counts times the sparse (rows × k²) contributions.
+    # All resamples' points at once: the sparse (k² × rows) contributions times (rows × resamples) counts, each
+    # resample's counts contiguous, as scipy's sparse product reads them fastest. The sums are of whole and half
+    # points, exact in floating point in any order.
     draws = multinomial_draws(rng, table.counts, n_resamples)
-    every_points = np.asarray(draws @ table.contributions).reshape(n_resamples, k, k)
+    every_points = (table.contributions.T.tocsr() @ np.ascontiguousarray(draws.T, dtype=float)).T.reshape(
+        n_resamples, k, k
+    )
     resampled = fit_many(every_points, l2=resample_penalties(points, every_points, l2), start=start)
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(resampled, [tail, 1 - tail], axis=0)
