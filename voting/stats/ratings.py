@@ -122,7 +122,7 @@ def fit_many(points: np.ndarray, *, l2: np.ndarray, start: np.ndarray | None = N
     halved until it lowers the objective (Armijo's rule; the slack allows for rounding in a sum over a million
     votes). Each fit stops after a step that moved no strength by more than STEP_TOLERANCE, or when rounding
     leaves no step that lowers the objective: the fit is then at the maximum to rounding, closer than scipy's
-    trust-exact `minimize` came with its gradient tolerance (up to 7e-6 points short at a million votes).
+    trust-exact `minimize` came with its gradient tolerance (7e-6 to 9e-6 points short at a million votes).
     """
     n, k = points.shape[:2]
     l2 = np.asarray(l2, dtype=float)
