@@ -74,23 +74,27 @@ def _comparisons(filters: LeaderboardFilters, path: str) -> dict:
     return lookups
 
 
-def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Vote]:
-    votes = Vote.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
+def _cast_between(filters: LeaderboardFilters, field: str) -> dict:
+    """The since and until filters, as lookups on a date field (`field`) holding the day a vote was cast (UTC)."""
+    lookups = {}
     if filters.since:
-        votes = votes.filter(created_at__date__gte=filters.since)
+        lookups[f"{field}__gte"] = filters.since
     if filters.until:
-        votes = votes.filter(created_at__date__lte=filters.until)
-    return votes
+        lookups[f"{field}__lte"] = filters.until
+    return lookups
+
+
+def workspace_votes(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Vote]:
+    return Vote.objects.filter(
+        group__workspace=workspace, **_comparisons(filters, "group__"), **_cast_between(filters, "created_at__date")
+    )
 
 
 def workspace_vote_counts(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[VoteCount]:
     """The kept counts of the votes workspace_votes selects (a count's day is its votes' created_at date, UTC)."""
-    counts = VoteCount.objects.filter(group__workspace=workspace, **_comparisons(filters, "group__"))
-    if filters.since:
-        counts = counts.filter(day__gte=filters.since)
-    if filters.until:
-        counts = counts.filter(day__lte=filters.until)
-    return counts
+    return VoteCount.objects.filter(
+        group__workspace=workspace, **_comparisons(filters, "group__"), **_cast_between(filters, "day")
+    )
 
 
 def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> QuerySet[Variant]:

@@ -100,17 +100,23 @@ def kinds_shapes(
 ) -> Counter[VoteShape]:
     """vote_shapes_of on votes already counted per comparison and winner (None for a tie or an all-bad vote): a
     million votes come as one entry per comparison and winner, and no vote record is made."""
-    shapes: Counter[VoteShape] = Counter()
-    # Per comparison: the entities its rounds show, in order, and where each of its variants stands among them.
-    places: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}
+    shapes: dict[VoteShape, int] = {}
+    # Per comparison, the shape of a vote for each winner it may have (a variant key, or None): made once, so the
+    # tens of thousands of kinds on a large leaderboard each cost two lookups.
+    shape_of: dict[int, dict[str | None, VoteShape]] = {}
     for (group_id, winner), count in kinds.items():
         if (keys := shown[group_id]) is None:
             continue
-        if (place := places.get(group_id)) is None:
-            place = places[group_id] = (tuple(key_of[key] for key in keys), {key: i for i, key in enumerate(keys)})
-        entities, position = place
-        shapes[(entities, None if winner is None else position[variant_key(winner)])] += count
-    return shapes
+        if (by_winner := shape_of.get(group_id)) is None:
+            by_winner = shape_of[group_id] = _shapes_by_winner(tuple([key_of[key] for key in keys]), keys)
+        shape = by_winner[None if winner is None else variant_key(winner)]
+        shapes[shape] = shapes.get(shape, 0) + count
+    return Counter(shapes)
+
+
+def _shapes_by_winner(entities: tuple[str, ...], keys: tuple[str, ...]) -> dict[str | None, VoteShape]:
+    """A comparison's vote shapes by its winner's variant key (None for a tie or an all-bad vote)."""
+    return {None: (entities, None)} | {key: (entities, position) for position, key in enumerate(keys)}
 
 
 def _outcome(choice: str, winner: int | None) -> str:

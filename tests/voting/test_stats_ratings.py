@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 from scipy.optimize import least_squares
+from scipy.special import expit
 
 from voting.stats.ratings import (
     MIN_RESAMPLES,
@@ -13,6 +14,7 @@ from voting.stats.ratings import (
     bradley_terry,
     difference_variance,
     fit_bradley_terry,
+    fit_many,
     match_table,
     matches_from_vote,
     ranks_from_differences,
@@ -62,6 +64,32 @@ def test_a_full_round_robin_matches_an_independent_fit():
     fitted = mle_of(votes)
     assert [fitted[key] for key in "abc"] == pytest.approx(reference.x.tolist(), abs=1e-6)
     assert sum(fitted.values()) / 3 == pytest.approx(1000, abs=1e-9)
+
+
+def penalised_score_equations(strength: np.ndarray, points: np.ndarray, l2: float) -> np.ndarray:
+    """The penalised fit's first-order conditions on natural-log strengths, written independently: each player's
+    expected score less its actual score, plus the penalty's pull l2·s; with l2 > 0 they fix every strength."""
+    expected = expit(strength[:, None] - strength[None, :])
+    return ((points + points.T) * expected).sum(axis=1) - points.sum(axis=1) + l2 * strength
+
+
+def test_a_penalised_fit_solves_its_score_equations_where_no_exact_fit_exists():
+    # a is unbeaten (5–0 against b), so only the penalty keeps its rating finite, far above the rest.
+    points = np.array([[0, 5.0, 0], [0, 0, 3.0], [0, 3.0, 0]])
+    reference = least_squares(
+        penalised_score_equations, np.zeros(3), args=(points, 1e-3), xtol=1e-15, ftol=1e-15, gtol=1e-15
+    )
+    expected = 1000 + 400 / math.log(10) * (reference.x - reference.x.mean())
+    assert fit_bradley_terry(points, l2=1e-3) == pytest.approx(expected, abs=1e-6)
+    assert expected[0] - expected[1] > 1000
+
+
+def test_fits_in_a_batch_equal_each_fit_alone_whatever_the_start():
+    connected = np.array([[0, 6.5, 8.0], [3.5, 0, 6.5], [5.0, 7.5, 0]])
+    one_sided = np.array([[0, 5.0, 0], [0, 0, 3.0], [0, 3.0, 0]])
+    together = fit_many(np.stack([connected, one_sided]), l2=np.array([0.0, 1e-3]), start=np.array([2.0, -1, -1]))
+    assert together[0] == pytest.approx(fit_bradley_terry(connected, l2=0), abs=1e-9)
+    assert together[1] == pytest.approx(fit_bradley_terry(one_sided, l2=1e-3), abs=1e-9)
 
 
 def test_a_tie_counts_as_half_a_win_for_each_side():

@@ -1,11 +1,12 @@
 """Bradley–Terry ratings from votes on the Elo-like 400-point scale (mean 1000), with bootstrap intervals and ranks.
 
 Model: P(i beats j) = 1 / (1 + 10^((Rⱼ − Rᵢ) / 400)); a tie counts as half a win for each side. Ratings are the
-exact maximum-likelihood fit (scipy `minimize`) whenever it exists: when every split of the entities into two groups
-has each group scoring something against the other (the "scored against" graph is strongly connected; Zermelo
-1929, Ford 1957). When it does not (one vote gpt > claude; an 11–0 chain), no finite rating fits the votes: the
-fit adds a tiny L2 penalty that keeps the ratings finite, and the entities outside the largest strongly connected
-group are flagged `one_sided`: their ratings and intervals are set by that penalty, not measured.
+exact maximum-likelihood fit (Newton's method to rounding, `fit_many`) whenever it exists: when every split of the
+entities into two groups has each group scoring something against the other (the "scored against" graph is
+strongly connected; Zermelo 1929, Ford 1957). When it does not (one vote gpt > claude; an 11–0 chain), no finite
+rating fits the votes: the fit adds a tiny L2 penalty that keeps the ratings finite, and the entities outside the
+largest strongly connected group are flagged `one_sided`: their ratings and intervals are set by that penalty, not
+measured.
 
 Everything here is a function of the set of votes, not of the order they are stored in: vote kinds and entities
 are put in a canonical (sorted) order before the seeded bootstrap draws from them, and ranks come from a
@@ -16,10 +17,9 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import chain, combinations
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
@@ -39,7 +39,6 @@ DEFAULT_L2 = 1e-3
 # over 100,000 votes under a second. Raise `n_resamples` where time allows.
 MIN_RESAMPLES = 200
 DEFAULT_RESAMPLES = MIN_RESAMPLES
-GRADIENT_TOLERANCE = 1e-10
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,36 +109,103 @@ def fit_bradley_terry(points: np.ndarray, *, l2: float = DEFAULT_L2, start: np.n
     With l2=0 this is the exact maximum-likelihood estimate, which exists when every split of the entities into two
     groups has each group scoring something against the other.
     """
-    games = points + points.T
-    k = len(points)
+    return fit_many(points[None], l2=np.array([l2], dtype=float), start=start)[0]
 
-    def objective(strength: np.ndarray) -> tuple[float, np.ndarray]:
-        gap = strength[:, None] - strength[None, :]
-        beats = expit(gap)  # beats[i, j] = P(i beats j)
-        total = strength.sum()
-        value = -np.sum(points * log_expit(gap)) + l2 / 2 * strength @ strength + total**2 / 2
-        gradient = -(points * beats.T).sum(axis=1) + (points.T * beats).sum(axis=1) + l2 * strength + total
-        return value, gradient
 
-    def hessian(strength: np.ndarray) -> np.ndarray:
-        beats = expit(strength[:, None] - strength[None, :])
-        information = games * beats * beats.T
-        return np.diag(information.sum(axis=1)) - information + l2 * np.eye(k) + np.ones((k, k))
+def fit_many(points: np.ndarray, *, l2: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """`fit_bradley_terry` on a stack of n points matrices (n×k×k) at once, with one penalty each (`l2`, n), from
+    one start (natural-log strengths, k; zeros by default): ratings, n×k.
 
-    # trust-exact: the problem is convex and small (one row per model), so Newton steps converge in a few iterations.
-    # Its default stopping rule (gradient below 1e-4) can leave ratings several points short when a model is
-    # unbeaten; this one scales with the number of games, since the gradient is a sum over them. When it is finer
-    # than floating point allows, scipy stops at that floor and reports a "bad approximation": the fit is done.
-    result = minimize(
-        objective,
-        np.zeros(k) if start is None else start,
-        jac=True,
-        hess=hessian,
-        method="trust-exact",
-        options={"gtol": GRADIENT_TOLERANCE * max(1.0, games.sum())},
-    )
-    strength = result.x - result.x.mean()
+    The negative log-likelihood (plus the penalty, plus half the squared sum of the strengths, which pins their
+    free offset without moving any difference) is convex and has k unknowns, so Newton's method converges in a few
+    steps; a bootstrap's 200 fits are then a few batched k×k solves instead of 200 calls into scipy. A step is
+    halved until it lowers the objective (Armijo's rule; the slack allows for rounding in a sum over a million
+    votes). Each fit stops after a step that moved no strength by more than STEP_TOLERANCE, or when rounding
+    leaves no step that lowers the objective: the fit is then at the maximum to rounding, closer than scipy's
+    trust-exact `minimize` came with its gradient tolerance (7e-6 to 9e-6 points short at a million votes).
+    """
+    n, k = points.shape[:2]
+    l2 = np.asarray(l2, dtype=float)
+    strength = np.zeros((n, k)) if start is None else np.tile(np.asarray(start, dtype=float), (n, 1))
+    value = _objective(points, l2, strength)
+    active = np.arange(n)
+    for _ in range(MAX_NEWTON_STEPS):
+        gradient, hessian = _gradient_and_hessian(points[active], l2[active], strength[active])
+        step = -np.linalg.solve(hessian, gradient[..., None])[..., 0]
+        # A step this small is taken whole and is the fit's last: the objective could not tell it from none.
+        last = np.abs(step).max(axis=1) <= STEP_TOLERANCE
+        strength[active[last]] += step[last]
+        active, gradient, step = active[~last], gradient[~last], step[~last]
+        value[active], strength[active], stalled = _line_search(
+            points[active], l2[active], strength[active], value[active], gradient, step
+        )
+        active = active[~stalled]
+        if not len(active):
+            break
+    strength -= strength.mean(axis=1, keepdims=True)
     return BASE_RATING + POINTS_PER_UNIT * strength
+
+
+# A fit stops after a Newton step that moved no strength by more than this (natural-log units, 4e-7 rating
+# points): convergence is quadratic, so the next step would be of the order of its square, below rounding.
+STEP_TOLERANCE = 1e-9
+# Newton steps a fit may take, and halvings a step may take; a fit from zeros takes about 10 steps even where
+# only the penalty keeps a rating finite, and one warm-started at a nearby fit 3–4.
+MAX_NEWTON_STEPS = 100
+MAX_HALVINGS = 60
+ARMIJO = 1e-4
+ROUNDING_SLACK = 1e-12
+
+
+def _objective(points: np.ndarray, l2: np.ndarray, strength: np.ndarray) -> np.ndarray:
+    gap = strength[:, :, None] - strength[:, None, :]
+    total = strength.sum(axis=1)
+    return -np.sum(points * log_expit(gap), axis=(1, 2)) + l2 / 2 * np.sum(strength**2, axis=1) + total**2 / 2
+
+
+def _gradient_and_hessian(points: np.ndarray, l2: np.ndarray, strength: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    beats = expit(strength[:, :, None] - strength[:, None, :])  # beats[m, i, j] = P(i beats j) in fit m
+    against = beats.transpose(0, 2, 1)
+    total = strength.sum(axis=1, keepdims=True)
+    gradient = (
+        -(points * against).sum(axis=2) + (points.transpose(0, 2, 1) * beats).sum(axis=2) + l2[:, None] * strength
+    ) + total
+    information = (points + points.transpose(0, 2, 1)) * beats * against
+    k = strength.shape[1]
+    hessian = -information + 1.0
+    diagonal = np.arange(k)
+    hessian[:, diagonal, diagonal] += information.sum(axis=2) + l2[:, None]
+    return gradient, hessian
+
+
+def _line_search(
+    points: np.ndarray,
+    l2: np.ndarray,
+    strength: np.ndarray,
+    value: np.ndarray,
+    gradient: np.ndarray,
+    step: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The new values and strengths after each fit's step, halved until it lowers its objective enough, and which
+    fits could not move (their step is below what rounding lets the objective see)."""
+    slope = np.sum(gradient * step, axis=1)  # negative: the Hessian is positive definite
+    length = np.ones(len(step))
+    pending = np.arange(len(step))
+    new_value, new_strength = value.copy(), strength.copy()
+    for _ in range(MAX_HALVINGS):
+        trial = strength[pending] + length[pending, None] * step[pending]
+        trial_value = _objective(points[pending], l2[pending], trial)
+        before = value[pending]
+        limit = before + ARMIJO * length[pending] * slope[pending] + ROUNDING_SLACK * (1 + np.abs(before))
+        accepted = trial_value <= limit
+        new_value[pending[accepted]], new_strength[pending[accepted]] = trial_value[accepted], trial[accepted]
+        pending = pending[~accepted]
+        if not len(pending):
+            break
+        length[pending] /= 2
+    stalled = np.zeros(len(step), dtype=bool)
+    stalled[pending] = True
+    return new_value, new_strength, stalled
 
 
 def clearly_above(
@@ -212,28 +278,45 @@ def match_table(votes: Sequence[RoundVote] | VoteCounts, key_of: Mapping[str, st
     return shape_table(vote_shapes(votes, key_of))
 
 
+# A match's score for its first entity, and as a digit (its place here, in the order of the scores).
+SCORES = np.array([0.0, 0.5, 1.0])
+SCORE_CODE = {score: code for code, score in enumerate(SCORES.tolist())}
+
+
 def shape_table(shapes: Mapping[VoteShape, int]) -> MatchTable:
     """The match table of votes counted by shape (see `vote_shapes`).
 
     Rows and entities come in sorted order, whatever order the votes were given in, so a resample drawn with a
     given seed is the same for the same set of votes.
     """
-    by_matches: Counter[tuple[tuple[str, str, float], ...]] = Counter()
+    names = sorted({name for (entities, _), count in shapes.items() if count > 0 for name in entities})
+    place = {name: position for position, name in enumerate(names)}
+    places_of: dict[tuple[str, ...], tuple[int, ...]] = {}  # a comparison's votes all show the same entities
+    by_matches: Counter[tuple[int, ...]] = Counter()
     for (entities, winner), count in shapes.items():
-        if count > 0 and (matches := _canonical_matches(entities, winner)):
-            by_matches[matches] += count
-    keys = sorted({key for matches in by_matches for a, b, _ in matches for key in (a, b)})
-    index = {key: position for position, key in enumerate(keys)}
-    # Rows in the order of their matches, entities compared by their place in `keys`: the order of their names,
-    # and faster to compare than the names (tens of thousands of rows on a large leaderboard).
-    kinds = sorted(by_matches.items(), key=lambda kind: [(index[a], index[b], score) for a, b, score in kind[0]])
+        if count > 0:
+            if (places := places_of.get(entities)) is None:
+                places = places_of[entities] = tuple([place[name] for name in entities])
+            if matches := _match_codes(places, winner, len(names)):
+                by_matches[matches] += count
+    # Rows in the order of their matches, each match (a, b, a's score) told from the side of the entity whose name
+    # comes first. The codes sort as those triples do, entities by name, and compare much faster than the names
+    # would (tens of thousands of rows on a large leaderboard).
+    kinds = sorted(by_matches.items())
+    codes = np.fromiter(chain.from_iterable(matches for matches, _ in kinds), dtype=np.int64)
+    pairs, score_codes = np.divmod(codes, len(SCORE_CODE))
+    firsts, seconds = np.divmod(pairs, len(names))
+    # The entities rated are those in some match; numbering them in name order keeps the rows' order.
+    rated = np.zeros(len(names), dtype=bool)
+    rated[firsts] = rated[seconds] = True
+    keys = [name for name, kept in zip(names, rated, strict=True) if kept]
+    number = np.cumsum(rated) - 1
+    firsts, seconds = number[firsts], number[seconds]
     k = len(keys)
     counts_array = np.array([count for _, count in kinds], dtype=np.int64)
     # One entry per match of each row: the row, both entities' columns and the first entity's score.
-    rows = np.array([row for row, (matches, _) in enumerate(kinds) for _ in matches], dtype=np.int64)
-    firsts = np.array([index[a] for matches, _ in kinds for a, _, _ in matches], dtype=np.int64)
-    seconds = np.array([index[b] for matches, _ in kinds for _, b, _ in matches], dtype=np.int64)
-    scores = np.array([a_score for matches, _ in kinds for _, _, a_score in matches], dtype=float)
+    rows = np.repeat(np.arange(len(kinds)), [len(matches) for matches, _ in kinds])
+    scores = SCORES[score_codes]
     contributions = csr_matrix(
         (
             np.concatenate([scores, 1 - scores]),
@@ -257,12 +340,18 @@ def shape_table(shapes: Mapping[VoteShape, int]) -> MatchTable:
     return MatchTable(keys=keys, contributions=contributions, counts=counts_array, tallies=tallies)
 
 
-def _canonical_matches(entities: tuple[str, ...], winner: int | None) -> tuple[tuple[str, str, float], ...]:
-    """The matches of a vote of this shape (see `_matches`), each told from the side of its first entity in sorted
-    order, in sorted order: votes implying the same matches give equal tuples."""
-    matches = [(a, b, a_score) if a <= b else (b, a, 1 - a_score) for a, b, a_score in _matches(entities, winner)]
-    matches.sort()
-    return tuple(matches)
+def _match_codes(places: tuple[int, ...], winner: int | None, entities: int) -> tuple[int, ...]:
+    """The matches of a vote of this shape (see `_matches`), shown entities given by their place in name order, as
+    sorted codes: each match is told from the side of its first entity in that order and coded as the number with
+    digits (first, second, score) in bases (entities, entities, 3). Votes implying the same matches give equal
+    tuples, and the tuples sort as the matches, entities compared by name."""
+    codes = []
+    for a, b, a_score in _matches(places, winner):
+        if a > b:
+            a, b, a_score = b, a, 1 - a_score
+        codes.append((a * entities + b) * len(SCORE_CODE) + SCORE_CODE[a_score])
+    codes.sort()
+    return tuple(codes)
 
 
 def strongly_connected(points: np.ndarray) -> np.ndarray:
@@ -286,6 +375,16 @@ def penalty_for(points: np.ndarray, l2: float | None) -> float:
     if l2 is not None:
         return l2
     return 0.0 if len(np.unique(strongly_connected(points))) == 1 else DEFAULT_L2
+
+
+def resample_penalties(points: np.ndarray, every_points: np.ndarray, l2: float | None) -> np.ndarray:
+    """`penalty_for` each resample (n×k×k). Which pairs scored something decides it, so a resample where the same
+    pairs scored as in the votes (at a million votes, every one) gets the votes' penalty without a graph search."""
+    alike = ((every_points > 0) == (points > 0)).all(axis=(1, 2))
+    observed = penalty_for(points, l2)
+    return np.array(
+        [observed if same else penalty_for(drawn, l2) for drawn, same in zip(every_points, alike, strict=True)]
+    )
 
 
 def difference_variance(table: MatchTable, ratings: np.ndarray, l2: float) -> np.ndarray:
@@ -359,10 +458,14 @@ def table_ratings(
     start = (estimate - BASE_RATING) / POINTS_PER_UNIT
     rng = np.random.default_rng(seed)
     k = len(table.keys)
-    # All resamples' points at once: (resamples × rows) counts times the sparse (rows × k²) contributions.
+    # All resamples' points at once: the sparse (k² × rows) contributions times (rows × resamples) counts, each
+    # resample's counts contiguous, as scipy's sparse product reads them fastest. The sums are of whole and half
+    # points, exact in floating point in any order.
     draws = multinomial_draws(rng, table.counts, n_resamples)
-    every_points = np.asarray(draws @ table.contributions).reshape(n_resamples, k, k)
-    resampled = [fit_bradley_terry(drawn, l2=penalty_for(drawn, l2), start=start) for drawn in every_points]
+    every_points = (table.contributions.T.tocsr() @ np.ascontiguousarray(draws.T, dtype=float)).T.reshape(
+        n_resamples, k, k
+    )
+    resampled = fit_many(every_points, l2=resample_penalties(points, every_points, l2), start=start)
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(resampled, [tail, 1 - tail], axis=0)
     ranks = ranks_from_differences(estimate, difference_variance(table, estimate, penalty), confidence=confidence)
