@@ -133,6 +133,7 @@ class RoundHooks:
 
     def __init__(self, claimed: rounds.ClaimedRound, *, write_answers: bool = True):
         self.round_id = claimed.round_id
+        self.watched_at_claim = claimed.watched
         # False: the caller writes the batch round's answers itself, with other rounds' (compare.round_batches).
         self.write_answers = write_answers
         self.channel = group_channel(claimed.group_id)
@@ -192,6 +193,9 @@ class RoundHooks:
         return await database_sync_to_async(selectors.round_stopped)(round_id=self.round_id)
 
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
-        # The column says "waiting for connection X — k ahead" until its request is sent.
+        # The column says "waiting for connection X — k ahead" until its request is sent. Nobody watched a batch
+        # round's columns when it was claimed: no event, and no look at the channel for each of its calls.
+        if not self.watched_at_claim:
+            return
         send = abroadcast_to_listeners if self.batch else abroadcast
         await send(self.channel, "output.waiting", output=key, connection=connection, ahead=ahead)

@@ -63,6 +63,9 @@ class ClaimedRound:
     workspace_id: int = 0
     # Opt-in response cache: output id → the key its answer is stored under once the round's calls are done.
     cache_keys: dict[int, str] = field(default_factory=dict)
+    # Whether a page listened when it was claimed (always true of an interactive round): a batch round nobody
+    # watched streams nothing and sends no events (a page that opens later reloads it over HTTP).
+    watched: bool = True
 
 
 def round_claim(*, round_id: int) -> ClaimedRound | None:
@@ -117,6 +120,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 workspace_id=round_.group.workspace_id,
                 cache_keys=cache_keys,
                 lane=round_.lane,
+                watched=heard[round_.pk],
             )
         )
     return claimed
@@ -130,6 +134,7 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
         Round.objects.select_related("group__workspace")
         .annotate(variant_count=Subquery(variants.annotate(count=Count("pk")).values("count")))
         .filter(pk__in=round_ids, status=RoundStatus.QUEUED)
+        .order_by()  # put in the order given below; the model's ordering would only cost compiling it
     )
     # Waiting for a connection's turn is not part of an answer's timeout, so a round may also wait its lane's
     # queue deadline before its slowest answer starts.
@@ -404,7 +409,7 @@ def _finish(round_ids: list[int]) -> list[Round]:
             status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
         )
         round_finished.send(sender=Round, round_ids=sorted(done))
-    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids)}
+    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).order_by()}
     finished = [found[pk] for pk in round_ids if pk in found]
     transaction.on_commit(partial(rounds_announce, finished))
     return finished
