@@ -2,14 +2,15 @@
 naming the file, the entry and the field (checked against the workspace: models, parameters, judge, rows)."""
 
 import pytest
+import yaml
 
-from compare.experiments.config import config_from_data, config_read
+from compare.experiments.config import SAFE_LOADER, config_from_data, config_read
 from compare.experiments.files import DirectoryFiles, UploadedFiles
 from compare.experiments.services import experiment_plan
 from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
 from lab.templating import render
-from tests.fixtures.experiments import run_command, sample
+from tests.fixtures.experiments import SAMPLES, run_command, sample
 
 pytestmark = pytest.mark.django_db
 
@@ -218,3 +219,16 @@ def test_an_uploaded_prompt_file_with_a_nul_character_is_refused_naming_it(works
         experiment_plan(config=config, workspace=workspace)
 
     assert "prompts/greet.txt: text may not contain the NUL character" in " ".join(caught.value.messages)
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        path for path in SAMPLES.rglob("*.y*ml") if path.suffix in (".yaml", ".yml") and (path.parent.name != "broken")
+    ),
+    ids=lambda path: str(path.relative_to(SAMPLES)),
+)
+def test_experiment_files_are_read_as_yaml_safe_load_reads_them(path):
+    # The command parses with libyaml (several times faster on large datasets); the values must be PyYAML's own.
+    text = path.read_text()
+    assert yaml.load(text, Loader=SAFE_LOADER) == yaml.safe_load(text)

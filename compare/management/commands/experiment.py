@@ -60,6 +60,9 @@ UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
 
 
 class Command(BaseCommand):
+    # A run starts at once: Django's system checks import every URL conf and view (two seconds here, before the
+    # first call). `manage.py check` and every web process still check the configuration.
+    requires_system_checks: list[str] = []
     help = "Run an experiment file (models × parameters × prompts × dataset rows), or export a comparison as one."
 
     def add_arguments(self, parser):
