@@ -250,7 +250,7 @@ async def interactive(lab: Lab, args, model: str, one: float) -> None:
         f"\n1. interactive: {args.variants} variants, stagger 50 ms, {args.repeats} rounds one after another\n"
         f"   POST /runs/ → round.done on the websocket: p50 {ms(p50)}, p95 {ms(p95)}, best {ms(min(walls))}\n"
         f"   ideal = one answer {ms(one)} + {args.variants - 1} × 50 ms = {ms(ideal)}\n"
-        f"   p50 / ideal {p50 / ideal:.2f}, p50 − ideal {ms(p50 - ideal)} (target ≤ +100 ms), "
+        f"   p50 / ideal {p50 / ideal:.2f}, p50 − ideal {ms(p50 - ideal)} (target ≤ +50 ms), "
         f"p95 / ideal {p95 / ideal:.2f}; failed answers: {failed_outputs([events])}"
     )
 
