@@ -5,9 +5,10 @@ The experiment is `--prompts` prompts × 1 model × rows (`--calls` answers) thr
 requests at once, run by the command alone or spread over `--processes`. While the command runs, this process
 samples the command's process tree (the command and the children it starts for --processes; a child that ended is
 in its parent's reaped-children times) every 0.2 s: CPU seconds (utime + stime, all threads) and resident memory,
-and counts the finished answers in the database. It prints the CPU per call over the whole run and between the
-1,000th and the last answer (start-up, imports and the estimate excluded), the RSS after 1,000 and after every
-answer, and the load average before and after: the machine is shared, so CPU-seconds and ratios are what to compare.
+and counts the finished answers in the database. It prints the CPU per call from the start to the last answer and
+between the 1,000th and the last answer (start-up, imports and the estimate excluded), the RSS after 1,000 and
+after every answer (the results table the command prints after its last answer is left out of both), and the
+load average before and after: the machine is shared, so CPU-seconds and ratios are what to compare.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\
         python bench/bench_cpu_per_call.py [--calls 10000] [--limit 100] [--concurrency 32] [--processes 2]
@@ -128,7 +129,9 @@ def main() -> None:
                 peak_rss = max(peak_rss, rss)
                 if early is None and done >= MARK:
                     early = (done, cpu, rss, time.monotonic() - started)
-                if done and rss:
+                # The sample at which the last answer was seen finished: what the command does after it (the
+                # results table, which loads the page URLs and the statistics) is not a call's.
+                if done and rss and (last is None or done > last[0]):
                     last = (done, cpu, rss, time.monotonic() - started)
             _, stderr = process.communicate()
         load_after = Path("/proc/loadavg").read_text().split()[:3]
