@@ -49,3 +49,14 @@ async def in_thread(func: Callable[..., Any], *args, **kwargs) -> Any:
             connections.close_all()  # otherwise it outlives the thread and blocks dropping the test database
 
     return await asyncio.to_thread(call)
+
+
+def watched_run(round_id: int, group_id: int, run: Callable[..., Any]) -> list[dict]:
+    """`run(round_id=…)` on a thread while a page listens on the group; every event seen until `round.done`."""
+
+    async def run_and_listen() -> list[dict]:
+        async with GroupEvents(group_id) as events:
+            await in_thread(run, round_id=round_id)
+            return await events.until("round.done")
+
+    return asyncio.run(run_and_listen())

@@ -4,7 +4,6 @@ someone does, and still stopped by a cancel.
 These tests commit (`transactional_db`): the engine writes from its own thread.
 """
 
-import asyncio
 import threading
 import time
 
@@ -19,7 +18,7 @@ from compare.rounds import outputs_record
 from lab.engine.fanout import Result
 from lab.jobs.kinds import Lane
 from lab.providers.answer import Answer
-from tests.compare.events import GroupEvents, in_thread
+from tests.compare.events import watched_run
 from tests.fixtures.compare_factories import make_group, make_round, slow_model
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,12 +46,7 @@ def test_a_watched_batch_round_streams_its_answers_to_the_page(workspace, owner)
     group = make_group(workspace, owner, models=[slow_model(tokens=30, token_ms=5)] * 2)
     round_ = make_round(group, lane=Lane.BATCH)
 
-    async def run_and_listen() -> list[dict]:
-        async with GroupEvents(group.pk) as events:
-            await in_thread(round_execute, round_id=round_.pk)
-            return await events.until("round.done")
-
-    seen = asyncio.run(run_and_listen())
+    seen = watched_run(round_.pk, group.pk, round_execute)
     outputs = {output.pk: output for output in outputs_of(round_)}
     streamed = {
         pk: "".join(e["text"] for e in seen if e["type"] == "output.delta" and e["output"] == pk) for pk in outputs

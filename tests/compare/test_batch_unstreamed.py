@@ -4,15 +4,13 @@ usage, cut-off and timings. An interactive round, or a batch round a page follow
 These tests commit (`transactional_db`): the engine writes from its own thread.
 """
 
-import asyncio
-
 import pytest
 
 from compare.execution import round_execute
 from compare.models import Output, OutputStatus, RoundStatus
 from lab.jobs.kinds import Lane
 from lab.services import connection_create
-from tests.compare.events import GroupEvents, in_thread
+from tests.compare.events import watched_run
 from tests.fixtures.compare_factories import make_group, make_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,12 +88,7 @@ def test_a_batch_round_a_page_follows_streams_its_tokens(workspace, owner, fake)
     group = make_group(workspace, owner, models=[f"fake::{model}"] * 2)
     round_ = make_round(group, lane=Lane.BATCH)
 
-    async def run_and_listen() -> list[dict]:
-        async with GroupEvents(group.pk) as events:
-            await in_thread(round_execute, round_id=round_.pk)
-            return await events.until("round.done")
-
-    seen = asyncio.run(run_and_listen())
+    seen = watched_run(round_.pk, group.pk, round_execute)
 
     assert all(body.get("stream") for body in fake.scenario(model)["recent"])
     outputs = {output.pk: output.text for output in round_.outputs.all()}
