@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -565,10 +565,11 @@ class RedisLimiter(Limiter):
 
 @dataclass
 class _Connection:
-    """One connection's state in process memory (embedded mode)."""
+    """One connection's state in process memory (embedded mode). Requests and tokens are counted under the lock
+    by one clock, so they are kept oldest first and pruning looks only at the oldest."""
 
     slots: dict[str, float] = field(default_factory=dict)  # token → lease expiry
-    requests: list[float] = field(default_factory=list)  # start times in the window
+    requests: deque[float] = field(default_factory=deque)  # start times in the window
     tokens: dict[str, tuple[float, int]] = field(default_factory=dict)  # token → (time, tokens)
     waiters: dict[str, tuple[int, float]] = field(default_factory=dict)  # token → (lane rank, arrival)
     backoff_until: float = 0.0
@@ -582,10 +583,19 @@ class LocalLimiter(Limiter):
     _connections: dict[str, _Connection] = defaultdict(_Connection)
 
     def _state(self, key: str, now: float) -> _Connection:
+        """The connection's state without what has run out: a window that holds a minute of a batch run's requests
+        is not copied on every call."""
         state = self._connections[key]
-        state.slots = {token: expires for token, expires in state.slots.items() if expires > now}
-        state.requests = [at for at in state.requests if at > now - self.window_s]
-        state.tokens = {token: spent for token, spent in state.tokens.items() if spent[0] > now - self.window_s}
+        if any(expires <= now for expires in state.slots.values()):
+            state.slots = {token: expires for token, expires in state.slots.items() if expires > now}
+        since = now - self.window_s
+        while state.requests and state.requests[0] <= since:
+            state.requests.popleft()
+        while state.tokens:
+            oldest = next(iter(state.tokens))
+            if state.tokens[oldest][0] > since:
+                break
+            del state.tokens[oldest]
         return state
 
     def _ahead(self, state: _Connection, token: str) -> int:
@@ -605,8 +615,8 @@ class LocalLimiter(Limiter):
         return wait_s, ahead, order
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
-        now = time.monotonic()
         with self._lock:
+            now = time.monotonic()
             state = self._state(limit.key, now)
             ahead = self._ahead(state, token)
             if ahead >= max(1, limit.max_concurrency - state.penalty) - len(state.slots):
@@ -614,10 +624,10 @@ class LocalLimiter(Limiter):
             if state.backoff_until > now:
                 return state.backoff_until - now, ahead
             if len(state.requests) >= limit.rpm:
-                return min(state.requests) + self.window_s - now, ahead
-            used = sum(spent for _, spent in state.tokens.values())
-            if limit.tpm and used and used + tokens > limit.tpm:
-                return min(at for at, _ in state.tokens.values()) + self.window_s - now, ahead
+                return state.requests[0] + self.window_s - now, ahead
+            used = sum(spent for _, spent in state.tokens.values()) if limit.tpm else 0
+            if used and used + tokens > limit.tpm:
+                return next(iter(state.tokens.values()))[0] + self.window_s - now, ahead
             del state.waiters[token]
             state.slots[token] = now + self.lease_s
             state.requests.append(now)
@@ -634,13 +644,13 @@ class LocalLimiter(Limiter):
             return ahead
 
     async def _attempt(self, limit: Limit, member: str) -> float | None:
-        now = time.monotonic()
         with self._lock:
+            now = time.monotonic()
             state = self._state(limit.key, now)
             if state.backoff_until > now:
                 return state.backoff_until - now
             if len(state.requests) >= limit.rpm:
-                return min(state.requests) + self.window_s - now
+                return state.requests[0] + self.window_s - now
             state.requests.append(now)
         return None
 
