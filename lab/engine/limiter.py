@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import hashlib
 import logging
 import math
 import threading
@@ -29,14 +30,14 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import redis.asyncio as aioredis
 from django.conf import settings
-from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
 
 from lab.cancellation import raise_if_cancelled
 
@@ -298,10 +299,11 @@ end
 """
 
 # What taking a slot checks, for a waiter `ahead` places from the front: the pool, the back-off, the rpm window and
-# the tpm window. ARGV: member, token, max_concurrency, rpm, tpm, lease ms, window ms, tokens, lane rank (then what
-# a script adds). take(ahead) returns ms to wait, 0 when taken, or -1 when the pool is full.
+# the tpm window. ARGV: process, token, max_concurrency, rpm, tpm, lease ms, window ms, tokens, lane rank (then
+# what a script adds). take(ahead) returns ms to wait, 0 when taken, or -1 when the pool is full.
 TAKE = """
-local member, token = ARGV[1], ARGV[2]
+local process, token = ARGV[1], ARGV[2]
+local member = process .. ':' .. token
 local max_concurrency, rpm, tpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local lease_ms, window_ms, tokens = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local order = tonumber(ARGV[9]) * 1e13 + now
@@ -338,8 +340,8 @@ local function take(ahead)
 end
 """
 
-# A call joining the queue, asking for a slot at once when ARGV[11] is '1' (none of its process's waiters of the
-# lane is ahead of it); it renews its process's waiting lease only if it stays. ARGV: TAKE's, process, ask.
+# A call joining the queue, asking for a slot at once when ARGV[10] is '1' (none of its process's waiters of the
+# lane is ahead of it); it renews its process's waiting lease only if it stays. ARGV: TAKE's, ask.
 # Returns {ms to wait, 0 when taken, -1 when the pool is full or it did not ask; calls ahead; the place's score}.
 ENTER_SCRIPT = (
     PRELUDE
@@ -349,9 +351,9 @@ ENTER_SCRIPT = (
 redis.call('ZADD', KEYS[4], order, member)
 local ahead = redis.call('ZRANK', KEYS[4], member)
 local wait_ms = -1
-if ARGV[11] == '1' then wait_ms = take(ahead) end
+if ARGV[10] == '1' then wait_ms = take(ahead) end
 if wait_ms == 0 then return {0, 0, order} end
-redis.call('ZADD', KEYS[5], now + lease_ms, ARGV[10])
+redis.call('ZADD', KEYS[5], now + lease_ms, process)
 redis.call('PEXPIRE', KEYS[4], lease_ms * 4)
 redis.call('PEXPIRE', KEYS[5], lease_ms * 4)
 return {wait_ms, ahead, order}
@@ -428,10 +430,11 @@ end
 return 0
 """
 
-# KEYS: waiters, slots. ARGV: member, token. The slot too: a take whose answer never reached its cancelled caller.
+# KEYS: waiters, slots. ARGV: process, token. The slot too: a take whose answer never reached its cancelled caller.
 LEAVE_SCRIPT = """
-local ahead = redis.call('ZRANK', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
+local member = ARGV[1] .. ':' .. ARGV[2]
+local ahead = redis.call('ZRANK', KEYS[1], member)
+redis.call('ZREM', KEYS[1], member)
 redis.call('ZREM', KEYS[2], ARGV[2])
 return ahead or 0
 """
@@ -468,49 +471,47 @@ REDIS_CALLS_AT_ONCE = 16
 
 
 @lru_cache(maxsize=1024)
-def redis_keys(key: str) -> tuple[str, ...]:
-    """A connection's keys, in the order the scripts number them (built once: every call needs them)."""
+def redis_keys(key: str) -> tuple[bytes, ...]:
+    """A connection's keys, in the order the scripts number them (built and encoded once: every call needs them)."""
     # The braces keep every key in one hash slot.
-    return tuple(
-        f"promptlab:limit:{{{key}}}:{part}" for part in ("slots", "requests", "tokens", "waiters", "processes", "state")
-    )
+    parts = ("slots", "requests", "tokens", "waiters", "processes", "state")
+    return tuple(f"promptlab:limit:{{{key}}}:{part}".encode() for part in parts)
+
+
+class Script:
+    """A Lua script, sent by its SHA and loaded again when the server does not know it (a restart, SCRIPT FLUSH):
+    what redis-py's Script does, without its copies, import and pipeline check on every call."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
 
 
 class RedisLimiter(Limiter):
     """The queue, slots and windows as sorted sets in Redis, shared by every worker process."""
+
+    enter_script, acquire_script = Script(ENTER_SCRIPT), Script(ACQUIRE_SCRIPT)
+    attempt_script, rate_limited_script = Script(ATTEMPT_SCRIPT), Script(RATE_LIMITED_SCRIPT)
+    release_script, used_script, leave_script = Script(RELEASE_SCRIPT), Script(USED_SCRIPT), Script(LEAVE_SCRIPT)
+    renew_script, count_script = Script(RENEW_SCRIPT), Script(COUNT_SCRIPT)
 
     def __init__(self, client: aioredis.Redis, **kwargs):
         super().__init__(**kwargs)
         self.client = client
         self._calls = asyncio.Semaphore(REDIS_CALLS_AT_ONCE)
         self._lease_ms, self._window_ms = int(self.lease_s * 1000), int(self.window_s * 1000)
-        self._enter_script = client.register_script(ENTER_SCRIPT)
-        self._acquire_script = client.register_script(ACQUIRE_SCRIPT)
-        self._attempt_script = client.register_script(ATTEMPT_SCRIPT)
-        self._rate_limited_script = client.register_script(RATE_LIMITED_SCRIPT)
-        self._release_script = client.register_script(RELEASE_SCRIPT)
-        self._used_script = client.register_script(USED_SCRIPT)
-        self._leave_script = client.register_script(LEAVE_SCRIPT)
-        self._renew_script = client.register_script(RENEW_SCRIPT)
-        self._count_script = client.register_script(COUNT_SCRIPT)
 
-    async def _run(self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int]):
+    async def _run(self, script: Script, keys: tuple[bytes, ...], *args: str | int):
         async with self._calls:
-            return await script(keys, args)
+            try:
+                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            except NoScriptError:
+                await self.client.script_load(script.source)
+                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
     def _take_args(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[str | int, ...]:
-        member = f"{self.process}:{token}"
-        return (
-            member,
-            token,
-            limit.max_concurrency,
-            limit.rpm,
-            limit.tpm,
-            self._lease_ms,
-            self._window_ms,
-            tokens,
-            LANE_RANK[lane],
-        )
+        limits = (limit.max_concurrency, limit.rpm, limit.tpm, self._lease_ms, self._window_ms)
+        return (self.process, token, *limits, tokens, LANE_RANK[lane])
 
     def _wait_s(self, wait_ms: int) -> float | None:
         if wait_ms == 0:
@@ -520,43 +521,42 @@ class RedisLimiter(Limiter):
     async def _enter(
         self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
     ) -> tuple[float | None, int, tuple[float, ...]]:
-        args = (*self._take_args(limit, token, tokens, lane), self.process, 1 if ask else 0)
-        wait_ms, ahead, order = await self._run(self._enter_script, redis_keys(limit.key), args)
-        return (self._wait_s(int(wait_ms)) if ask else 0.0), int(ahead), (float(order),)
+        args = self._take_args(limit, token, tokens, lane)
+        wait_ms, ahead, order = await self._run(self.enter_script, redis_keys(limit.key), *args, 1 if ask else 0)
+        return (self._wait_s(wait_ms) if ask else 0.0), ahead, (float(order),)
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
         args = self._take_args(limit, token, tokens, lane)
-        wait_ms, ahead = await self._run(self._acquire_script, redis_keys(limit.key), args)
-        return self._wait_s(int(wait_ms)), int(ahead)
+        wait_ms, ahead = await self._run(self.acquire_script, redis_keys(limit.key), *args)
+        return self._wait_s(wait_ms), ahead
 
     async def _leave(self, limit: Limit, token: str) -> int:
         slots, _, _, waiters, _, _ = redis_keys(limit.key)
-        return int(await self._run(self._leave_script, (waiters, slots), (f"{self.process}:{token}", token)))
+        return await self._run(self.leave_script, (waiters, slots), self.process, token)
 
     async def _attempt(self, limit: Limit, member: str) -> float | None:
         slots, requests, _, _, _, state = redis_keys(limit.key)
-        args = (member, limit.rpm, self._window_ms)
-        wait_ms = int(await self._run(self._attempt_script, (slots, requests, state), args))
+        wait_ms = await self._run(self.attempt_script, (slots, requests, state), member, limit.rpm, self._window_ms)
         return None if wait_ms == 0 else wait_ms / 1000
 
     async def _rate_limited(self, limit: Limit, delay_s: float) -> None:
         args = (int(delay_s * 1000), limit.max_concurrency, BACKOFF_MEMORY_S * 1000)
-        await self._run(self._rate_limited_script, redis_keys(limit.key)[5:], args)
+        await self._run(self.rate_limited_script, redis_keys(limit.key)[5:], *args)
 
     async def _used(self, limit: Limit, token: str, estimated: int, actual: int) -> None:
-        await self._run(self._used_script, redis_keys(limit.key)[2:3], (token, estimated, actual))
+        await self._run(self.used_script, redis_keys(limit.key)[2:3], token, estimated, actual)
 
     async def _renew(self, key: str, tokens: list[str], *, waiting: bool) -> None:
         slots, _, _, waiters, processes, _ = redis_keys(key)
-        args = (self._lease_ms, self.process if waiting else "", *tokens)
-        await self._run(self._renew_script, (slots, waiters, processes), args)
+        waiter = self.process if waiting else ""
+        await self._run(self.renew_script, (slots, waiters, processes), self._lease_ms, waiter, *tokens)
 
     async def _release(self, limit: Limit, token: str, successes: int) -> None:
         slots, _, _, _, _, state = redis_keys(limit.key)
-        await self._run(self._release_script, (slots, state), (token, successes))
+        await self._run(self.release_script, (slots, state), token, successes)
 
     async def in_flight(self, limit: Limit) -> int:
-        return int(await self._run(self._count_script, redis_keys(limit.key)[:1], ()))
+        return await self._run(self.count_script, redis_keys(limit.key)[:1])
 
     async def aclose(self) -> None:
         await super().aclose()

@@ -12,7 +12,15 @@ import pytest
 import redis.asyncio as aioredis
 from django.conf import settings
 
-from lab.engine.limiter import BATCH, Limit, LocalLimiter, QueueDeadlineExceeded, RedisLimiter
+from lab.engine.limiter import (
+    BATCH,
+    COUNT_SCRIPT,
+    Limit,
+    LocalLimiter,
+    QueueDeadlineExceeded,
+    RedisLimiter,
+    Script,
+)
 from tests.fixtures.processes import ROOT
 
 
@@ -381,3 +389,12 @@ async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round
         rounds = (time.monotonic() - started) / (lease_s / 3)
         assert await other.in_flight(shared) == 10  # held past their lease: renewed
     assert set(sent) == {"EVALSHA"} and len(sent) <= rounds + 1  # not one a slot (ten a round)
+
+
+async def test_a_script_the_redis_server_does_not_know_is_loaded_and_run():
+    shared = limit()
+    async with Workers("redis") as (limiter, _):
+        # A source no server has seen (a restart or SCRIPT FLUSH loses them all), for this limiter alone.
+        limiter.count_script = Script(f"-- {uuid.uuid4().hex}\n{COUNT_SCRIPT}")
+        async with limiter.slot(shared):
+            assert await limiter.in_flight(shared) == 1
