@@ -162,6 +162,8 @@ class Limiter(ABC):
     async def _wait_for_turn(self, limit: Limit, token: str, lane: str, tokens: int, on_wait: OnWait | None) -> None:
         queue = self._local[(limit.key, lane)]
         # Only this process's first waiter of the lane asks for a slot: with none waiting, the call asks as it joins.
+        # Calls arriving while another's ask is under way ask too, so a batch arriving at once costs one round trip
+        # each; the script keeps the order (each goes only if fewer calls are ahead of it than slots are free).
         wait_s, ahead, order = await self._enter(limit, token, lane, tokens, ask=not queue)
         if wait_s is None:
             return
