@@ -388,7 +388,9 @@ async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round
             await asyncio.sleep(2 * lease_s)
         rounds = (time.monotonic() - started) / (lease_s / 3)
         assert await other.in_flight(shared) == 10  # held past their lease: renewed
-    assert set(sent) == {"EVALSHA"} and len(sent) <= rounds + 1  # not one a slot (ten a round)
+    # One a round, not one a slot (ten a round); a round may load the script again if another client flushed them.
+    assert 1 <= sent.count("EVALSHA") <= rounds + 2, (sent, rounds)
+    assert set(sent) <= {"EVALSHA", "SCRIPT"}, sent
 
 
 async def test_a_script_the_redis_server_does_not_know_is_loaded_and_run():
