@@ -39,7 +39,10 @@ class Workers:
             self.limiters = [LocalLimiter(**self.options), LocalLimiter(**self.options)]
         else:
             # A Redis call that hangs fails the test in seconds instead of stalling it (no limiter call blocks).
-            clients = [aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10) for _ in range(2)]
+            clients = [
+                aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10, client_name=f"test-{uuid.uuid4().hex}")
+                for _ in range(2)
+            ]
             self.limiters = [RedisLimiter(client, **self.options) for client in clients]
         return self.limiters
 
@@ -344,22 +347,24 @@ async def test_a_caller_cancelled_before_it_heard_its_slot_was_taken_leaves_the_
 
 
 @contextlib.asynccontextmanager
-async def commands_sent() -> AsyncIterator[list[str]]:
-    """The commands clients send to the tests' Redis database while the block runs, as the server's MONITOR sees
-    them (not those a script runs inside Redis: they cost the worker nothing)."""
+async def commands_sent(limiter: RedisLimiter) -> AsyncIterator[list[str]]:
+    """The commands the limiter sends while the block runs, as the Redis server's MONITOR sees them (not those a
+    script runs inside Redis: they cost the worker nothing). Its connections are told apart by their client name
+    from those of anything else on the server, such as a worker another test left running."""
     watcher = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10)
     marker = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10)
-    database = marker.connection_pool.connection_kwargs.get("db", 0)
-    end, sent = f"ECHO end-{uuid.uuid4().hex}", []
+    name = limiter.client.connection_pool.connection_kwargs["client_name"]
+    end, seen, sent = f"ECHO end-{uuid.uuid4().hex}", [], []
     try:
         await marker.ping()  # connected before MONITOR starts, so its handshake is not counted
         async with watcher.monitor() as monitor:
             yield sent
             await marker.echo(end.split()[1])
             async with asyncio.timeout(10):
-                while (seen := await monitor.next_command())["command"] != end:
-                    if seen["db"] == database and seen["client_type"] != "lua":
-                        sent.append(seen["command"].split()[0].upper())
+                while (command := await monitor.next_command())["command"] != end:
+                    seen.append((f"{command['client_address']}:{command['client_port']}", command["command"]))
+        mine = {client["addr"] for client in await marker.client_list() if client["name"] == name}
+        sent.extend(command.split()[0].upper() for address, command in seen if address in mine)
     finally:
         await watcher.aclose()
         await marker.aclose()
@@ -370,7 +375,7 @@ async def test_a_call_that_goes_at_once_costs_two_redis_commands_and_renews_no_l
     async with Workers("redis") as (limiter, _):
         async with limiter.slot(shared):  # connected, its scripts loaded
             pass
-        async with commands_sent() as sent, limiter.slot(shared, lane=BATCH) as slot:
+        async with commands_sent(limiter) as sent, limiter.slot(shared, lane=BATCH) as slot:
             await asyncio.sleep(0.05)
             await slot.succeeded()
     # Joining the queue with the slot taken in one script; freeing it with its success counted in another.
@@ -384,7 +389,7 @@ async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round
             await holding.enter_async_context(limiter.slot(shared))
         await asyncio.sleep(lease_s / 2)  # a first round has loaded the script
         started = time.monotonic()
-        async with commands_sent() as sent:
+        async with commands_sent(limiter) as sent:
             await asyncio.sleep(2 * lease_s)
         rounds = (time.monotonic() - started) / (lease_s / 3)
         assert await other.in_flight(shared) == 10  # held past their lease: renewed
