@@ -66,8 +66,10 @@ register("bench_stamped", StampingAdapter)
 class NoLimiter(Limiter):
     """Grants every slot at once: the baseline the real limiters are measured against."""
 
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
-        return 0, (time.monotonic(),)
+    async def _enter(
+        self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
+    ) -> tuple[float | None, int, tuple[float, ...]]:
+        return (None if ask else 0.0), 0, (time.monotonic(),)
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
         return None, 0
@@ -75,25 +77,19 @@ class NoLimiter(Limiter):
     async def _leave(self, limit: Limit, token: str) -> int:
         return 0
 
-    async def _renew_waiting(self, key: str) -> None:
-        return None
-
     async def _attempt(self, limit: Limit, member: str) -> float | None:
         return None
 
     async def _rate_limited(self, limit: Limit, delay_s: float) -> None:
         return None
 
-    async def _succeeded(self, limit: Limit) -> None:
-        return None
-
     async def _used(self, limit: Limit, token: str, estimated: int, actual: int) -> None:
         return None
 
-    async def _renew(self, limit: Limit, token: str) -> None:
+    async def _renew(self, key: str, tokens: list[str], *, waiting: bool) -> None:
         return None
 
-    async def _release(self, limit: Limit, token: str) -> None:
+    async def _release(self, limit: Limit, token: str, successes: int) -> None:
         return None
 
     async def in_flight(self, limit: Limit) -> int:

@@ -5,33 +5,43 @@ Waiting calls queue first-in first-out within their lane, and interactive waiter
 may take a slot only when fewer calls are ahead of it than slots are free, so the order holds across processes.
 Each HTTP attempt takes an rpm token: the first with the slot, each retry through `Slot.attempt()`. A 429 pushes
 the whole connection back (its `retry-after`, or the adapter's back-off) and halves how many may run at once;
-each success gives one back (additive increase, multiplicative decrease, as promptfoo's adaptive scheduler).
+each success gives one back (additive increase, multiplicative decrease, as promptfoo's adaptive scheduler),
+counted when its slot is freed.
 
 Services mode keeps all of it in Redis, so every worker process on every host draws from one queue. A slot is a
 lease its holder renews while it streams; a worker killed mid-answer stops renewing and its slot comes back when
 the lease runs out; a dead process's waiters leave the queue when its waiting lease does. Embedded mode has one
 process, so the same rules are kept in memory. The window is SCHEDULER_WINDOW_S (a minute; tests shorten it).
+
+A batch call usually goes at once, so that path costs two Redis calls: joining the queue and taking the slot are
+one script, freeing it and counting its success another. One keeper per limiter renews every lease it has, one
+call per connection each third of a lease, so a call shorter than that renews nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+import hashlib
+import logging
 import math
 import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.exceptions import NoScriptError
 
 from lab.cancellation import raise_if_cancelled
 
+logger = logging.getLogger(__name__)
 LEASE_S = 30.0  # a slot not renewed for this long is free again; so is a waiting process's place in the queue
 POLL_S = 0.02  # how often a waiter looks for a slot freed by another process
 INTERACTIVE, BATCH = "interactive", "batch"
@@ -69,6 +79,7 @@ class Slot:
     waited_s: float  # time spent waiting for it
     tokens: int = 0  # tokens counted against tpm when it was taken
     attempts: int = field(default=1)
+    successes: int = 0  # answers that came back, each giving back one of a 429's penalty when the slot is freed
 
     async def attempt(self) -> None:
         """Take an rpm token for another HTTP attempt (a retry), waiting for the window and any back-off."""
@@ -82,7 +93,9 @@ class Slot:
         await self.limiter._rate_limited(self.limit, delay_s)
 
     async def succeeded(self) -> None:
-        await self.limiter._succeeded(self.limit)
+        """An answer came back: the connection may run one more call at once after a 429, from when this slot is
+        freed (counted then, in the same Redis call, rather than in one of its own)."""
+        self.successes += 1
 
     async def used(self, tokens: int) -> None:
         """Replace the estimate counted against tpm with what the provider reported."""
@@ -108,6 +121,7 @@ class Limiter(ABC):
         self._local: dict[tuple[str, str], list[tuple[tuple[float, ...], str]]] = defaultdict(list)
         self._turns: dict[str, asyncio.Event] = {}
         self._waiting: dict[str, int] = defaultdict(int)
+        self._held: dict[str, set[str]] = defaultdict(set)  # this process's slots per connection, renewed by the keeper
         self._keeper: asyncio.Task | None = None
 
     @asynccontextmanager
@@ -133,33 +147,44 @@ class Limiter(ABC):
         except BaseException:
             await self._leave(limit, token)
             raise
-        keeper = asyncio.create_task(self._keep_alive(limit, token))
+        held = self._held[limit.key]
+        held.add(token)
+        self._start_keeper()
+        slot = Slot(self, limit, token, waited_s=time.monotonic() - started, tokens=tokens)
         try:
-            yield Slot(self, limit, token, waited_s=time.monotonic() - started, tokens=tokens)
+            yield slot
         finally:
-            keeper.cancel()
-            await self._release(limit, token)
-            await self._wake_one(limit.key)
+            held.discard(token)
+            await self._release(limit, token, slot.successes)
+            if self._waiting[limit.key]:
+                await self._wake_one(limit.key)
 
     async def _wait_for_turn(self, limit: Limit, token: str, lane: str, tokens: int, on_wait: OnWait | None) -> None:
-        self._waiting[limit.key] += 1
         queue = self._local[(limit.key, lane)]
+        # Only this process's first waiter of the lane asks for a slot: with none waiting, the call asks as it joins.
+        # Calls arriving while another's ask is under way ask too, so a batch arriving at once costs one round trip
+        # each; the script keeps the order (each goes only if fewer calls are ahead of it than slots are free).
+        wait_s, ahead, order = await self._enter(limit, token, lane, tokens, ask=not queue)
+        if wait_s is None:
+            return
+        place = (order, token)  # the order the shared queue keeps, ties broken as Redis does: by member
+        bisect.insort(queue, place)
         turn = self._turns[token] = asyncio.Event()
-        place = None
+        self._waiting[limit.key] += 1
+        self._start_keeper()
         try:
-            self._start_keeper()
-            ahead, order = await self._join(limit, token, lane)
-            place = (order, token)  # the order the shared queue keeps, ties broken as Redis does: by member
-            bisect.insort(queue, place)
             reported = None
             if on_wait is not None and ahead:  # behind others: say so before waiting behind this process's own
                 reported = ahead
                 await on_wait(ahead)
             while True:
+                if wait_s:  # a full rpm or tpm window, or a back-off, says how long to wait; a full pool is polled
+                    await self._until_freed(limit.key, min(max(wait_s, self.poll_s), 1.0))
                 raise_if_cancelled()
-                if queue[0] != place:  # only this process's first waiter of the lane asks for a slot
+                if queue[0] != place:
                     await turn.wait()
                     turn.clear()
+                    wait_s = 0.0  # its turn: it asks at once
                     continue
                 wait_s, ahead = await self._try_acquire(limit, token, tokens, lane)
                 if wait_s is None:
@@ -167,28 +192,32 @@ class Limiter(ABC):
                 if on_wait is not None and ahead != reported:
                     reported = ahead
                     await on_wait(ahead)
-                # A full rpm or tpm window, or a back-off, says how long to wait; a full pool is polled.
-                await self._until_freed(limit.key, min(max(wait_s, self.poll_s), 1.0))
         finally:
             self._waiting[limit.key] -= 1
             del self._turns[token]
-            if place is not None:
-                del queue[bisect.bisect_left(queue, place)]
-                if queue:
-                    self._turns[queue[0][1]].set()  # the next one of this process asks now
+            del queue[bisect.bisect_left(queue, place)]
+            if queue:
+                self._turns[queue[0][1]].set()  # the next one of this process asks now
 
     def _start_keeper(self) -> None:
         if self._keeper is None or self._keeper.done():
-            self._keeper = asyncio.create_task(self._keep_waiting())
+            self._keeper = asyncio.create_task(self._keep_leases())
 
-    async def _keep_waiting(self) -> None:
-        """Renew this process's place in the queues it waits in (one call per connection, however many wait)."""
-        while any(self._waiting.values()):
-            raise_if_cancelled()
-            for key, count in list(self._waiting.items()):
-                if count:
-                    await self._renew_waiting(key)
+    async def _keep_leases(self) -> None:
+        """Every third of a lease, renew this process's leases: its slots and its place in the queues it waits in,
+        one call per connection however many calls hold or wait there. A lease runs a whole lease from when it was
+        taken, so one taken since the last round lasts until the next; a call shorter than that renews nothing."""
+        while True:
             await asyncio.sleep(self.lease_s / 3)
+            raise_if_cancelled()  # a keeper that outlived its loop's work would renew nothing, forever
+            keys = [key for key in {*self._held, *self._waiting} if self._held.get(key) or self._waiting.get(key)]
+            if not keys:
+                return  # the next slot or waiter starts another
+            for key in keys:
+                try:
+                    await self._renew(key, list(self._held.get(key, ())), waiting=self._waiting.get(key, 0) > 0)
+                except Exception:  # a Redis blip: the next round tries again, well within the lease
+                    logger.warning("Could not renew the leases on %s", key, exc_info=True)
 
     async def _until_freed(self, key: str, timeout_s: float) -> None:
         freed = self._freed.setdefault(key, asyncio.Condition())
@@ -203,15 +232,12 @@ class Limiter(ABC):
             async with freed:
                 freed.notify(1)
 
-    async def _keep_alive(self, limit: Limit, token: str) -> None:
-        while True:
-            raise_if_cancelled()  # a keeper that outlived its slot would renew nothing, forever
-            await asyncio.sleep(self.lease_s / 3)
-            await self._renew(limit, token)
-
     @abstractmethod
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
-        """Enter the connection's queue; returns how many calls are ahead, and the place's order (lower first)."""
+    async def _enter(
+        self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
+    ) -> tuple[float | None, int, tuple[float, ...]]:
+        """Join the connection's queue and, if `ask`, try for a slot as `_try_acquire` does: (None, 0, order) when
+        taken, else (seconds to wait, or 0 when it did not ask; calls ahead; the place's order, lower first)."""
 
     @abstractmethod
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
@@ -219,10 +245,8 @@ class Limiter(ABC):
 
     @abstractmethod
     async def _leave(self, limit: Limit, token: str) -> int:
-        """Leave the queue without a slot; returns how many calls were ahead."""
-
-    @abstractmethod
-    async def _renew_waiting(self, key: str) -> None: ...
+        """Leave the queue without a slot (freeing one that was taken as the caller was cancelled); returns how
+        many calls were ahead."""
 
     @abstractmethod
     async def _attempt(self, limit: Limit, member: str) -> float | None:
@@ -232,16 +256,15 @@ class Limiter(ABC):
     async def _rate_limited(self, limit: Limit, delay_s: float) -> None: ...
 
     @abstractmethod
-    async def _succeeded(self, limit: Limit) -> None: ...
-
-    @abstractmethod
     async def _used(self, limit: Limit, token: str, estimated: int, actual: int) -> None: ...
 
     @abstractmethod
-    async def _renew(self, limit: Limit, token: str) -> None: ...
+    async def _renew(self, key: str, tokens: list[str], *, waiting: bool) -> None:
+        """Renew the leases of these slots and, if `waiting`, of this process's place in the queue."""
 
     @abstractmethod
-    async def _release(self, limit: Limit, token: str) -> None: ...
+    async def _release(self, limit: Limit, token: str, successes: int) -> None:
+        """Free the slot, and give back one of a 429's penalty for each success it had."""
 
     @abstractmethod
     async def in_flight(self, limit: Limit) -> int:
@@ -251,8 +274,10 @@ class Limiter(ABC):
         """How many of this limiter's calls have joined the connection's queue and wait in it (for tests)."""
         return sum(len(queue) for (key, _lane), queue in self._local.items() if key == limit.key)
 
-    async def aclose(self) -> None:  # noqa: B027 - most limiters hold no connection; the Redis one overrides it
-        """Close any connection the limiter holds."""
+    async def aclose(self) -> None:
+        """Stop renewing leases and close any connection the limiter holds."""
+        if self._keeper is not None:
+            self._keeper.cancel()
 
 
 # Keys (one hash slot, as a Redis Cluster needs for a script): 1 slots (token → lease expiry), 2 requests (member →
@@ -275,65 +300,81 @@ for _, process in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do
 end
 """
 
-# ARGV: member, lane rank, process, waiting lease ms. Returns how many are ahead and the place's score.
-JOIN_SCRIPT = (
+# What taking a slot checks, for a waiter `ahead` places from the front: the pool, the back-off, the rpm window and
+# the tpm window. ARGV: process, token, max_concurrency, rpm, tpm, lease ms, window ms, tokens, lane rank (then
+# what a script adds). take(ahead) returns ms to wait, 0 when taken, or -1 when the pool is full.
+TAKE = """
+local process, token = ARGV[1], ARGV[2]
+local member = process .. ':' .. token
+local max_concurrency, rpm, tpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local lease_ms, window_ms, tokens = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local order = tonumber(ARGV[9]) * 1e13 + now
+local function take(ahead)
+  local penalty = tonumber(redis.call('HGET', KEYS[6], 'penalty') or '0')
+  local allowed = math.max(1, max_concurrency - penalty)
+  if ahead >= allowed - redis.call('ZCARD', KEYS[1]) then return -1 end
+  local backoff = tonumber(redis.call('HGET', KEYS[6], 'backoff_until') or '0')
+  if backoff > now then return backoff - now end
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window_ms)
+  if redis.call('ZCARD', KEYS[2]) >= rpm then
+    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    return math.max(1, tonumber(oldest[2]) + window_ms - now)
+  end
+  if tpm > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window_ms)
+    local used = 0
+    for _, entry in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+      used = used + tonumber(string.match(entry, ':(%d+)$'))
+    end
+    if used > 0 and used + tokens > tpm then
+      local oldest = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+      return math.max(1, tonumber(oldest[2]) + window_ms - now)
+    end
+    redis.call('ZADD', KEYS[3], now, token .. ':' .. tokens)
+    redis.call('PEXPIRE', KEYS[3], window_ms)
+  end
+  redis.call('ZREM', KEYS[4], member)
+  redis.call('ZADD', KEYS[1], now + lease_ms, token)
+  redis.call('PEXPIRE', KEYS[1], lease_ms * 2)
+  redis.call('ZADD', KEYS[2], now, token .. ':1')
+  redis.call('PEXPIRE', KEYS[2], window_ms)
+  return 0
+end
+"""
+
+# A call joining the queue, asking for a slot at once when ARGV[10] is '1' (none of its process's waiters of the
+# lane is ahead of it); it renews its process's waiting lease only if it stays. ARGV: TAKE's, ask.
+# Returns {ms to wait, 0 when taken, -1 when the pool is full or it did not ask; calls ahead; the place's score}.
+ENTER_SCRIPT = (
     PRELUDE
     + PRUNE
+    + TAKE
     + """
-local order = tonumber(ARGV[2]) * 1e13 + now
-redis.call('ZADD', KEYS[4], order, ARGV[1])
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[4]), ARGV[3])
-redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[4]) * 4)
-redis.call('PEXPIRE', KEYS[5], tonumber(ARGV[4]) * 4)
-return {redis.call('ZRANK', KEYS[4], ARGV[1]), order}
+redis.call('ZADD', KEYS[4], order, member)
+local ahead = redis.call('ZRANK', KEYS[4], member)
+local wait_ms = -1
+if ARGV[10] == '1' then wait_ms = take(ahead) end
+if wait_ms == 0 then return {0, 0, order} end
+redis.call('ZADD', KEYS[5], now + lease_ms, process)
+redis.call('PEXPIRE', KEYS[4], lease_ms * 4)
+redis.call('PEXPIRE', KEYS[5], lease_ms * 4)
+return {wait_ms, ahead, order}
 """
 )
 
-# Returns {ms to wait or 0 when taken or -1 when the pool is full, calls ahead}. Checks the back-off, the rpm
-# window and the tpm window before taking. ARGV: member, token, max_concurrency, rpm, tpm, lease ms, window ms,
-# tokens, lane rank.
+# A waiter asking again. ARGV: TAKE's. Returns {TAKE's answer, calls ahead}.
 ACQUIRE_SCRIPT = (
     PRELUDE
     + PRUNE
+    + TAKE
     + """
-local member, token = ARGV[1], ARGV[2]
-local max_concurrency, rpm, tpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local lease_ms, window_ms, tokens = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local ahead = redis.call('ZRANK', KEYS[4], member)
 if not ahead then
   -- Its process's waiting lease ran out (a long stall): it queues again, at the back of its lane.
-  redis.call('ZADD', KEYS[4], tonumber(ARGV[9]) * 1e13 + now, member)
+  redis.call('ZADD', KEYS[4], order, member)
   return {-1, redis.call('ZRANK', KEYS[4], member)}
 end
-local penalty = tonumber(redis.call('HGET', KEYS[6], 'penalty') or '0')
-local allowed = math.max(1, max_concurrency - penalty)
-if ahead >= allowed - redis.call('ZCARD', KEYS[1]) then return {-1, ahead} end
-local backoff = tonumber(redis.call('HGET', KEYS[6], 'backoff_until') or '0')
-if backoff > now then return {backoff - now, ahead} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window_ms)
-if redis.call('ZCARD', KEYS[2]) >= rpm then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {math.max(1, tonumber(oldest[2]) + window_ms - now), ahead}
-end
-if tpm > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window_ms)
-  local used = 0
-  for _, entry in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-    used = used + tonumber(string.match(entry, ':(%d+)$'))
-  end
-  if used > 0 and used + tokens > tpm then
-    local oldest = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-    return {math.max(1, tonumber(oldest[2]) + window_ms - now), ahead}
-  end
-  redis.call('ZADD', KEYS[3], now, token .. ':' .. tokens)
-  redis.call('PEXPIRE', KEYS[3], window_ms)
-end
-redis.call('ZREM', KEYS[4], member)
-redis.call('ZADD', KEYS[1], now + lease_ms, token)
-redis.call('PEXPIRE', KEYS[1], lease_ms * 2)
-redis.call('ZADD', KEYS[2], now, token .. ':1')
-redis.call('PEXPIRE', KEYS[2], window_ms)
-return {0, 0}
+return {take(ahead), ahead}
 """
 )
 
@@ -371,8 +412,14 @@ return 0
 """
 )
 
-SUCCEEDED_SCRIPT = """
-if tonumber(redis.call('HGET', KEYS[1], 'penalty') or '0') > 0 then redis.call('HINCRBY', KEYS[1], 'penalty', -1) end
+# KEYS: slots, state. ARGV: token, successes. Frees the slot and gives back one of the penalty per success.
+RELEASE_SCRIPT = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+local successes = tonumber(ARGV[2])
+if successes > 0 then
+  local penalty = tonumber(redis.call('HGET', KEYS[2], 'penalty') or '0')
+  if penalty > 0 then redis.call('HSET', KEYS[2], 'penalty', math.max(0, penalty - successes)) end
+end
 return 0
 """
 
@@ -385,28 +432,29 @@ end
 return 0
 """
 
+# KEYS: waiters, slots. ARGV: process, token. The slot too: a take whose answer never reached its cancelled caller.
 LEAVE_SCRIPT = """
-local ahead = redis.call('ZRANK', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[1], ARGV[1])
+local member = ARGV[1] .. ':' .. ARGV[2]
+local ahead = redis.call('ZRANK', KEYS[1], member)
+redis.call('ZREM', KEYS[1], member)
+redis.call('ZREM', KEYS[2], ARGV[2])
 return ahead or 0
 """
 
-# KEYS: waiters, processes. ARGV: process, lease ms.
-RENEW_WAITING_SCRIPT = (
-    PRELUDE
-    + """
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 4)
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) * 4)
-return 0
-"""
-)
-
+# KEYS: slots, waiters, processes. ARGV: lease ms, the process if it waits here (else ''), the slots it holds.
 RENEW_SCRIPT = (
     PRELUDE
     + """
-redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 4)
+local lease_ms = tonumber(ARGV[1])
+if ARGV[2] ~= '' then
+  redis.call('ZADD', KEYS[3], now + lease_ms, ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], lease_ms * 4)
+  redis.call('PEXPIRE', KEYS[3], lease_ms * 4)
+end
+if #ARGV > 2 then
+  for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + lease_ms, ARGV[i]) end
+  redis.call('PEXPIRE', KEYS[1], lease_ms * 4)
+end
 return 0
 """
 )
@@ -424,107 +472,106 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 REDIS_CALLS_AT_ONCE = 16
 
 
+@lru_cache(maxsize=1024)
+def redis_keys(key: str) -> tuple[bytes, ...]:
+    """A connection's keys, in the order the scripts number them (built and encoded once: every call needs them)."""
+    # The braces keep every key in one hash slot.
+    parts = ("slots", "requests", "tokens", "waiters", "processes", "state")
+    return tuple(f"promptlab:limit:{{{key}}}:{part}".encode() for part in parts)
+
+
+class Script:
+    """A Lua script, sent by its SHA and loaded again when the server does not know it (a restart, SCRIPT FLUSH):
+    what redis-py's Script does, without its copies, import and pipeline check on every call."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
+
+
 class RedisLimiter(Limiter):
     """The queue, slots and windows as sorted sets in Redis, shared by every worker process."""
+
+    enter_script, acquire_script = Script(ENTER_SCRIPT), Script(ACQUIRE_SCRIPT)
+    attempt_script, rate_limited_script = Script(ATTEMPT_SCRIPT), Script(RATE_LIMITED_SCRIPT)
+    release_script, used_script, leave_script = Script(RELEASE_SCRIPT), Script(USED_SCRIPT), Script(LEAVE_SCRIPT)
+    renew_script, count_script = Script(RENEW_SCRIPT), Script(COUNT_SCRIPT)
 
     def __init__(self, client: aioredis.Redis, **kwargs):
         super().__init__(**kwargs)
         self.client = client
         self._calls = asyncio.Semaphore(REDIS_CALLS_AT_ONCE)
-        self._join_script = self._script(JOIN_SCRIPT)
-        self._acquire = self._script(ACQUIRE_SCRIPT)
-        self._attempt_script = self._script(ATTEMPT_SCRIPT)
-        self._rate_limited_script = self._script(RATE_LIMITED_SCRIPT)
-        self._succeeded_script = self._script(SUCCEEDED_SCRIPT)
-        self._used_script = self._script(USED_SCRIPT)
-        self._leave_script = self._script(LEAVE_SCRIPT)
-        self._renew_script = self._script(RENEW_SCRIPT)
-        self._renew_waiting_script = self._script(RENEW_WAITING_SCRIPT)
-        self._count = self._script(COUNT_SCRIPT)
+        self._lease_ms, self._window_ms = int(self.lease_s * 1000), int(self.window_s * 1000)
 
-    def _script(self, source: str) -> Callable[..., Awaitable]:
-        script = self.client.register_script(source)
+    async def _run(self, script: Script, keys: tuple[bytes, ...], *args: str | int):
+        async with self._calls:
+            try:
+                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            except NoScriptError:
+                await self.client.script_load(script.source)
+                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
 
-        async def run(**kwargs):
-            async with self._calls:
-                return await script(**kwargs)
+    def _take_args(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[str | int, ...]:
+        limits = (limit.max_concurrency, limit.rpm, limit.tpm, self._lease_ms, self._window_ms)
+        return (self.process, token, *limits, tokens, LANE_RANK[lane])
 
-        return run
+    def _wait_s(self, wait_ms: int) -> float | None:
+        if wait_ms == 0:
+            return None
+        return self.poll_s if wait_ms < 0 else wait_ms / 1000
 
-    @staticmethod
-    def _keys(key: str) -> list[str]:
-        # The braces keep every key in one hash slot.
-        return [
-            f"promptlab:limit:{{{key}}}:{part}"
-            for part in ("slots", "requests", "tokens", "waiters", "processes", "state")
-        ]
-
-    def _member(self, token: str) -> str:
-        return f"{self.process}:{token}"
-
-    def _lease_ms(self) -> int:
-        return int(self.lease_s * 1000)
-
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
-        args = [self._member(token), LANE_RANK[lane], self.process, self._lease_ms()]
-        ahead, order = await self._join_script(keys=self._keys(limit.key), args=args)
-        return int(ahead), (float(order),)
+    async def _enter(
+        self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
+    ) -> tuple[float | None, int, tuple[float, ...]]:
+        args = self._take_args(limit, token, tokens, lane)
+        wait_ms, ahead, order = await self._run(self.enter_script, redis_keys(limit.key), *args, 1 if ask else 0)
+        return (self._wait_s(wait_ms) if ask else 0.0), ahead, (float(order),)
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
-        window_ms = int(self.window_s * 1000)
-        args = [self._member(token), token, limit.max_concurrency, limit.rpm, limit.tpm, self._lease_ms()]
-        wait_ms, ahead = await self._acquire(
-            keys=self._keys(limit.key), args=[*args, window_ms, tokens, LANE_RANK[lane]]
-        )
-        wait_ms, ahead = int(wait_ms), int(ahead)
-        if wait_ms == 0:
-            return None, 0
-        return (self.poll_s if wait_ms < 0 else wait_ms / 1000), ahead
+        args = self._take_args(limit, token, tokens, lane)
+        wait_ms, ahead = await self._run(self.acquire_script, redis_keys(limit.key), *args)
+        return self._wait_s(wait_ms), ahead
 
     async def _leave(self, limit: Limit, token: str) -> int:
-        keys = self._keys(limit.key)
-        return int(await self._leave_script(keys=[keys[3]], args=[self._member(token)]))
-
-    async def _renew_waiting(self, key: str) -> None:
-        keys = self._keys(key)
-        await self._renew_waiting_script(keys=[keys[3], keys[4]], args=[self.process, self._lease_ms()])
+        slots, _, _, waiters, _, _ = redis_keys(limit.key)
+        return await self._run(self.leave_script, (waiters, slots), self.process, token)
 
     async def _attempt(self, limit: Limit, member: str) -> float | None:
-        keys = self._keys(limit.key)
-        args = [member, limit.rpm, int(self.window_s * 1000)]
-        wait_ms = int(await self._attempt_script(keys=[keys[0], keys[1], keys[5]], args=args))
+        slots, requests, _, _, _, state = redis_keys(limit.key)
+        wait_ms = await self._run(self.attempt_script, (slots, requests, state), member, limit.rpm, self._window_ms)
         return None if wait_ms == 0 else wait_ms / 1000
 
     async def _rate_limited(self, limit: Limit, delay_s: float) -> None:
-        args = [int(delay_s * 1000), limit.max_concurrency, BACKOFF_MEMORY_S * 1000]
-        await self._rate_limited_script(keys=[self._keys(limit.key)[5]], args=args)
-
-    async def _succeeded(self, limit: Limit) -> None:
-        await self._succeeded_script(keys=[self._keys(limit.key)[5]])
+        args = (int(delay_s * 1000), limit.max_concurrency, BACKOFF_MEMORY_S * 1000)
+        await self._run(self.rate_limited_script, redis_keys(limit.key)[5:], *args)
 
     async def _used(self, limit: Limit, token: str, estimated: int, actual: int) -> None:
-        await self._used_script(keys=[self._keys(limit.key)[2]], args=[token, estimated, actual])
+        await self._run(self.used_script, redis_keys(limit.key)[2:3], token, estimated, actual)
 
-    async def _renew(self, limit: Limit, token: str) -> None:
-        await self._renew_script(keys=self._keys(limit.key)[:1], args=[token, self._lease_ms()])
+    async def _renew(self, key: str, tokens: list[str], *, waiting: bool) -> None:
+        slots, _, _, waiters, processes, _ = redis_keys(key)
+        waiter = self.process if waiting else ""
+        await self._run(self.renew_script, (slots, waiters, processes), self._lease_ms, waiter, *tokens)
 
-    async def _release(self, limit: Limit, token: str) -> None:
-        async with self._calls:
-            await self.client.zrem(self._keys(limit.key)[0], token)
+    async def _release(self, limit: Limit, token: str, successes: int) -> None:
+        slots, _, _, _, _, state = redis_keys(limit.key)
+        await self._run(self.release_script, (slots, state), token, successes)
 
     async def in_flight(self, limit: Limit) -> int:
-        return int(await self._count(keys=self._keys(limit.key)[:1]))
+        return await self._run(self.count_script, redis_keys(limit.key)[:1])
 
     async def aclose(self) -> None:
+        await super().aclose()
         await self.client.aclose()
 
 
 @dataclass
 class _Connection:
-    """One connection's state in process memory (embedded mode)."""
+    """One connection's state in process memory (embedded mode). Requests and tokens are counted under the lock
+    by one clock, so they are kept oldest first and pruning looks only at the oldest."""
 
     slots: dict[str, float] = field(default_factory=dict)  # token → lease expiry
-    requests: list[float] = field(default_factory=list)  # start times in the window
+    requests: deque[float] = field(default_factory=deque)  # start times in the window
     tokens: dict[str, tuple[float, int]] = field(default_factory=dict)  # token → (time, tokens)
     waiters: dict[str, tuple[int, float]] = field(default_factory=dict)  # token → (lane rank, arrival)
     backoff_until: float = 0.0
@@ -538,25 +585,40 @@ class LocalLimiter(Limiter):
     _connections: dict[str, _Connection] = defaultdict(_Connection)
 
     def _state(self, key: str, now: float) -> _Connection:
+        """The connection's state without what has run out: a window that holds a minute of a batch run's requests
+        is not copied on every call."""
         state = self._connections[key]
-        state.slots = {token: expires for token, expires in state.slots.items() if expires > now}
-        state.requests = [at for at in state.requests if at > now - self.window_s]
-        state.tokens = {token: spent for token, spent in state.tokens.items() if spent[0] > now - self.window_s}
+        if any(expires <= now for expires in state.slots.values()):
+            state.slots = {token: expires for token, expires in state.slots.items() if expires > now}
+        since = now - self.window_s
+        while state.requests and state.requests[0] <= since:
+            state.requests.popleft()
+        while state.tokens:
+            oldest = next(iter(state.tokens))
+            if state.tokens[oldest][0] > since:
+                break
+            del state.tokens[oldest]
         return state
 
     def _ahead(self, state: _Connection, token: str) -> int:
         mine = state.waiters[token]
         return sum(1 for other in state.waiters.values() if other < mine)
 
-    async def _join(self, limit: Limit, token: str, lane: str) -> tuple[int, tuple[float, ...]]:
+    async def _enter(
+        self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
+    ) -> tuple[float | None, int, tuple[float, ...]]:
         with self._lock:
             state = self._state(limit.key, time.monotonic())
-            state.waiters[token] = (LANE_RANK[lane], time.monotonic())
-            return self._ahead(state, token), state.waiters[token]
+            order = state.waiters[token] = (LANE_RANK[lane], time.monotonic())
+            ahead = self._ahead(state, token)
+        if not ask:
+            return 0.0, ahead, order
+        wait_s, ahead = await self._try_acquire(limit, token, tokens, lane)
+        return wait_s, ahead, order
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:
-        now = time.monotonic()
         with self._lock:
+            now = time.monotonic()
             state = self._state(limit.key, now)
             ahead = self._ahead(state, token)
             if ahead >= max(1, limit.max_concurrency - state.penalty) - len(state.slots):
@@ -564,10 +626,10 @@ class LocalLimiter(Limiter):
             if state.backoff_until > now:
                 return state.backoff_until - now, ahead
             if len(state.requests) >= limit.rpm:
-                return min(state.requests) + self.window_s - now, ahead
-            used = sum(spent for _, spent in state.tokens.values())
-            if limit.tpm and used and used + tokens > limit.tpm:
-                return min(at for at, _ in state.tokens.values()) + self.window_s - now, ahead
+                return state.requests[0] + self.window_s - now, ahead
+            used = sum(spent for _, spent in state.tokens.values()) if limit.tpm else 0
+            if used and used + tokens > limit.tpm:
+                return next(iter(state.tokens.values()))[0] + self.window_s - now, ahead
             del state.waiters[token]
             state.slots[token] = now + self.lease_s
             state.requests.append(now)
@@ -580,19 +642,17 @@ class LocalLimiter(Limiter):
             state = self._connections[limit.key]
             ahead = self._ahead(state, token) if token in state.waiters else 0
             state.waiters.pop(token, None)
+            state.slots.pop(token, None)
             return ahead
 
-    async def _renew_waiting(self, key: str) -> None:
-        """One process: its waiters never outlive it, so there is no lease to renew."""
-
     async def _attempt(self, limit: Limit, member: str) -> float | None:
-        now = time.monotonic()
         with self._lock:
+            now = time.monotonic()
             state = self._state(limit.key, now)
             if state.backoff_until > now:
                 return state.backoff_until - now
             if len(state.requests) >= limit.rpm:
-                return min(state.requests) + self.window_s - now
+                return state.requests[0] + self.window_s - now
             state.requests.append(now)
         return None
 
@@ -603,26 +663,25 @@ class LocalLimiter(Limiter):
             allowed = max(1, limit.max_concurrency - state.penalty)
             state.penalty = limit.max_concurrency - max(1, math.floor(allowed / 2))
 
-    async def _succeeded(self, limit: Limit) -> None:
-        with self._lock:
-            state = self._connections[limit.key]
-            state.penalty = max(0, state.penalty - 1)
-
     async def _used(self, limit: Limit, token: str, estimated: int, actual: int) -> None:
         with self._lock:
             state = self._connections[limit.key]
             if token in state.tokens:
                 state.tokens[token] = (state.tokens[token][0], actual)
 
-    async def _renew(self, limit: Limit, token: str) -> None:
+    async def _renew(self, key: str, tokens: list[str], *, waiting: bool) -> None:
+        """The slots only: one process's waiters never outlive it, so their place has no lease."""
         with self._lock:
-            slots = self._connections[limit.key].slots
-            if token in slots:
-                slots[token] = time.monotonic() + self.lease_s
+            slots = self._connections[key].slots
+            for token in tokens:
+                if token in slots:
+                    slots[token] = time.monotonic() + self.lease_s
 
-    async def _release(self, limit: Limit, token: str) -> None:
+    async def _release(self, limit: Limit, token: str, successes: int) -> None:
         with self._lock:
-            self._connections[limit.key].slots.pop(token, None)
+            state = self._connections[limit.key]
+            state.slots.pop(token, None)
+            state.penalty = max(0, state.penalty - successes)
 
     async def in_flight(self, limit: Limit) -> int:
         now = time.monotonic()

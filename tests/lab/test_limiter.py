@@ -6,12 +6,21 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 from django.conf import settings
 
-from lab.engine.limiter import Limit, LocalLimiter, QueueDeadlineExceeded, RedisLimiter
+from lab.engine.limiter import (
+    BATCH,
+    COUNT_SCRIPT,
+    Limit,
+    LocalLimiter,
+    QueueDeadlineExceeded,
+    RedisLimiter,
+    Script,
+)
 from tests.fixtures.processes import ROOT
 
 
@@ -23,18 +32,23 @@ class Workers:
     """Two limiters, as two workers would have: separate Redis connections, or the memory of one process."""
 
     def __init__(self, kind: str, **options):
-        self.kind, self.options, self.clients = kind, options, []
+        self.kind, self.options, self.limiters = kind, options, []
 
     async def __aenter__(self):
         if self.kind == "local":
-            return [LocalLimiter(**self.options), LocalLimiter(**self.options)]
-        # A Redis call that hangs fails the test in seconds instead of stalling it (no limiter call blocks in Redis).
-        self.clients = [aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10) for _ in range(2)]
-        return [RedisLimiter(client, **self.options) for client in self.clients]
+            self.limiters = [LocalLimiter(**self.options), LocalLimiter(**self.options)]
+        else:
+            # A Redis call that hangs fails the test in seconds instead of stalling it (no limiter call blocks).
+            clients = [
+                aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10, client_name=f"test-{uuid.uuid4().hex}")
+                for _ in range(2)
+            ]
+            self.limiters = [RedisLimiter(client, **self.options) for client in clients]
+        return self.limiters
 
     async def __aexit__(self, *exc):
-        for client in self.clients:
-            await client.aclose()
+        for limiter in self.limiters:
+            await limiter.aclose()
 
 
 kinds = pytest.mark.parametrize("kind", ["redis", "local"])
@@ -285,3 +299,109 @@ async def test_a_429_backs_the_whole_connection_off_for_every_worker_and_halves_
             assert time.monotonic() - started >= 0.35  # the other worker waited out the back-off too
         # Halved to 2 after the 429; each success gives one back.
         assert await most_at_once([first, second], shared, requests=8, hold_s=0.05) <= 3
+
+
+@kinds
+async def test_each_success_gives_back_one_of_the_calls_a_429_took_away_once_its_slot_is_freed(kind):
+    shared = limit(max_concurrency=4)
+    async with Workers(kind) as (first, second):
+        async with first.slot(shared) as slot:
+            await slot.rate_limited(0.01)  # 2 at once now
+        async with second.slot(shared) as slot:
+            await slot.succeeded()  # 3 once this slot is freed
+        assert await most_at_once([first, second], shared, requests=9, hold_s=0.05) == 3
+
+
+class AnswerLost:
+    """Its caller is cancelled after its slot was taken but before it heard so, as when a reply is lost."""
+
+    async def _enter(self, *args, **kwargs):
+        taken = await super()._enter(*args, **kwargs)
+        await asyncio.sleep(10)
+        return taken
+
+
+class AnswerLostLocal(AnswerLost, LocalLimiter):
+    pass
+
+
+class AnswerLostRedis(AnswerLost, RedisLimiter):
+    pass
+
+
+@kinds
+async def test_a_caller_cancelled_before_it_heard_its_slot_was_taken_leaves_the_slot_free(kind):
+    shared = limit(max_concurrency=1)
+    if kind == "local":
+        lost = AnswerLostLocal()
+    else:
+        lost = AnswerLostRedis(aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10))
+    async with Workers(kind) as (other, _):
+        try:
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.2), lost.slot(shared):
+                    pass
+        finally:
+            await lost.aclose()
+        assert await other.in_flight(shared) == 0  # not taken until its lease runs out
+
+
+@contextlib.asynccontextmanager
+async def commands_sent(limiter: RedisLimiter) -> AsyncIterator[list[str]]:
+    """The commands the limiter sends while the block runs, as the Redis server's MONITOR sees them (not those a
+    script runs inside Redis: they cost the worker nothing). Its connections are told apart by their client name
+    from those of anything else on the server, such as a worker another test left running."""
+    watcher = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10)
+    marker = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10)
+    name = limiter.client.connection_pool.connection_kwargs["client_name"]
+    end, seen, sent = f"ECHO end-{uuid.uuid4().hex}", [], []
+    try:
+        await marker.ping()  # connected before MONITOR starts, so its handshake is not counted
+        async with watcher.monitor() as monitor:
+            yield sent
+            await marker.echo(end.split()[1])
+            async with asyncio.timeout(10):
+                while (command := await monitor.next_command())["command"] != end:
+                    seen.append((f"{command['client_address']}:{command['client_port']}", command["command"]))
+        mine = {client["addr"] for client in await marker.client_list() if client["name"] == name}
+        sent.extend(command.split()[0].upper() for address, command in seen if address in mine)
+    finally:
+        await watcher.aclose()
+        await marker.aclose()
+
+
+async def test_a_call_that_goes_at_once_costs_two_redis_commands_and_renews_no_lease():
+    shared = limit()
+    async with Workers("redis") as (limiter, _):
+        async with limiter.slot(shared):  # connected, its scripts loaded
+            pass
+        async with commands_sent(limiter) as sent, limiter.slot(shared, lane=BATCH) as slot:
+            await asyncio.sleep(0.05)
+            await slot.succeeded()
+    # Joining the queue with the slot taken in one script; freeing it with its success counted in another.
+    assert sent == ["EVALSHA", "EVALSHA"]
+
+
+async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round():
+    shared, lease_s = limit(max_concurrency=10), 0.3
+    async with Workers("redis", lease_s=lease_s) as (limiter, other), contextlib.AsyncExitStack() as holding:
+        for _ in range(10):
+            await holding.enter_async_context(limiter.slot(shared))
+        await asyncio.sleep(lease_s / 2)  # a first round has loaded the script
+        started = time.monotonic()
+        async with commands_sent(limiter) as sent:
+            await asyncio.sleep(2 * lease_s)
+        rounds = (time.monotonic() - started) / (lease_s / 3)
+        assert await other.in_flight(shared) == 10  # held past their lease: renewed
+    # One a round, not one a slot (ten a round); a round may load the script again if another client flushed them.
+    assert 1 <= sent.count("EVALSHA") <= rounds + 2, (sent, rounds)
+    assert set(sent) <= {"EVALSHA", "SCRIPT"}, sent
+
+
+async def test_a_script_the_redis_server_does_not_know_is_loaded_and_run():
+    shared = limit()
+    async with Workers("redis") as (limiter, _):
+        # A source no server has seen (a restart or SCRIPT FLUSH loses them all), for this limiter alone.
+        limiter.count_script = Script(f"-- {uuid.uuid4().hex}\n{COUNT_SCRIPT}")
+        async with limiter.slot(shared):
+            assert await limiter.in_flight(shared) == 1
