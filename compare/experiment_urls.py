@@ -1,6 +1,6 @@
 """Experiment and dataset pages, added to compare's URLs (namespace `compare`)."""
 
-from django.urls import path
+from django.urls import path, reverse
 
 from . import dataset_views, experiment_views
 
@@ -22,3 +22,10 @@ urlpatterns = [
     path("datasets/<int:pk>/rows/<int:position>/", dataset_views.dataset_row_save, name="dataset_row_save"),
     path("datasets/<int:pk>/rows/<int:position>/delete/", dataset_views.dataset_row_delete, name="dataset_row_delete"),
 ]
+
+
+def experiment_page_path(pk: int) -> str:
+    """The experiment page's path, from these patterns alone: what the experiment command prints after a run,
+    without loading every app's URLs and views (two seconds, most of it statistics libraries). compare's URLs sit
+    at the site's root (promptlab/urls.py); a test holds this equal to `reverse("compare:experiment")`."""
+    return reverse("experiment", urlconf=__name__, args=[pk])

@@ -6,7 +6,9 @@ import time
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.urls import reverse
 
+from compare.experiment_urls import experiment_page_path
 from compare.experiments.models import Experiment
 from compare.experiments.selectors import experiment_progress
 from compare.models import CompareGroup, Dataset, RoundStatus
@@ -200,3 +202,9 @@ def test_a_dataset_can_be_pasted_and_its_problems_name_the_row(browser, workspac
     assert "Row 2 (line 3): has 1 cells; the first line names 2 columns." in preview.content.decode()
     preview = browser.post(f"/w/{workspace.pk}/datasets/preview/", {**pasted, "text": "q,a\nfirst,1\n"})
     assert preview.status_code == 200 and "1 row (csv)" in preview.content.decode()
+
+
+def test_the_experiment_commands_page_path_is_the_sites():
+    # The command builds it from compare's experiment URLs alone (loading every app's views took two seconds).
+    for pk in (1, 4321):
+        assert experiment_page_path(pk) == reverse("compare:experiment", args=[pk])

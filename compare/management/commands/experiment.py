@@ -29,6 +29,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
+from compare.experiment_urls import experiment_page_path
 from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
@@ -211,9 +212,7 @@ class Command(BaseCommand):
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
-        self.stdout.write(
-            f'\nSaved as comparison {group.pk} "{group.title}": {reverse("compare:experiment", args=[group.pk])}\n'
-        )
+        self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {experiment_page_path(group.pk)}\n')
         failed, unstarted = failed_cells(results), unstarted_cells(results)
         unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
