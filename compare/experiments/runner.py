@@ -4,8 +4,9 @@ The unit of scheduling is the call, not the dataset row. Rounds run on a process
 (lab.engine.runtime) as a worker runs batch rounds, but claimed together as room frees up and written together
 once their calls are done (compare.round_batches), and the connections' schedulers decide how many calls go at
 once, so by default a run keeps every connection it uses at its limit; `concurrency` (the command's
---concurrency) bounds the calls in flight further. A round is claimed only when its calls may start, so the
-budget cap can still cancel the rounds after it. The rounds were queued by `round_start` as usual, so a worker
+--concurrency) bounds the calls in flight further. A round is claimed only when its calls may start (with
+--concurrency, when they are next: twice the rounds that fit are claimed, see CLAIM_AHEAD), so the budget cap can
+still cancel the rounds after it. The rounds were queued by `round_start` as usual, so a worker
 that is running may take some of them first: the claim in the database lets exactly one process run each round,
 and this one waits for the ones a worker took. Only the calling thread of the first process reads the progress,
 once every `poll_s`.
@@ -38,6 +39,7 @@ from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
 
+CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
 POLL_S = 1.0
@@ -219,7 +221,9 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
         batches = RoundBatches(engine, calls_in_flight=calls, finished=finished)
         feed = _RoundFeed(round_ids, experiment, engine)
-        room = _Room(plan.rounds)
+        # With --concurrency the calls in flight are bounded by `calls`, so twice the rounds may be claimed: those
+        # ahead wait there, their calls go the moment others end, and claims and writes take twice the rounds.
+        room = _Room(plan.rounds * CLAIM_AHEAD if plan.calls else plan.rounds)
         running: set[asyncio.Task] = set()
         try:
             while (free := await room.free()) and (ids := await feed.take(free)):
