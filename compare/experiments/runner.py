@@ -205,8 +205,8 @@ def _round_ids(experiment: Experiment) -> list[int]:
 
 
 async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime) -> None:
-    """`plan.rounds` rounds at once, taken from the feed in order and claimed together as room frees up; each
-    round's answers evaluated where it ran, once it is written."""
+    """`plan.rounds` rounds at once (twice that with --concurrency), taken from the feed in order and claimed
+    together as room frees up; each round's answers evaluated where it ran, once it is written."""
     async with ThreadSensitiveContext(executor=engine.batch_database):  # as round_run: the batch rounds' thread
         evaluations: set[asyncio.Task] = set()
 
@@ -251,7 +251,7 @@ def _raise_failed(tasks: set[asyncio.Task]) -> None:
 
 
 class _Room:
-    """How many more rounds may be claimed: `size` at once, a place given back when a round's calls are done."""
+    """How many more rounds may be claimed: `size` at once, a place given back when a round is written."""
 
     def __init__(self, size: int):
         self.size, self.used = size, 0

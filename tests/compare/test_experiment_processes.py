@@ -130,8 +130,7 @@ def test_a_killed_child_leaves_no_round_queued_and_none_running_past_its_deadlin
     short = {"SCHEDULER_BATCH_QUEUE_DEADLINE_S": "2", "COMPARE_ROUND_GRACE_S": "1"}
     command = start(experiment_file(tmp_path, model, rows=24, timeout_s=4), "--processes", "2", **short)
     (child,) = wait_until(lambda: children_running_a_share(command.pid))
-    # More than the parent's two rounds running, and still so a moment later: the child holds some (the parent
-    # alone has more only while the rounds it just ran are being written, for milliseconds).
+    # More than the parent's two rounds running, and still so a moment later: the child holds some.
     wait_until(lambda: running_rounds() >= 3 and (time.sleep(0.3) or running_rounds() >= 3))
     subprocess.run(["kill", "-KILL", str(child)], check=True)
     out, err = command.communicate(timeout=120)
