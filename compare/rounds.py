@@ -140,14 +140,16 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     # queue deadline before its slowest answer starts.
     longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
     grace = timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
-    taken = _update_from_values(
-        ["status", "started_at", "deadline"],
-        [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace] for r in found],
-        model=Round,
-        only_status=ROUND_TRANSITIONS[RoundStatus.RUNNING],
+    taken = set(
+        _update_from_values(
+            ["status", "started_at", "deadline"],
+            [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace] for r in found],
+            model=Round,
+            only_status=ROUND_TRANSITIONS[RoundStatus.RUNNING],
+        )
     )
     by_id = {r.pk: r for r in found}
-    return [by_id[pk] for pk in round_ids if pk in set(taken)], longest
+    return [by_id[pk] for pk in round_ids if pk in taken], longest
 
 
 def _unanswered_outputs(taken: list[Round]) -> dict[int, list[Output]]:
