@@ -45,8 +45,9 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 RUN_MODE = "services" if REDIS_URL else "embedded"
 
+# daphne serves the site (`make web`, `make run`) but is not an app here: as one, it would make every process (the
+# workers, the experiment command) import Twisted, a quarter of a second, only for `runserver` to speak ASGI.
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
