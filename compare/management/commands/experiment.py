@@ -51,6 +51,7 @@ from compare.experiments.selectors import experiment_spent, workspace_by_name_or
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup, OutputStatus
+from lab import gc_tuning
 from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
@@ -105,6 +106,15 @@ class Command(BaseCommand):
         share.add_argument("--rounds", type=int, required=True)
         share.add_argument("--calls", type=int)
         share.add_argument("--debug", action="store_true")
+
+    def run_from_argv(self, argv):
+        # From a shell (not call_command): the process exists for this command, so its collector is set for a long
+        # run and skipped at exit (lab.gc_tuning).
+        gc_tuning.settle_for_a_long_run()
+        try:
+            super().run_from_argv(argv)
+        finally:
+            gc_tuning.freeze_before_exit()
 
     def handle(self, *args, action: str, **options):
         if action == "export":
