@@ -291,11 +291,20 @@ def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, *
 
 @transaction.atomic
 def round_start(
-    *, group: CompareGroup, user, repeat: int | None = None, dataset: Dataset | None = None, use_cache: bool = False
+    *,
+    group: CompareGroup,
+    user,
+    repeat: int | None = None,
+    dataset: Dataset | None = None,
+    use_cache: bool = False,
+    enqueue: bool = True,
 ) -> list[Round]:
     """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits.
 
     With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
+    With `enqueue=False` the caller runs the rounds itself and no message is sent (a thousand of them took a second
+    before the command line's first call); the sweeper sends one for a round still queued after
+    COMPARE_REQUEUE_AFTER_S, as for a lost message, so a worker finishes what a caller that stopped left.
     """
     if dataset is not None and repeat not in (None, 1):
         raise ValidationError({"repeat": "Run a dataset (one round per row) or repeat rounds, not both."})
@@ -335,8 +344,9 @@ def round_start(
     Output.objects.bulk_create(
         Output(round=round_, variant=variant) for round_ in rounds for variant in creation_order(group, variants)
     )
-    for round_ in rounds:
-        enqueue_on_commit(ROUND, round_.pk, queue=lane)
+    if enqueue:
+        for round_ in rounds:
+            enqueue_on_commit(ROUND, round_.pk, queue=lane)
     return rounds
 
 

@@ -75,14 +75,21 @@ def needs_evaluation(experiment: Experiment) -> bool:
 
 
 @transaction.atomic
-def experiment_start(*, experiment: Experiment, user) -> list[Round]:
-    """Queue one round per dataset row (one round without rows) and each answer's evaluation."""
+def experiment_start(*, experiment: Experiment, user, run_here: bool = False) -> list[Round]:
+    """Queue one round per dataset row (one round without rows) and each answer's evaluation. With `run_here` the
+    caller runs the rounds itself (the command line), so none is sent to the workers (see `round_start`)."""
     Experiment.objects.select_for_update().filter(pk=experiment.pk).first()  # one start at a time
     experiment.refresh_from_db()
     if experiment.run_id is not None:
         raise ValidationError({"experiment": "This experiment has already run; export it and run the file again."})
     group = experiment.group
-    rounds = round_start(group=group, user=user, dataset=group.dataset, use_cache=experiment.config.get("cache", False))
+    rounds = round_start(
+        group=group,
+        user=user,
+        dataset=group.dataset,
+        use_cache=experiment.config.get("cache", False),
+        enqueue=not run_here,
+    )
     experiment.run_id = rounds[0].run_id
     experiment.save(update_fields=["run_id"])
     if needs_evaluation(experiment):

@@ -6,8 +6,11 @@ import logging
 import re
 
 import pytest
+from celery import signals
 
+from compare.jobs import ROUND
 from compare.models import CompareGroup, OutputStatus, RoundStatus
+from lab.jobs.kinds import kind
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command, sample
 from tests.fixtures.judging_factories import KEY
@@ -79,6 +82,23 @@ def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_avera
     assert not [r for r in caplog.records if r.name in ("httpx", "compare.execution") and r.levelno < logging.WARNING]
     assert re.search(rf"\[#{{30}}\] 2/2 calls · {n} calls/s · 0:00:00 left$", ran.err.strip())
     assert group.mode == "custom" and group.rounds.get().status == RoundStatus.DONE
+
+
+def test_the_command_runs_its_rounds_itself_and_sends_none_of_them_to_the_workers(workspace, connections):
+    published = []
+
+    def note(sender, body, **kwargs):
+        published.append(sender)
+
+    signals.before_task_publish.connect(note)
+    try:
+        ran = run_command("run", str(sample("minimal.yaml")), "--workspace", str(workspace.pk))
+    finally:
+        signals.before_task_publish.disconnect(note)
+
+    assert ran.code == 0, ran.err
+    assert kind(ROUND).task not in published  # (its answer's evaluation is offered to them as usual)
+    assert CompareGroup.objects.get().rounds.get().status == RoundStatus.DONE
 
 
 def test_a_dry_run_prints_the_estimate_and_saves_nothing(workspace, connections):

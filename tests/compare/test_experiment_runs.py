@@ -25,7 +25,7 @@ def config_of(path):
 
 def run(path, workspace, user, **create):
     experiment = experiment_create(workspace=workspace, user=user, config=config_of(path), **create)
-    experiment_start(experiment=experiment, user=user)
+    experiment_start(experiment=experiment, user=user, run_here=True)
     experiment_run_here(experiment=experiment, concurrency=4, on_progress=lambda progress: None)
     experiment.refresh_from_db()
     return experiment
@@ -149,7 +149,7 @@ def test_an_answer_that_failed_is_not_evaluated_and_says_why(workspace, owner, c
 async def test_the_run_reports_its_progress_on_the_groups_channel(workspace, owner, connections):
     path = sample("classifier.yaml")
     experiment = await in_thread(experiment_create, workspace=workspace, user=owner, config=config_of(path))
-    await in_thread(experiment_start, experiment=experiment, user=owner)
+    await in_thread(experiment_start, experiment=experiment, user=owner, run_here=True)
 
     async with GroupEvents(experiment.group_id) as events:
         await in_thread(experiment_run_here, experiment=experiment, concurrency=1, on_progress=lambda p: None)

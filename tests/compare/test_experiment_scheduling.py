@@ -22,7 +22,7 @@ def run(workspace, owner, tmp_path, model: str, concurrency: int | None) -> list
     path.write_text(f"models: [{{model: 'wide:{model}'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n")
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
     experiment = experiment_create(workspace=workspace, user=owner, config=config)
-    experiment_start(experiment=experiment, user=owner)
+    experiment_start(experiment=experiment, user=owner, run_here=True)
     experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=lambda progress: None)
     return list(Output.objects.filter(round__group=experiment.group))
 

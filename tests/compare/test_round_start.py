@@ -1,13 +1,19 @@
 """Starting rounds: repeat or one per dataset row, queued outputs for every variant, one task per committed round."""
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 
 from compare import services
 from compare.jobs import ROUND
 from compare.models import OutputStatus, RoundStatus
 from lab.jobs.enqueue import send
+from lab.jobs.kinds import kind
+from lab.jobs.lifecycle import job_sweep
 from tests.fixtures.compare_factories import make_group
 
 
@@ -79,3 +85,17 @@ def test_a_rolled_back_start_enqueues_nothing(group, owner, django_capture_on_co
         raise RuntimeError("something later in the same request failed")
     assert callbacks == []
     assert group.rounds.count() == 0
+
+
+@pytest.mark.django_db
+def test_rounds_the_caller_runs_itself_are_sent_to_no_worker_until_the_sweeper_finds_them_still_queued(
+    group, owner, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks() as callbacks:
+        rounds = services.round_start(group=group, user=owner, repeat=2, enqueue=False)
+    assert callbacks == []
+    # The caller stopped before it ran them: a worker takes them once they look lost.
+    later = timezone.now() + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert sorted(job_sweep(kind(ROUND), now=later).requeued) == [r.pk for r in rounds]
+    assert sorted((c.func.__name__, c.args) for c in callbacks) == [("send", (ROUND, r.pk)) for r in rounds]

@@ -5,12 +5,13 @@
     manage.py experiment export GROUP > file.yaml
 
 `run` checks the file, prints the estimate (`--dry-run` stops there), saves the experiment as a custom comparison,
-runs its rounds in this process, or spread over `--processes` (no worker needed; a running worker may take some),
-and prints one block per answer and the tables of averages. With `--baseline` (a comparison id, or `latest`: the
-pinned baseline of experiments of this name, else the newest earlier run) it then compares each answer with the
-baseline's and gives a paired significance verdict. Exit status: 0 all ran (and no significant regression);
-1 answers or evaluations failed, or did not finish (a process of the run stopped); 2 the file or the options have
-errors (nothing ran); 3 the budget cap stopped it; 4 a significant regression against the baseline.
+runs its rounds in this process, or spread over `--processes` (no worker needed, and none is sent the rounds; in a
+long run the sweeper may hand a running worker some), and prints one block per answer and the tables of averages.
+With `--baseline` (a comparison id, or `latest`: the pinned baseline of experiments of this name, else the newest
+earlier run) it then compares each answer with the baseline's and gives a paired significance verdict. Exit status:
+0 all ran (and no significant regression); 1 answers or evaluations failed, or did not finish (a process of the run
+stopped); 2 the file or the options have errors (nothing ran); 3 the budget cap stopped it; 4 a significant
+regression against the baseline.
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ class Command(BaseCommand):
             )
         except ConfigError as exc:
             self._config_errors(exc)
-        rounds = experiment_start(experiment=experiment, user=user)
+        rounds = experiment_start(experiment=experiment, user=user, run_here=True)
         concurrency, processes = options["concurrency"], options["processes"]
         rows = report.count(len(rounds), "round")
         plan = run_plan(experiment, concurrency, processes).describe()
