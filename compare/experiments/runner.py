@@ -6,9 +6,10 @@ once their calls are done (compare.round_batches), and the connections' schedule
 once, so by default a run keeps every connection it uses at its limit; `concurrency` (the command's
 --concurrency) bounds the calls in flight further. A round is claimed only when its calls may start (with
 --concurrency, when they are next: twice the rounds that fit are claimed, see CLAIM_AHEAD), so the budget cap can
-still cancel the rounds after it. The rounds were queued by `round_start` as usual, so a worker
-that is running may take some of them first: the claim in the database lets exactly one process run each round,
-and this one waits for the ones a worker took. Only the calling thread of the first process reads the progress,
+still cancel the rounds after it. The rounds were queued by `round_start` without a message to the workers; the
+jobs sweeper sends one for a round still queued after COMPARE_REQUEUE_AFTER_S, so in a long run a worker that is
+running may take some of them: the claim in the database lets exactly one process run each round, and this one
+waits for the ones a worker took. Only the calling thread of the first process reads the progress,
 once every `poll_s`.
 
 With `processes` above 1 the run is shared out (see `share_of`): this process runs the first share and starts a
@@ -38,6 +39,7 @@ from . import spread
 from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
+from .services import needs_evaluation
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
@@ -219,7 +221,10 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
             evaluations.add(asyncio.create_task(evaluate(round_ids)))
 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
-        batches = RoundBatches(engine, calls_in_flight=calls, finished=finished)
+        # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
+        batches = RoundBatches(
+            engine, calls_in_flight=calls, finished=finished if needs_evaluation(experiment) else None
+        )
         feed = _RoundFeed(round_ids, experiment, engine)
         # With --concurrency the calls in flight are bounded by `calls`, so twice the rounds may be claimed: those
         # ahead wait there, their calls go the moment others end, and claims and writes take twice the rounds.
