@@ -13,16 +13,17 @@ lease its holder renews while it streams; a worker killed mid-answer stops renew
 the lease runs out; a dead process's waiters leave the queue when its waiting lease does. Embedded mode has one
 process, so the same rules are kept in memory. The window is SCHEDULER_WINDOW_S (a minute; tests shorten it).
 
-A batch call usually goes at once, so that path costs two Redis calls: joining the queue and taking the slot are
-one script, freeing it and counting its success another. One keeper per limiter renews every lease it has, one
-call per connection each third of a lease, so a call shorter than that renews nothing.
+A batch call usually goes at once, so that path costs two scripts: joining the queue and taking the slot are one,
+freeing it and counting its success another. A limiter sends its scripts in order, those issued while a batch is
+on its way together as the next (script_pipe.py), so calls arriving or ending together share round trips, and a
+freed slot is not waited for. One keeper per limiter renews every lease it has, one call per connection each third
+of a lease, so a call shorter than that renews nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
-import hashlib
 import logging
 import math
 import threading
@@ -37,9 +38,10 @@ from functools import lru_cache
 
 import redis.asyncio as aioredis
 from django.conf import settings
-from redis.exceptions import NoScriptError
 
 from lab.cancellation import raise_if_cancelled
+
+from .script_pipe import Script, ScriptPipe
 
 logger = logging.getLogger(__name__)
 LEASE_S = 30.0  # a slot not renewed for this long is free again; so is a waiting process's place in the queue
@@ -162,8 +164,8 @@ class Limiter(ABC):
     async def _wait_for_turn(self, limit: Limit, token: str, lane: str, tokens: int, on_wait: OnWait | None) -> None:
         queue = self._local[(limit.key, lane)]
         # Only this process's first waiter of the lane asks for a slot: with none waiting, the call asks as it joins.
-        # Calls arriving while another's ask is under way ask too, so a batch arriving at once costs one round trip
-        # each; the script keeps the order (each goes only if fewer calls are ahead of it than slots are free).
+        # Calls arriving while another's ask is under way ask too (a batch arriving at once shares round trips);
+        # the script keeps the order (each goes only if fewer calls are ahead of it than slots are free).
         wait_s, ahead, order = await self._enter(limit, token, lane, tokens, ask=not queue)
         if wait_s is None:
             return
@@ -269,6 +271,10 @@ class Limiter(ABC):
     @abstractmethod
     async def in_flight(self, limit: Limit) -> int:
         """How many slots are held now (for the benchmark and tests)."""
+
+    @abstractmethod
+    async def flushed(self) -> None:
+        """Until every change this limiter made so far is seen by every process (a freed slot is not awaited)."""
 
     def queued_here(self, limit: Limit) -> int:
         """How many of this limiter's calls have joined the connection's queue and wait in it (for tests)."""
@@ -467,26 +473,12 @@ return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 )
 
 
-# Commands one limiter has in flight at once: hundreds of calls joining a queue together would otherwise each take
-# a connection from the client's pool, which refuses ("Too many connections") rather than waits.
-REDIS_CALLS_AT_ONCE = 16
-
-
 @lru_cache(maxsize=1024)
 def redis_keys(key: str) -> tuple[bytes, ...]:
     """A connection's keys, in the order the scripts number them (built and encoded once: every call needs them)."""
     # The braces keep every key in one hash slot.
     parts = ("slots", "requests", "tokens", "waiters", "processes", "state")
     return tuple(f"promptlab:limit:{{{key}}}:{part}".encode() for part in parts)
-
-
-class Script:
-    """A Lua script, sent by its SHA and loaded again when the server does not know it (a restart, SCRIPT FLUSH):
-    what redis-py's Script does, without its copies, import and pipeline check on every call."""
-
-    def __init__(self, source: str):
-        self.source = source
-        self.sha = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
 
 
 class RedisLimiter(Limiter):
@@ -500,16 +492,12 @@ class RedisLimiter(Limiter):
     def __init__(self, client: aioredis.Redis, **kwargs):
         super().__init__(**kwargs)
         self.client = client
-        self._calls = asyncio.Semaphore(REDIS_CALLS_AT_ONCE)
+        # Every script in order, those issued while a batch is on its way together as the next (script_pipe.py).
+        self._pipe = ScriptPipe(client)
         self._lease_ms, self._window_ms = int(self.lease_s * 1000), int(self.window_s * 1000)
 
     async def _run(self, script: Script, keys: tuple[bytes, ...], *args: str | int):
-        async with self._calls:
-            try:
-                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            except NoScriptError:
-                await self.client.script_load(script.source)
-                return await self.client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        return await self._pipe.call(script, keys, *args)
 
     def _take_args(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[str | int, ...]:
         limits = (limit.max_concurrency, limit.rpm, limit.tpm, self._lease_ms, self._window_ms)
@@ -554,14 +542,20 @@ class RedisLimiter(Limiter):
         await self._run(self.renew_script, (slots, waiters, processes), self._lease_ms, waiter, *tokens)
 
     async def _release(self, limit: Limit, token: str, successes: int) -> None:
+        # Not awaited: this process's next take of the slot is run after it anyway, and the caller's place (under
+        # --concurrency, say) goes to the next call at once.
         slots, _, _, _, _, state = redis_keys(limit.key)
-        await self._run(self.release_script, (slots, state), token, successes)
+        self._pipe.send(self.release_script, (slots, state), token, successes)
+
+    async def flushed(self) -> None:
+        await self._pipe.flushed()
 
     async def in_flight(self, limit: Limit) -> int:
         return await self._run(self.count_script, redis_keys(limit.key)[:1])
 
     async def aclose(self) -> None:
         await super().aclose()
+        await self._pipe.aclose()
         await self.client.aclose()
 
 
@@ -682,6 +676,9 @@ class LocalLimiter(Limiter):
             state = self._connections[limit.key]
             state.slots.pop(token, None)
             state.penalty = max(0, state.penalty - successes)
+
+    async def flushed(self) -> None:
+        """Nothing to wait for: every change is made at once, in this process's memory."""
 
     async def in_flight(self, limit: Limit) -> int:
         now = time.monotonic()

@@ -375,11 +375,39 @@ async def test_a_call_that_goes_at_once_costs_two_redis_commands_and_renews_no_l
     async with Workers("redis") as (limiter, _):
         async with limiter.slot(shared):  # connected, its scripts loaded
             pass
-        async with commands_sent(limiter) as sent, limiter.slot(shared, lane=BATCH) as slot:
-            await asyncio.sleep(0.05)
-            await slot.succeeded()
+        async with commands_sent(limiter) as sent:
+            async with limiter.slot(shared, lane=BATCH) as slot:
+                await asyncio.sleep(0.05)
+                await slot.succeeded()
+            await limiter.flushed()  # the free is sent without waiting for its answer
     # Joining the queue with the slot taken in one script; freeing it with its success counted in another.
     assert sent == ["EVALSHA", "EVALSHA"]
+
+
+class CountingRedisLimiter(RedisLimiter):
+    """The Redis limiter, counting how often a waiter asks for a slot again."""
+
+    asked = 0
+
+    async def _try_acquire(self, *args):
+        self.asked += 1
+        return await super()._try_acquire(*args)
+
+
+async def test_a_slot_freed_without_waiting_is_free_for_the_next_call_of_the_same_process():
+    shared = limit(max_concurrency=1)
+    client = aioredis.Redis.from_url(settings.REDIS_URL, socket_timeout=10)
+    limiter = CountingRedisLimiter(client, poll_s=0.05)
+    try:
+        for _ in range(5):
+            async with limiter.slot(shared):
+                pass
+        # Each take went after the free before it (in order, on one connection): none found the slot held.
+        assert limiter.asked == 0
+        await limiter.flushed()
+        assert await limiter.in_flight(shared) == 0
+    finally:
+        await limiter.aclose()
 
 
 async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round():
