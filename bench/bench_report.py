@@ -48,14 +48,14 @@ from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
 from voting.leaderboard import (  # noqa: E402
     By,
     LeaderboardFilters,
+    entities_and_variants,
     leaderboard,
-    workspace_variants,
     workspace_vote_counts,
     workspace_votes,
 )
 from voting.models import Choice, Vote  # noqa: E402
-from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_shapes, shown_by_group  # noqa: E402
-from voting.stats.ratings import shape_table, table_ratings  # noqa: E402
+from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_table  # noqa: E402
+from voting.stats.ratings import table_ratings  # noqa: E402
 from voting.stats.report import build_report  # noqa: E402
 from voting.vote_counts import counted_kinds, disagreements  # noqa: E402
 
@@ -261,16 +261,13 @@ def bench_leaderboard(workspace: Workspace, repeat: int) -> None:
     print(f"Leaderboard: {MODELS} models, {CompareGroup.objects.filter(workspace=workspace).count():,} comparisons, ")
     print(f"  {count:,} votes, 200 bootstrap resamples")
     counts, votes = workspace_vote_counts(workspace, filters), workspace_votes(workspace, filters)
-    variants = workspace_variants(workspace, filters)
-    key_of = dict(Variant.objects.filter(group__workspace=workspace).values_list("pk", "model"))
-    key_of = {str(pk): model for pk, model in key_of.items()}
 
     def read():
-        kinds = counted_kinds(counts, votes, workspace.pk, ("group_id", "variant_id"))
-        return kinds_shapes(kinds, shown_by_group(variants), key_of)
+        _, variants = entities_and_variants(workspace, filters, By.MODEL)
+        return kinds_table(counted_kinds(counts, votes, workspace.pk, ("group_id", "variant_id")), variants)[0]
 
-    read_s, shapes = timed(read, repeat)
-    stats_s, _ = timed(lambda: table_ratings(shape_table(shapes)), repeat)
+    read_s, table = timed(read, repeat)
+    stats_s, _ = timed(lambda: table_ratings(table), repeat)
     whole_s, board = timed(lambda: leaderboard(workspace, by=By.MODEL, filters=filters), repeat)
     cached_leaderboard(workspace, by=By.MODEL, filters=filters)
     hit_s, _ = timed(lambda: cached_leaderboard(workspace, by=By.MODEL, filters=filters), repeat)

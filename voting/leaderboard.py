@@ -15,12 +15,12 @@ from django.db.models import QuerySet, TextChoices
 from compare.models import Variant
 from lab.models import Workspace
 from voting.stats.identity import prompt_identity
-from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, shape_table, table_ratings
+from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, table_ratings
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from voting.stats.wording import and_list, count_of
 
 from .models import Vote, VoteCount
-from .reports import kinds_shapes, shown_of, variant_key
+from .reports import RatedVariants, kinds_table
 from .vote_counts import counted_kinds
 from .voters.exclusions import left_out
 
@@ -104,36 +104,41 @@ def workspace_variants(workspace: Workspace, filters: LeaderboardFilters) -> Que
 
 def entities(workspace: Workspace, filters: LeaderboardFilters, by: str) -> tuple[dict[str, str], dict[str, Entity]]:
     """variant key → the rated key (model id or prompt identity), and each rated key's description."""
-    key_of, described, _ = entities_and_shown(workspace, filters, by)
-    return key_of, described
+    described, variants = entities_and_variants(workspace, filters, by)
+    return variants.key_of(), described
 
 
-def entities_and_shown(
+def entities_and_variants(
     workspace: Workspace, filters: LeaderboardFilters, by: str
-) -> tuple[dict[str, str], dict[str, Entity], dict[int, tuple[str, ...] | None]]:
-    """entities, and what each comparison's rounds show (shown_by_group), from one read of the variants."""
+) -> tuple[dict[str, Entity], RatedVariants]:
+    """Each rated key's description, and the variants with the key each is rated under, from one read of the
+    variants (their prompts only when rating prompt versions)."""
+    texts = ("prompt", "group__system_prompt") if by == By.PROMPT else ()
     rows = (
         workspace_variants(workspace, filters)
         .order_by("group_id", "position")
-        .values_list("id", "label", "model", "prompt", "group__system_prompt", "group_id")
+        .values_list("id", "group_id", "label", "model", *texts)
     )
-    key_of: dict[str, str] = {}
     described: dict[str, Entity] = {}
-    ids: list[tuple[int, int]] = []
-    for pk, label, model, prompt, system_prompt, group_id in rows:
+    ids, groups, keys = [], [], []
+    for pk, group_id, label, model, *prompts in rows:
         if by == By.MODEL:
             key = model
-            entity = described.setdefault(key, Entity(label=model))
+            if (entity := described.get(key)) is None:
+                entity = described[key] = Entity(label=model)
         else:
+            prompt, system_prompt = prompts
             key = prompt_identity(system_prompt, prompt)
-            entity = described.setdefault(key, Entity(label=label, prompt=_excerpt(system_prompt, prompt)))
+            if (entity := described.get(key)) is None:
+                entity = described[key] = Entity(label=label, prompt=_excerpt(system_prompt, prompt))
         entity.add(label, model, group_id)
-        key_of[variant_key(pk)] = key
-        ids.append((group_id, pk))
+        ids.append(pk)
+        groups.append(group_id)
+        keys.append(key)
     for entity in described.values():
         if by == By.PROMPT:
             entity.label = " / ".join(entity.labels)
-    return key_of, described, shown_of(ids)
+    return described, RatedVariants.of(groups, ids, keys)
 
 
 def leaderboard(
@@ -148,12 +153,11 @@ def leaderboard(
     function of the set of votes the filters select (not their storage order); the ranks do not depend on `seed`."""
     filters = filters or LeaderboardFilters()
     every_vote = workspace_votes(workspace, filters)
-    key_of, described, shown = entities_and_shown(workspace, filters, by)
+    described, variants = entities_and_variants(workspace, filters, by)
     counts = workspace_vote_counts(workspace, filters)
     kinds = counted_kinds(counts, every_vote, workspace.pk, ("group_id", "variant_id"))
-    shapes = kinds_shapes(kinds, shown, key_of)
-    ratings = table_ratings(shape_table(shapes), n_resamples=n_resamples, seed=seed)
-    total = sum(shapes.values())
+    table, total = kinds_table(kinds, variants)
+    ratings = table_ratings(table, n_resamples=n_resamples, seed=seed)
     return {
         "by": by,
         "workspace": workspace.pk,

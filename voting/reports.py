@@ -11,13 +11,14 @@ the vote page's rates), rows come as tuples (`values_list`), never as model obje
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from django.db.models import Count, QuerySet
 
 from compare.models import CompareGroup, Variant
-from voting.stats.ratings import VoteShape
+from voting.stats.ratings import MatchTable, VoteShape, coded_table
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
@@ -89,7 +90,7 @@ def vote_shapes_of(
     """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
     prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner. `shown`
     as for vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...));
-    the leaderboard reads the same from the kept counts (kinds_shapes)."""
+    the leaderboard reads its match table from the kept counts (kinds_table)."""
     # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.
     rows = votes.order_by().values_list("group_id", "variant_id").annotate(votes=Count("id"))
     return kinds_shapes({(group_id, winner): count for group_id, winner, count in aggregate_rows(rows)}, shown, key_of)
@@ -117,6 +118,66 @@ def kinds_shapes(
 def _shapes_by_winner(entities: tuple[str, ...], keys: tuple[str, ...]) -> dict[str | None, VoteShape]:
     """A comparison's vote shapes by its winner's variant key (None for a tie or an all-bad vote)."""
     return {None: (entities, None)} | {key: (entities, position) for position, key in enumerate(keys)}
+
+
+@dataclass(frozen=True)
+class RatedVariants:
+    """The variants of some comparisons as arrays, in the order a comparison's votes show them (by comparison, then
+    by id: shown_of), with the place of what each stands for (a model, a prompt identity) in `names`, sorted."""
+
+    groups: np.ndarray
+    ids: np.ndarray
+    places: np.ndarray
+    names: list[str]
+
+    @classmethod
+    def of(cls, groups: Sequence[int], ids: Sequence[int], keys: Sequence[str]) -> RatedVariants:
+        """From each variant's comparison id, id and rated key (in any order)."""
+        names = sorted(set(keys))
+        place = {name: position for position, name in enumerate(names)}
+        group_array, id_array = np.array(groups, dtype=np.int64), np.array(ids, dtype=np.int64)
+        order = np.lexsort((id_array, group_array))
+        places = np.array([place[key] for key in keys], dtype=np.int64)
+        return cls(groups=group_array[order], ids=id_array[order], places=places[order], names=names)
+
+    def key_of(self) -> dict[str, str]:
+        """Variant key → the key it is rated under."""
+        return {
+            variant_key(pk): self.names[place]
+            for pk, place in zip(self.ids.tolist(), self.places.tolist(), strict=True)
+        }
+
+
+def kinds_table(kinds: dict[tuple[int, int | None], int], variants: RatedVariants) -> tuple[MatchTable, int]:
+    """shape_table(kinds_shapes(kinds, shown, key_of)) for votes counted per comparison and winner (None for a tie
+    or an all-bad vote) on the comparisons of `variants`, and how many votes those shapes hold (votes on a
+    comparison of a single variant are left out). Worked out on arrays: no Python step per kind or per comparison,
+    of which a large leaderboard has tens of thousands."""
+    group_ids, starts, sizes = np.unique(variants.groups, return_index=True, return_counts=True)
+    column = np.arange(len(variants.ids)) - np.repeat(starts, sizes)  # a variant's place among those shown
+    shown = np.full((len(group_ids), sizes.max(initial=0)), -1, dtype=np.int64)
+    shown[np.repeat(np.arange(len(group_ids)), sizes), column] = variants.places
+    kind_groups, winners, counts = (
+        np.array([(group, -1 if winner is None else winner, n) for (group, winner), n in kinds.items()], np.int64)
+        .reshape(-1, 3)
+        .T
+    )
+    row = np.searchsorted(group_ids, kind_groups).clip(max=max(len(group_ids) - 1, 0))
+    by_id = np.argsort(variants.ids)
+    winner_at = by_id[np.searchsorted(variants.ids, winners, sorter=by_id).clip(max=max(len(by_id) - 1, 0))]
+    decisive = winners >= 0
+    if len(kinds) and (
+        len(group_ids) == 0
+        or (group_ids[row] != kind_groups).any()
+        or (variants.ids[winner_at] != winners)[decisive].any()
+        or (variants.groups[winner_at] != kind_groups)[decisive].any()
+    ):
+        raise ValueError("votes on comparisons or variants not among `variants`")
+    compared = sizes[row] > 1 if len(group_ids) else np.zeros(len(kind_groups), dtype=bool)
+    table = coded_table(
+        shown[row[compared]], np.where(decisive, column[winner_at], -1)[compared], counts[compared], variants.names
+    )
+    return table, int(counts[compared].sum())
 
 
 def _outcome(choice: str, winner: int | None) -> str:

@@ -14,16 +14,20 @@ from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.leaderboard import LeaderboardFilters, entities, leaderboard, workspace_variants, workspace_votes
 from voting.reports import (
+    RatedVariants,
     group_report,
     group_round_votes,
     group_variants,
     group_vote_counts,
+    kinds_shapes,
+    kinds_table,
     shown_by_group,
+    shown_of,
     vote_records,
     vote_shapes_of,
 )
 from voting.services import vote_cast
-from voting.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table, vote_shapes
+from voting.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table, shape_table, vote_shapes
 from voting.stats.report import build_report
 from voting.stats.votes import ALL_BAD, TIE, RoundVote
 from voting.voters.exclusions import counted
@@ -117,6 +121,46 @@ def test_votes_that_imply_the_same_matches_share_a_row_and_give_the_same_interva
     key_of = {"v1": "gpt", "v2": "claude", "v3": "llama", "v4": "gpt"}
     assert len(match_table(by_variant, key_of).counts) == len(match_table(by_model).counts) == 6
     assert bradley_terry(by_variant, key_of=key_of, seed=4) == bradley_terry(by_model, seed=4)
+
+
+@st.composite
+def comparisons_and_kinds(draw) -> tuple[list[tuple[int, int, str]], dict[tuple[int, int | None], int]]:
+    """Comparisons of one to four variants (ids in no particular order, several standing for the same model) as
+    (comparison id, variant id, model), and votes counted per comparison and winner (None: a tie or all bad)."""
+    ids = iter(draw(st.permutations(range(100, 140))))
+    variants = [
+        (group, next(ids), draw(st.sampled_from(["gpt", "claude", "llama", "mistral"])))
+        for group in draw(st.lists(st.integers(1, 30), min_size=1, max_size=8, unique=True))
+        for _ in range(draw(st.integers(1, 4)))
+    ]
+    winners = [(group, pk) for group, pk, _ in variants] + [(group, None) for group in {g for g, _, _ in variants}]
+    kinds = draw(st.dictionaries(st.sampled_from(winners), st.integers(1, 50), max_size=20))
+    return variants, kinds
+
+
+@settings(max_examples=60, deadline=None)
+@given(comparisons_and_kinds())
+def test_the_leaderboards_table_of_counted_kinds_is_the_table_of_their_vote_shapes(read):
+    variants, kinds = read
+    shapes = kinds_shapes(kinds, shown_of((g, pk) for g, pk, _ in variants), {str(pk): m for _, pk, m in variants})
+    table, votes = kinds_table(kinds, RatedVariants.of(*zip(*variants, strict=True)))
+    expected = shape_table(shapes)
+    assert (table.keys, table.counts.tolist(), table.tallies) == (
+        expected.keys,
+        expected.counts.tolist(),
+        expected.tallies,
+    )
+    assert table.contributions.toarray().tolist() == expected.contributions.toarray().tolist()
+    assert votes == sum(shapes.values())
+
+
+def test_counted_kinds_outside_the_variants_read_are_refused():
+    variants = RatedVariants.of([1, 1], [10, 11], ["gpt", "claude"])
+    with pytest.raises(ValueError):
+        kinds_table({(2, None): 3}, variants)
+    with pytest.raises(ValueError):
+        kinds_table({(1, 12): 3}, variants)
+    assert kinds_table({(1, 11): 3}, variants)[1] == 3
 
 
 # Per round, each voter's choice: a variant position (1-based), "tie" or "all_bad".
