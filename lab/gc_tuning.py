@@ -1,4 +1,4 @@
-"""Garbage collection for a process that runs many calls and then exits (the experiment command).
+"""Garbage collection for a process that runs many calls: the experiment command, a Celery worker.
 
 Python's collector walks every tracked object in a full collection. After start-up that is most of the process:
 Django, the apps, httpx, Celery and their modules, about 130 MB. The collector's default thresholds suit short
@@ -9,7 +9,7 @@ interpreter collects again and again as it tears its modules down.
 What start-up built lives as long as the process, so it is frozen (`gc.freeze`: moved where no collection looks).
 Young objects are collected after 10,000 allocations instead of 700. A call's garbage is almost all freed by
 reference counting as it goes, so a larger young generation costs little memory. Just before exit the rest is
-frozen too, so the exit walks nothing. Measured in docs/benchmarks.md.
+frozen too, so the exit walks nothing (the command). Measured in docs/benchmarks.md.
 """
 
 import gc

@@ -26,21 +26,27 @@ app.autodiscover_tasks()
 
 # Start the engine's loop and connections (lab/engine/runtime.py) when a worker starts, in the process that runs
 # the tasks, so the first round a worker takes does not pay for them.
+# Then its collector is set for a long-lived process (lab.gc_tuning): a full collection of the start-up heap stopped
+# every answer the process was streaming for 100 ms or more.
 @signals.worker_process_init.connect
 def _start_engine_in_child(**kwargs) -> None:
+    from lab import gc_tuning
     from lab.engine.runtime import runtime
 
     runtime()
+    gc_tuning.settle_for_a_long_run()
 
 
 @signals.worker_ready.connect
 def _start_engine(sender, **kwargs) -> None:
     from celery.concurrency.prefork import TaskPool as PreforkPool
 
+    from lab import gc_tuning
     from lab.jobs.batch import batch_consumer_attach
 
     if not isinstance(sender.controller.pool, PreforkPool):  # prefork children run batch jobs on their own loops
         batch_consumer_attach(sender)
+        gc_tuning.settle_for_a_long_run()
 
 
 # A warm shutdown (SIGTERM: a deploy, `docker compose stop`) waits for the tasks in flight, but batch jobs run on the
