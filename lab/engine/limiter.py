@@ -555,7 +555,7 @@ class RedisLimiter(Limiter):
 
     async def aclose(self) -> None:
         await super().aclose()
-        await self._pipe.aclose()
+        await self._pipe.flushed()
         await self.client.aclose()
 
 

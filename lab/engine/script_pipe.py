@@ -7,9 +7,9 @@ batch is on its way go together as the next batch, in the order they were issued
 order. A slot's release therefore need not be awaited (`send`): whatever this process asks after it, such as the
 next call's take, is answered after it.
 
-A script the server does not know (after a restart or SCRIPT FLUSH) is loaded and run again. A failed batch
-fails each of its callers; a script sent without waiting logs its failure, and what it would have freed comes
-back when its lease runs out.
+A script the server does not know (after a restart or SCRIPT FLUSH) is loaded and run again, after the rest of
+its batch. A failed batch fails each of its callers; a script sent without waiting logs its failure, and what it
+would have freed comes back when its lease runs out.
 """
 
 from __future__ import annotations
@@ -63,10 +63,6 @@ class ScriptPipe:
         while self._sender is not None and not self._sender.done():
             await asyncio.shield(self._sender)
 
-    async def aclose(self) -> None:
-        """Answer what was issued, then stop."""
-        await self.flushed()
-
     def _issue(self, script: Script, keys: tuple[bytes, ...], args: tuple) -> asyncio.Future:
         reply = asyncio.get_running_loop().create_future()
         self._waiting.append(_Command(script, keys, args, reply))
@@ -79,13 +75,12 @@ class ScriptPipe:
             batch, self._waiting = self._waiting, []
             try:
                 replies = await self._run(batch)
-            except BaseException as exc:
-                for command in batch:
-                    if not command.reply.done():
-                        command.reply.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
-                if not isinstance(exc, Exception):
-                    raise
-                continue
+            except Exception as exc:  # Redis down, a broken connection: each caller hears it
+                replies = [exc] * len(batch)
+            except BaseException:  # the loop is closing: nothing more will be sent
+                for command in [*batch, *self._waiting]:
+                    command.reply.cancel()
+                raise
             for command, reply in zip(batch, replies, strict=True):
                 if command.reply.done():  # its caller stopped waiting (cancelled)
                     continue
