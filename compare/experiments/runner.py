@@ -5,7 +5,7 @@ The unit of scheduling is the call, not the dataset row. Rounds run on a process
 once their calls are done (compare.round_batches), and the connections' schedulers decide how many calls go at
 once, so by default a run keeps every connection it uses at its limit; `concurrency` (the command's
 --concurrency) bounds the calls in flight further. A round is claimed only when its calls may start (with
---concurrency, when they are next: twice the rounds that fit are claimed, see CLAIM_AHEAD), so the budget cap can
+--concurrency, when they are next: twice the rounds that fit, or MIN_AHEAD more, see CLAIM_AHEAD), so the budget cap can
 still cancel the rounds after it. The rounds were queued by `round_start` without a message to the workers; the
 jobs sweeper sends one for a round still queued after COMPARE_REQUEUE_AFTER_S, so in a long run a worker that is
 running may take some of them: the claim in the database lets exactly one process run each round, and this one
@@ -42,6 +42,9 @@ from .selectors import experiment_progress
 from .services import needs_evaluation
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
+# With --concurrency, at least this many rounds are claimed ahead of those that fit, in claims of at least half of
+# them: at --concurrency 4 one round fits, and a claim of one round cost more CPU than its calls.
+MIN_AHEAD = 8
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
 POLL_S = 1.0
@@ -226,9 +229,13 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
             engine, calls_in_flight=calls, finished=finished if needs_evaluation(experiment) else None
         )
         feed = _RoundFeed(round_ids, experiment, engine)
-        # With --concurrency the calls in flight are bounded by `calls`, so twice the rounds may be claimed: those
-        # ahead wait there, their calls go the moment others end, and claims and writes take twice the rounds.
-        room = _Room(plan.rounds * CLAIM_AHEAD if plan.calls else plan.rounds)
+        # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
+        # wait there, their calls go the moment others end, and each claim takes half of them at once.
+        if plan.calls:
+            ahead = max(plan.rounds * (CLAIM_AHEAD - 1), MIN_AHEAD)
+            room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
+        else:
+            room = _Room(plan.rounds)
         running: set[asyncio.Task] = set()
         try:
             while (free := await room.free()) and (ids := await feed.take(free)):
@@ -256,14 +263,16 @@ def _raise_failed(tasks: set[asyncio.Task]) -> None:
 
 
 class _Room:
-    """How many more rounds may be claimed: `size` at once, a place given back when a round is written."""
+    """How many more rounds may be claimed: `size` at once, a place given back when a round is written, and claimed
+    once at least `claim_at_least` places are free (all of them at the start)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, claim_at_least: int = 1):
         self.size, self.used = size, 0
+        self.claim_at_least = max(1, min(claim_at_least, size))
         self.changed = asyncio.Event()
 
     async def free(self) -> int:
-        while self.used >= self.size:
+        while self.size - self.used < self.claim_at_least:
             self.changed.clear()
             await self.changed.wait()
         return self.size - self.used

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 LIMIT = 6
 
 
-def run(workspace, owner, tmp_path, model: str, concurrency: int | None) -> list[Output]:
-    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 13))
+def run(workspace, owner, tmp_path, model: str, concurrency: int | None, rows: int = 12) -> list[Output]:
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, rows + 1))
     path = tmp_path / "wide.yaml"
     path.write_text(f"models: [{{model: 'wide:{model}'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n")
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
@@ -41,3 +41,16 @@ def test_by_default_a_run_of_one_variant_keeps_its_connection_at_its_limit(works
 
     assert len(outputs) == 12 and {o.status for o in outputs} == {OutputStatus.OK}
     assert fake_llm.scenario(model)["max_in_flight"] == LIMIT  # six rows at once: the connection's limit, not 4
+
+
+def test_at_a_low_concurrency_rounds_are_still_claimed_several_at_a_time(workspace, owner, fake_llm, wide, tmp_path):
+    model = fake_llm.model(tokens=2, ttft_ms=30)
+
+    outputs = run(workspace, owner, tmp_path, model, concurrency=2, rows=24)
+
+    assert len(outputs) == 24 and {o.status for o in outputs} == {OutputStatus.OK}
+    assert fake_llm.scenario(model)["max_in_flight"] == 2
+    # The rounds of one claim share its start time. Two calls fit at once, yet the first claim takes ten rounds
+    # and each later one at least four (not one as each round is written): five claims at most.
+    claims = {output.round.started_at for output in outputs}
+    assert len(claims) <= 5, sorted(claims)
