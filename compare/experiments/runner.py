@@ -1,16 +1,15 @@
 """Running a started experiment from the command line: no worker needed, in this process or spread over several.
 
-The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop
-(lab.engine.runtime) as a worker runs batch rounds, but claimed together as room frees up and written together
-once their calls are done (compare.round_batches), and the connections' schedulers decide how many calls go at
-once, so by default a run keeps every connection it uses at its limit; `concurrency` (the command's
---concurrency) bounds the calls in flight further. A round is claimed only when its calls may start (with
---concurrency, when they are next: twice the rounds that fit, or MIN_AHEAD more, see CLAIM_AHEAD), so the budget cap can
-still cancel the rounds after it. The rounds were queued by `round_start` without a message to the workers; the
-jobs sweeper sends one for a round still queued after COMPARE_REQUEUE_AFTER_S, so in a long run a worker that is
-running may take some of them: the claim in the database lets exactly one process run each round, and this one
-waits for the ones a worker took. Only the calling thread of the first process reads the progress,
-once every `poll_s`.
+The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop (lab.engine.runtime)
+as a worker runs batch rounds, but claimed together as room frees up and written together once their calls are done
+(compare.round_batches), and the connections' schedulers decide how many calls go at once, so by default a run keeps
+every connection it uses at its limit; `concurrency` (the command's --concurrency) bounds the calls in flight
+further. A round is claimed only when its calls may start (with --concurrency, when they are next: twice the rounds
+that fit, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD), so the budget cap can still cancel the rounds
+after it. The rounds were queued by `round_start` without a message to the workers; the jobs sweeper sends one for a
+round still queued after COMPARE_REQUEUE_AFTER_S, so in a long run a worker that is running may take some of them:
+the claim in the database lets exactly one process run each round, and this one waits for the ones a worker took.
+Only the calling thread of the first process reads the progress, once every `poll_s`.
 
 With `processes` above 1 the run is shared out (see `share_of`): this process runs the first share and starts a
 child process for each other one (compare.experiments.spread), and the run's limits are divided between them.
@@ -42,8 +41,9 @@ from .selectors import experiment_progress
 from .services import needs_evaluation
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
-# With --concurrency, at least this many rounds are claimed ahead of those that fit, in claims of at least half of
-# them: at --concurrency 4 one round fits, and a claim of one round cost more CPU than its calls.
+# With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
+# at least half of them: at --concurrency 4 one round fits, and a claim of one round cost more CPU than its calls.
+# With a cap, no more than CLAIM_AHEAD: a claimed round runs even once the cap is reached.
 MIN_AHEAD = 8
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
@@ -232,7 +232,7 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
         # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
         # wait there, their calls go the moment others end, and each claim takes half of them at once.
         if plan.calls:
-            ahead = max(plan.rounds * (CLAIM_AHEAD - 1), MIN_AHEAD)
+            ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
             room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
         else:
             room = _Room(plan.rounds)
