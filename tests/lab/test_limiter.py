@@ -156,14 +156,22 @@ async def test_a_killed_workers_slot_comes_back_when_its_lease_runs_out():
         holder.kill()
 
 
-class CountingLimiter(LocalLimiter):
-    """The in-process limiter, counting how often it is asked for a slot."""
+class Counting:
+    """A limiter counting how often a waiter asks for a slot (again)."""
 
     asked = 0
 
     async def _try_acquire(self, *args):
         self.asked += 1
         return await super()._try_acquire(*args)
+
+
+class CountingLimiter(Counting, LocalLimiter):
+    pass
+
+
+class CountingRedisLimiter(Counting, RedisLimiter):
+    pass
 
 
 async def test_waiters_queue_in_arrival_order_and_only_the_first_asks_for_a_slot():
@@ -382,16 +390,6 @@ async def test_a_call_that_goes_at_once_costs_two_redis_commands_and_renews_no_l
             await limiter.flushed()  # the free is sent without waiting for its answer
     # Joining the queue with the slot taken in one script; freeing it with its success counted in another.
     assert sent == ["EVALSHA", "EVALSHA"]
-
-
-class CountingRedisLimiter(RedisLimiter):
-    """The Redis limiter, counting how often a waiter asks for a slot again."""
-
-    asked = 0
-
-    async def _try_acquire(self, *args):
-        self.asked += 1
-        return await super()._try_acquire(*args)
 
 
 async def test_a_slot_freed_without_waiting_is_free_for_the_next_call_of_the_same_process():
