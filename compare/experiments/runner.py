@@ -42,7 +42,7 @@ from .services import needs_evaluation
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
-# at least half of them: at --concurrency 4 one round fits, and a claim of one round cost more CPU than its calls.
+# at least half of them: at --concurrency 4 a round or two fit, and a claim that small cost more CPU than its calls.
 # With a cap, no more than CLAIM_AHEAD: a claimed round runs even once the cap is reached.
 MIN_AHEAD = 8
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
