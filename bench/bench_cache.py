@@ -3,8 +3,9 @@ run twice, as `manage.py experiment run` runs it, against the fake LLM server; t
 the first run's (the target: at most 5 %).
 
 The first run makes every call and stores each complete answer; the second is the same file again (a new
-experiment in the same workspace), so every call is identical and answered from the cache: no HTTP, one SELECT
-and one bulk UPDATE per round. Everything else is real: Postgres, the runner's threads, each round's claim and
+experiment in the same workspace), so every call is identical and answered from the cache: no HTTP, and one
+UPDATE for the hits of all the rounds claimed together. Both runs are made as the command makes them
+(bench_experiment.run_once). Everything else is real: Postgres, the runner's threads, each round's claim and
 finish, the channel layer (Redis when REDIS_URL is set).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\

@@ -3,12 +3,12 @@ requests at a time, run the way `manage.py experiment run` runs it, against the 
 the ideal.
 
 Everything real but the provider: the experiment is read from a YAML file, saved as a custom comparison, its rounds
-queued by `round_start` and run in this process by `round_run` (a batch round's code) on the engine loop with at
-most `--concurrency` calls in flight, each answer written to Postgres and its events sent to the channel layer,
-slots taken from the connection limiter (Redis when REDIS_URL is set). The ideal is ceil(answers / limit) × one
-answer's latency measured alone first (the median of a few answers run one at a time, the same way); the median
-latency each run recorded (slot wait excluded) shows how much the machine itself slows answers down when 20 stream
-at once.
+queued by `round_start` without a message to the workers and run in this process as the command runs them
+(`experiment_run_here`: claimed and written in batches on the engine loop) with at most `--concurrency` calls in
+flight, DEBUG's query log off, every answer written to Postgres, slots taken from the connection limiter (Redis
+when REDIS_URL is set). The ideal is ceil(answers / limit) × one answer's latency measured alone first (the median
+of a few answers run one at a time, the same way); the median latency each run recorded (slot wait excluded) shows
+how much the machine itself slows answers down when 20 stream at once.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab [REDIS_URL=redis://127.0.0.1:6379/0] \\
         python bench/bench_experiment.py [--rows 100] [--limit 20] [--concurrency 4 8 16]
@@ -43,6 +43,7 @@ django.setup()
 
 import httpx  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.test import override_settings  # noqa: E402
 
 from compare.experiments.config import config_read  # noqa: E402
 from compare.experiments.files import DirectoryFiles  # noqa: E402
@@ -66,12 +67,15 @@ def experiment_file(folder: Path, rows: int, scenario: str, *, models: int = MOD
 
 
 def run_once(path: Path, workspace, user, concurrency: int, fake_url: str) -> dict:
+    """One run as `manage.py experiment run` makes it: its rounds started without a message to the workers
+    (`run_here`), with DEBUG's query log off (the command's default), timed from the start to the last answer."""
     httpx.post(f"{fake_url}/_reset")
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(path.parent))
     experiment = experiment_create(workspace=workspace, user=user, config=config)
     started, cpu = time.perf_counter(), time.process_time()
-    experiment_start(experiment=experiment, user=user)
-    experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=lambda progress: None)
+    with override_settings(DEBUG=False):
+        experiment_start(experiment=experiment, user=user, run_here=True)
+        experiment_run_here(experiment=experiment, concurrency=concurrency, on_progress=lambda progress: None)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     outputs = Output.objects.filter(round__group=experiment.group)
     timed = outputs.filter(status=OutputStatus.OK, latency_ms__isnull=False)  # a cached answer has no latency
