@@ -7,8 +7,8 @@ error, a timeout, a cancelled answer or one cut off at the token limit never is.
 
 A hit makes no request and costs nothing: its output is `ok`, `cached`, cost 0, no timings (no call was
 timed), and keeps the stored token counts for reference; spend sums cost, so they are not counted. The hit
-path is one statement for all of a round's calls, at the claim (an UPDATE joining the round's keys to the
-entries); the answers a round does fetch are stored in one INSERT when its calls are done.
+path is one statement for all the calls of the rounds claimed together, at the claim (an UPDATE joining their keys
+to the entries); the answers a round does fetch are stored in one INSERT when its calls are done.
 """
 
 from __future__ import annotations
@@ -55,18 +55,33 @@ def is_cacheable(output: Output) -> bool:
     return output.status == OutputStatus.OK and not output.is_cut_off and output.finish_reason != FILTERED
 
 
-def round_cache_take(*, round: Round, calls: list[Call]) -> tuple[list[Call], dict[int, str]]:
-    """Answer from the cache the calls of a claimed round that it holds; return the calls still to make and, for
-    each of them, the key its answer is stored under (output id → key). A round without the cache: unchanged.
+def rounds_cache_take(*, calls: dict[Round, list[Call]]) -> dict[int, tuple[list[Call], dict[int, str]]]:
+    """Answer from the cache the calls of claimed rounds that it holds, for each round id: the calls still to make
+    and, for each of them, the key its answer is stored under (output id → key). A round without the cache keeps
+    its calls, with no keys.
 
-    Runs inside the claim's transaction. No `output.done` is sent for a hit: `round.done` follows at once (the
+    Runs inside the claim's transaction, one statement per workspace for all the rounds of a claim (one per round
+    was most of a re-run's database time). No `output.done` is sent for a hit: `round.done` follows at once (the
     round has nothing to wait for), and the page reloads the round over HTTP then.
     """
-    if not round.use_cache or not calls:
-        return calls, {}
-    keys = {call.key: call_key(call, seed=round.seed) for call in calls}
-    taken = _record_hits(workspace_id=round.group.workspace_id, keys=keys)
-    return [call for call in calls if call.key not in taken], {pk: key for pk, key in keys.items() if pk not in taken}
+    keys: dict[Round, dict[int, str]] = {
+        round_: {call.key: call_key(call, seed=round_.seed) for call in round_calls}
+        for round_, round_calls in calls.items()
+        if round_.use_cache and round_calls
+    }
+    by_workspace: dict[int, dict[int, str]] = {}
+    for round_, round_keys in keys.items():
+        by_workspace.setdefault(round_.group.workspace_id, {}).update(round_keys)
+    taken = set()
+    for workspace_id, workspace_keys in by_workspace.items():
+        taken |= _record_hits(workspace_id=workspace_id, keys=workspace_keys)
+    return {
+        round_.pk: (
+            [call for call in round_calls if call.key not in taken],
+            {pk: key for pk, key in keys.get(round_, {}).items() if pk not in taken},
+        )
+        for round_, round_calls in calls.items()
+    }
 
 
 def _record_hits(*, workspace_id: int, keys: dict[int, str]) -> set[int]:

@@ -95,6 +95,9 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
     }
     every_output = [o for round_outputs in outputs.values() for o in round_outputs]
     _outputs_set(every_output, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
+    # Opt-in response cache: answers stored for identical calls are recorded now, in one statement for the claim,
+    # and those calls are not made (compare/response_cache.py).
+    uncached = response_cache.rounds_cache_take(calls={r: calls[r.pk] for r in taken})
     claimed = []
     for round_ in taken:
         if heard[round_.pk]:
@@ -108,9 +111,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                     outputs=sorted(o.pk for o in outputs[round_.pk]),  # by id: never the variants' order (blind)
                 )
             )
-        # Opt-in response cache: answers stored for identical calls are recorded now, in one statement, and those
-        # calls are not made (compare/response_cache.py).
-        round_calls, cache_keys = response_cache.round_cache_take(round=round_, calls=calls[round_.pk])
+        round_calls, cache_keys = uncached[round_.pk]
         claimed.append(
             ClaimedRound(
                 round_id=round_.pk,

@@ -3,10 +3,13 @@ to an identical call (no request, cost 0, marked cached), and nothing else — n
 cut-off answer, not another workspace's answer, not a round that did not opt in."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from compare.execution import round_execute
 from compare.models import CachedAnswer, Output, OutputStatus, RoundStatus
 from compare.response_cache import cache_prune
+from compare.rounds import rounds_claim
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import make_user, make_workspace
@@ -134,6 +137,37 @@ def test_a_round_without_the_cache_neither_reads_nor_writes_it(workspace, owner,
     outputs = run(group, use_cache=False)
     assert not any(o.cached for o in outputs)  # not read
     assert fake.scenario(model)["requests"] == 6
+
+
+def test_a_claim_of_many_rounds_gives_each_its_own_hits_with_one_lookup_per_workspace(workspace, owner, fake):
+    """The experiment command claims rounds together: every round still gets exactly the answers of its own calls
+    (none for a round that did not opt in, another workspace's or another key), in one statement per workspace."""
+    model = fake.model(tokens=5)
+    group = fake_group(workspace, owner, model)
+    run(group)  # stores both answers
+    other_owner = make_user("other-owner")
+    other = make_workspace(other_owner, "Other team")
+    connection_create(workspace=other, name="fake", kind="openai_compatible", base_url=fake.openai_url)
+    rounds = {
+        "hit": make_round(group, use_cache=True),
+        "no cache": make_round(group, use_cache=False),
+        "other key": make_round(group, use_cache=True, seed=99),
+        "other workspace": make_round(fake_group(other, other_owner, model), use_cache=True),
+        "hit again": make_round(group, use_cache=True),
+    }
+    with CaptureQueriesContext(connection) as queries:
+        claimed = {c.round_id: c for c in rounds_claim(round_ids=[r.pk for r in rounds.values()])}
+    lookups = [q["sql"] for q in queries if "cached = TRUE" in q["sql"]]
+    assert len(lookups) == 2  # this workspace's rounds together, and the other's
+
+    calls = {name: len(claimed[r.pk].calls) for name, r in rounds.items()}
+    assert calls == {"hit": 0, "no cache": 2, "other key": 2, "other workspace": 2, "hit again": 0}
+    keys = {name: len(claimed[r.pk].cache_keys) for name, r in rounds.items()}
+    assert keys == {"hit": 0, "no cache": 0, "other key": 2, "other workspace": 2, "hit again": 0}
+    cached = {name: sorted(o.cached for o in r.outputs.all()) for name, r in rounds.items()}
+    assert cached["hit"] == cached["hit again"] == [True, True]
+    assert cached["no cache"] == cached["other key"] == cached["other workspace"] == [False, False]
+    assert fake.scenario(model)["requests"] == 2
 
 
 def test_an_expired_entry_is_not_reused_and_the_fresh_answer_replaces_it(workspace, owner, fake, settings):
