@@ -104,6 +104,10 @@ class Exchange:
             if done:
                 raise ClientGone
 
+    async def pause_until(self, at: float) -> None:
+        """`pause` until the event loop's clock reads `at` (at once when it is past, still noticing a client gone)."""
+        await self.pause(at - asyncio.get_running_loop().time())
+
     async def until_client_leaves(self) -> None:
         await self._closed_by_client
         raise ClientGone
@@ -335,10 +339,14 @@ class FakeLLMServer:
             await self._complete(request, exchange, wire, scenario, body, tokens, finish, usage)
 
     async def _stream(self, request, exchange, wire, scenario, body, tokens, finish, usage) -> None:
+        # Each token is due at a time fixed from the start (first token + index × token_ms), not a pause after the
+        # one before: pauses add up their lateness, so an answer streamed beside 60 others took tens of
+        # milliseconds longer than one alone, a slowness of this server's, not of its client's.
+        first_token_at = asyncio.get_running_loop().time() + scenario.ttft_ms / 1000
         await exchange.start_stream()
         for frame in wire.stream_head(scenario.model, usage[0] if usage else None):
             await exchange.send_chunk(frame)
-        await exchange.pause(scenario.ttft_ms / 1000)
+        await exchange.pause_until(first_token_at)
         strike = scenario.strike_at(len(tokens)) if scenario.fault else None
         for index, token in enumerate([*tokens, None]):
             if index == strike:
@@ -346,7 +354,7 @@ class FakeLLMServer:
             if token is None:
                 break
             if index:
-                await exchange.pause(scenario.token_ms / 1000)
+                await exchange.pause_until(first_token_at + index * scenario.token_ms / 1000)
             await exchange.send_chunk(wire.stream_delta(scenario.model, scenario.sent_token(index, token)))
         for frame in wire.stream_tail(scenario.model, body, finish, usage):
             await exchange.send_chunk(frame)

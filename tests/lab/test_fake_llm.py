@@ -1,6 +1,7 @@
 """The fake LLM server itself: scenarios chosen per request, counters, faults, and its command line."""
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
@@ -8,6 +9,7 @@ import time
 import httpx
 import pytest
 
+from lab.fake_llm.server import ServerThread
 from lab.providers.base import Finish, TextDelta
 from tests.fixtures.processes import free_port
 from tests.lab.adapters import adapter_for, chat, events_of
@@ -136,3 +138,24 @@ def test_it_runs_from_the_command_line():
         server.terminate()
         server.wait(5)
         server.stdout.close()
+
+
+def test_a_late_token_does_not_delay_the_tokens_after_it():
+    """Each token is due at a time fixed from the start (first token + index × token_ms): when the server's loop is
+    held up, the tokens after it catch up, so an answer takes as long as its schedule however busy the server is.
+    A pause after each token instead added up the lateness: here three holds of 50 ms would make it 150 ms longer."""
+    server = ServerThread().start()
+    model = "fake?tokens=30&token_ms=10&ttft_ms=20&stamp=1&id=late-tokens"
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": "Hi."}]}
+    stamps = []
+    try:
+        url = f"{server.base_url}/v1/chat/completions"
+        with httpx.Client(timeout=10) as client, client.stream("POST", url, json=body) as response:
+            for line in response.iter_lines():
+                stamps += [int(found) for found in re.findall(r"s(\d{13,})", line)]
+                if len(stamps) in (5, 12, 20):  # hold the server's loop up, as a busy server would be
+                    server._loop.call_soon_threadsafe(time.sleep, 0.05)
+    finally:
+        server.stop()
+    assert len(stamps) == 30
+    assert (stamps[-1] - stamps[0]) / 1000 < 29 * 10 + 100  # ms: on schedule, give or take a loaded machine
