@@ -28,7 +28,7 @@ from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
-from . import response_cache, rounds, selectors
+from . import rounds, selectors
 from .jobs import ROUND, round_lane
 from .round_stops import batch_round_stopped
 
@@ -78,15 +78,13 @@ async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.
 async def _run_claimed(
     claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
 ) -> None:
-    if await round_stream(claimed, engine, RoundHooks(claimed), calls_in_flight) is None:
+    hooks = RoundHooks(claimed)
+    if await round_stream(claimed, engine, hooks, calls_in_flight) is None:
         return
-    # Opt-in response cache: the complete answers this round fetched are kept for the next identical call (no trip
-    # to the database thread for a round without it: the round's end waits for it).
-    if claimed.cache_keys:
-        await database_sync_to_async(response_cache.round_cache_store)(
-            workspace_id=claimed.workspace_id, keys=claimed.cache_keys
-        )
-    await database_sync_to_async(rounds.round_finish)(round_id=claimed.round_id)
+    # The answers not yet stored, the response cache's entries (opt-in) and the finish: one trip to the database,
+    # which the round's end (`round.done`) waits for.
+    events = not hooks.batch or await alistened(hooks.channel)
+    await database_sync_to_async(rounds.round_complete)(claimed=claimed, results=hooks.unwritten, events=events)
 
 
 async def round_stream(
@@ -127,19 +125,19 @@ class RoundHooks:
     """Where the engine's events go for one round.
 
     A batch round nobody watches (an experiment's page shows progress, not tokens) sends nothing to the channel
-    layer and saves no partial text; its answers are written together, in one transaction, when the last one
-    is done. An interactive round streams every delta, checkpoints and records each answer as it finishes.
+    layer and saves no partial text; its answers are written together when the last one is done. An interactive
+    round streams every delta, checkpoints, and records each answer as it finishes but the last, which is written
+    with the round's finish (`rounds.round_complete`): its `round.done` then waits for one trip to the database, not
+    two.
     """
 
-    def __init__(self, claimed: rounds.ClaimedRound, *, write_answers: bool = True):
+    def __init__(self, claimed: rounds.ClaimedRound):
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
-        # False: the caller writes the batch round's answers itself, with other rounds' (compare.round_batches).
-        self.write_answers = write_answers
         self.channel = group_channel(claimed.group_id)
         self.batch = claimed.lane == Lane.BATCH
-        self.expected = len(claimed.calls)
-        self.finished: list[Result] = []  # a batch round's results not yet written
+        self.left = len(claimed.calls)  # answers not yet done
+        self.unwritten: list[Result] = []  # for the round's finish (or, for many rounds, compare.round_batches)
         self.texts: dict[int, list[str]] = {}
         self.changed: set[int] = set()
         self.checkpointed_at = time.monotonic()
@@ -169,22 +167,12 @@ class RoundHooks:
     async def done(self, result: Result) -> None:
         self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
         self.texts.pop(result.key, None)
-        if self.batch:
-            if self.write_answers:
-                await self._batch_done(result)
+        self.left -= 1
+        if self.batch or not self.left:
+            self.unwritten.append(result)
             return
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:
-            await abroadcast(self.channel, "output.done", **payload)
-
-    async def _batch_done(self, result: Result) -> None:
-        self.finished.append(result)
-        if len(self.finished) < self.expected:
-            return
-        results, self.finished = self.finished, []
-        watched = await alistened(self.channel)
-        payloads = await database_sync_to_async(rounds.outputs_record)(results=results, events=watched)
-        for payload in payloads:
             await abroadcast(self.channel, "output.done", **payload)
 
     async def cancelled(self) -> bool:

@@ -58,7 +58,7 @@ class RoundBatches:
     async def run(self, claimed: rounds.ClaimedRound) -> None:
         """Make the round's calls, then wait until its answers are written with the next batch (a failed write
         raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
-        hooks = RoundHooks(claimed, write_answers=False)
+        hooks = RoundHooks(claimed)
         results = await round_stream(claimed, self.engine, hooks, self.calls_in_flight)
         if results is None:
             return

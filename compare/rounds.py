@@ -1,9 +1,9 @@
 """The worker's side of a round: claim it, record each answer, finish it, or fail it readably.
 
 A round is claimed with a conditional UPDATE, so a redelivered message finds it taken and does nothing. The
-worker writes little: the claim (round and outputs at once), one row per answer, and the finish. Whatever a
-dead worker leaves behind, the jobs sweeper (lab.jobs) fails with a readable error once the round's deadline has
-passed.
+worker writes little: the claim (round and outputs at once), one row per answer as it finishes, and the finish
+with the answers not yet written (a batch round's all, an interactive round's last). Whatever a dead worker leaves
+behind, the jobs sweeper (lab.jobs) fails with a readable error once the round's deadline has passed.
 """
 
 from __future__ import annotations
@@ -255,17 +255,6 @@ def output_record(*, result: Result) -> dict | None:
     return output_event(Output.objects.get(pk=result.key))
 
 
-@transaction.atomic
-def outputs_record(*, results: list[Result], events: bool = True) -> list[dict]:
-    """Store the finished answers of a batch round in one statement, as `output_record` stores one; returns the
-    `output.done` payloads of the rows it wrote when `events` (when nobody listens none is needed, and nothing is
-    read back)."""
-    written = _answers_set(results)
-    if not events or not written:
-        return []
-    return [output_event(output) for output in Output.objects.filter(pk__in=written).order_by("pk")]
-
-
 ANSWER_FIELDS = [
     "status",
     "error",
@@ -373,15 +362,24 @@ def output_event(output: Output) -> dict:
     }
 
 
+@transaction.atomic
 def round_finish(*, round_id: int) -> Round:
     """Mark a round done after its answers are recorded (a cancelled or failed round keeps its status)."""
-    return rounds_finish(round_ids=[round_id])[0]
+    return _finish([round_id])[0]
 
 
 @transaction.atomic
-def rounds_finish(*, round_ids: list[int]) -> list[Round]:
-    """`round_finish` for many rounds at once, in one transaction and a few statements whatever their number."""
-    return _finish(round_ids)
+def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool) -> None:
+    """A worker's round once its calls are done: store the answers not yet stored (a batch round's every answer,
+    an interactive round's last), the response cache's entries for the answers it fetched, and the finish, in one
+    transaction. With `events`, each stored answer's `output.done` goes out when it commits, before `round.done`."""
+    written = _answers_set(results)
+    if events and written:
+        channel = group_channel(claimed.group_id)
+        for output in Output.objects.filter(pk__in=written).order_by("pk"):
+            transaction.on_commit(partial(broadcast, channel, "output.done", **output_event(output)))
+    response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
+    _finish([claimed.round_id])
 
 
 @transaction.atomic
@@ -389,8 +387,9 @@ def rounds_complete(
     *, results: list[Result], round_ids: list[int], events: bool, cache_keys: dict[int, dict[int, str]] | None = None
 ) -> list[dict]:
     """Store the answers of these batch rounds (every one of their calls is done) and finish the rounds, in one
-    transaction: `outputs_record`, the response cache's `round_cache_store` (`cache_keys`: workspace id → output
-    id → key), then `rounds_finish`. Returns the `output.done` payloads when `events`."""
+    transaction: their answers, the response cache's `round_cache_store` (`cache_keys`: workspace id → output id →
+    key), then the finish. Returns the `output.done` payloads when `events` (the caller sends them: the experiment
+    command's batches, from the loop)."""
     written = _answers_set(results)
     for workspace_id, keys in (cache_keys or {}).items():
         response_cache.round_cache_store(workspace_id=workspace_id, keys=keys)

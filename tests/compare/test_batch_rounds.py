@@ -14,7 +14,7 @@ from django.utils import timezone
 from compare import services
 from compare.execution import round_execute
 from compare.models import Output, OutputStatus, RoundStatus
-from compare.rounds import outputs_record
+from compare.rounds import rounds_complete
 from lab.engine.fanout import Result
 from lab.jobs.kinds import Lane
 from lab.providers.answer import Answer
@@ -96,7 +96,8 @@ def test_answers_written_together_leave_a_cancelled_row_cancelled_and_a_final_on
     Output.objects.filter(pk=final.pk).update(status=OutputStatus.ERROR, error="Refused.", finished_at=timezone.now())
     answer = Answer(status=OutputStatus.OK, text="an *answer*", ttft_ms=5, latency_ms=9, output_tokens=2, cost=0.25)
 
-    payloads = outputs_record(results=[Result(key=o.pk, answer=answer) for o in (running, cancelled, final)])
+    results = [Result(key=o.pk, answer=answer) for o in (running, cancelled, final)]
+    payloads = rounds_complete(results=results, round_ids=[round_.pk], events=True)
 
     running.refresh_from_db(), cancelled.refresh_from_db(), final.refresh_from_db()
     assert (running.status, running.text) == (OutputStatus.OK, "an *answer*") and "<em>answer</em>" in running.html
