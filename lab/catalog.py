@@ -1,22 +1,27 @@
 """The model catalog: each connection's models, fetched from its provider, cached, listed per workspace.
 
 A connection's catalog is fetched the first time anyone needs it and again whenever someone presses
-"Refresh models"; between those it is read from `Connection.models_cache`. These functions are sync (ORM);
-async code calls them through `sync_to_async`.
+"Refresh models"; between those it is read from `Connection.models_cache`. A catalog that could not be fetched is
+tried again by a use at most once a minute (FAILED_CATALOG_RETRY_S), not by every round's claim. These functions
+are sync (ORM); async code calls them through `sync_to_async`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
 
 import httpx
 from asgiref.sync import async_to_sync
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from .crypto import SecretDecryptionError
 from .models import Connection, ConnectionKind, Workspace
+from .outages import REDIS_DOWN
 from .providers.base import ConnectionConfig, ModelInfo, ProviderError
 from .providers.http import RetryPolicy
 from .providers.registry import get_adapter
@@ -26,6 +31,9 @@ logger = logging.getLogger(__name__)
 # A person is usually waiting on a page: one quick retry, and a provider that does not answer in 15 s fails.
 CATALOG_RETRY = RetryPolicy(retries=1, base_delay=0.5, max_retry_after=5.0)
 CATALOG_TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+# A catalog that could not be fetched is tried again on first use at most this often: every round's claim asked
+# for it, and waited for its failure (a retry, up to the timeout) before its first call.
+FAILED_CATALOG_RETRY_S = 60
 
 
 def split_model_id(model_id: str) -> tuple[str, str]:
@@ -85,7 +93,7 @@ def model_info_for(
     if connection is None:
         names = ", ".join(Connection.objects.filter(workspace=workspace).values_list("name", flat=True))
         raise ValidationError(f"This workspace has no connection named “{connection_name}” (it has: {names}).")
-    if connection.models_fetched_at is None:
+    if connection.models_fetched_at is None and not _failed_lately(connection):
         _fetch_many([connection])  # a failure leaves the entry unknown; the run itself will show the error
     bare = model.split("?", 1)[0]  # simulated and fake models take options after "?"
     entry = next((item for item in connection.models_cache or [] if item.get("id") in (model, bare)), None)
@@ -124,11 +132,30 @@ def _fetch_many(connections: list[Connection]) -> dict[int, list[ModelInfo] | Pr
         result = results[connection.pk]
         if isinstance(result, ProviderError):
             logger.warning("Model catalog of connection %s failed: %s", connection.pk, result)
+            _remember_failure(connection)
             continue
         connection.models_cache = [model.as_dict() for model in result]
         connection.models_fetched_at = now
         Connection.objects.filter(pk=connection.pk).update(models_cache=connection.models_cache, models_fetched_at=now)
     return results
+
+
+def _failure_key(connection: Connection) -> str:
+    # The endpoint and key are part of it: a connection given another server or key is tried again at once.
+    where = hashlib.sha256(f"{connection.base_url}\n{connection.api_key_encrypted}".encode()).hexdigest()[:16]
+    return f"lab:catalog-failed:{connection.pk}:{where}"
+
+
+def _remember_failure(connection: Connection) -> None:
+    with contextlib.suppress(*REDIS_DOWN):  # then the next use tries again, as without this
+        cache.set(_failure_key(connection), True, timeout=FAILED_CATALOG_RETRY_S)
+
+
+def _failed_lately(connection: Connection) -> bool:
+    try:
+        return bool(cache.get(_failure_key(connection)))
+    except REDIS_DOWN:
+        return False
 
 
 async def _list_models(configs: dict) -> dict[int, list[ModelInfo] | ProviderError]:

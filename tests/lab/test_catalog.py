@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from lab.catalog import model_info_for
 from lab.models import Role
-from lab.services import connection_create
+from lab.services import connection_create, connection_update
 from tests.fixtures.factories import add_member
 from tests.lab.adapters import HTTP_KINDS, KEY
 
@@ -115,6 +115,31 @@ def test_a_failing_catalog_is_reported_readably_and_never_shows_the_key(api, wor
     assert refresh.json()["detail"] == error
     for response in (listing, refresh, connections):
         assert KEY not in response.content.decode()
+
+
+def test_a_catalog_that_failed_is_not_asked_for_again_by_every_use_until_the_connection_changes(
+    workspace, owner, fake_llm
+):
+    """Every round's claim looks its models up: a provider whose model list fails was asked, and waited for, each
+    time. Now a failure is tried again by a use at most once a minute, and at once for another endpoint or key."""
+    base_url = fake_llm.url(fault="401")
+    connection = connection_create(
+        workspace=workspace, name="local", kind="openai_compatible", base_url=base_url, api_key=KEY
+    )
+
+    for _ in range(3):
+        assert model_info_for(workspace, "local::fake")[1] is None  # unknown: the run itself goes ahead
+    assert fake_llm.scenario(url=base_url)["requests"] == 1
+
+    connection_update(connection=connection, actor=owner, api_key="sk-another-key-0000")
+    model_info_for(workspace, "local::fake")
+    assert fake_llm.scenario(url=base_url)["requests"] == 2
+
+    working = fake_llm.url()
+    connection_update(connection=connection, actor=owner, base_url=working)
+    _, info = model_info_for(workspace, "local::fake")
+    assert info is not None and info.id == "fake"
+    assert fake_llm.scenario(url=working)["requests"] == 1
 
 
 def test_model_info_for_finds_the_catalog_entry_behind_a_model_id(workspace, fake_llm):
