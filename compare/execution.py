@@ -40,7 +40,9 @@ UNEXPECTED = "The worker hit an unexpected error while running this round."
 def round_dispatch(*, round_id: int, queue: str | None = None) -> None:
     """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop (or, when
     this process is full, back to `queue`, the one its message came from)."""
-    if round_lane(round_id) != Lane.BATCH:
+    # A round's message is sent to its lane's queue (lab.jobs.enqueue): that says its lane without a query.
+    lane = queue if queue in (Lane.INTERACTIVE, Lane.BATCH) else round_lane(round_id)
+    if lane != Lane.BATCH:
         round_execute(round_id=round_id)
         return
     batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine), queue=queue)

@@ -405,13 +405,13 @@ def _finish(round_ids: list[int]) -> list[Round]:
     done = _update_from_values(
         ["status", "finished_at"], rows, model=Round, only_status=ROUND_TRANSITIONS[RoundStatus.DONE]
     )
+    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).order_by()}
     if done:
         # Only a failed write leaves a row unfinished here; say so rather than leave it running.
         Output.objects.filter(round_id__in=done).unfinished().update(
             status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
         )
-        round_finished.send(sender=Round, round_ids=sorted(done))
-    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).order_by()}
+        round_finished.send(sender=Round, round_ids=sorted(done), lanes={pk: found[pk].lane for pk in done})
     finished = [found[pk] for pk in round_ids if pk in found]
     transaction.on_commit(partial(rounds_announce, finished))
     return finished

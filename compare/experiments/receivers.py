@@ -7,14 +7,20 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from lab.jobs.enqueue import enqueue_on_commit
+from lab.jobs.kinds import Lane
 
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus, Experiment
 from .services import experiment_budget_enforce
 
 
-def on_round_finished(sender, round_ids: list[int], **kwargs) -> None:
+def on_round_finished(sender, round_ids: list[int], lanes: dict[int, str] | None = None, **kwargs) -> None:
     """Runs inside the finishing transaction: only enqueue and check once it commits (the rounds are then done)."""
+    # An experiment's rounds are batch work (compare.services.round_start): an interactive round, which a worker
+    # finishes on its own while a person waits for `round.done`, needs no query here.
+    round_ids = [pk for pk in round_ids if (lanes or {}).get(pk, Lane.BATCH) == Lane.BATCH]
+    if not round_ids:
+        return
     waiting = Evaluation.objects.filter(output__round_id=OuterRef("group__rounds"), status=EvaluationStatus.QUEUED)
     found = (
         Experiment.objects.filter(group__rounds__in=round_ids)
