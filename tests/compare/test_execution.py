@@ -10,11 +10,15 @@ import time
 import uuid
 
 import pytest
+from django.db import connection as db_connection
 from django.db import connections
+from django.test.utils import CaptureQueriesContext
 
 from compare import services
-from compare.execution import round_execute
+from compare.execution import round_dispatch, round_execute
 from compare.models import Mode, Output, OutputStatus, RoundStatus
+from compare.rounds import round_claim, round_finish
+from lab.jobs.kinds import Lane
 from lab.models import Connection
 from lab.services import connection_create
 from tests.compare.events import GroupEvents, in_thread
@@ -218,3 +222,20 @@ def test_the_rounds_of_one_run_report_progress_as_each_finishes(workspace, owner
         {"type": "progress", "run": str(run), "done": 1, "total": 2},
         {"type": "progress", "run": str(run), "done": 2, "total": 2},
     ]
+
+
+def test_an_interactive_round_costs_no_query_for_its_lane_or_for_experiments(workspace, owner, group):
+    """A person waits for an interactive round's `round.done`: its message's queue says its lane, and its finish
+    asks nothing of experiments (their rounds are batch work)."""
+    round_ = make_round(group)
+    with CaptureQueriesContext(db_connection) as queries:
+        round_dispatch(round_id=round_.pk, queue=Lane.INTERACTIVE)
+    round_.refresh_from_db()
+    assert round_.status == RoundStatus.DONE
+    # The claim runs on this thread (its queries are captured); the finish on the engine's, so it is run again here.
+    assert not [q for q in queries if q["sql"].startswith('SELECT "compare_round"."lane"')]
+    later = make_round(group)
+    round_claim(round_id=later.pk)
+    with CaptureQueriesContext(db_connection) as queries:
+        round_finish(round_id=later.pk)
+    assert not [q for q in queries if "compare_experiment" in q["sql"]]
