@@ -81,12 +81,14 @@ async def _run_claimed(
     claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
 ) -> None:
     hooks = RoundHooks(claimed)
-    if await round_stream(claimed, engine, hooks, calls_in_flight) is None:
+    results = await round_stream(claimed, engine, hooks, calls_in_flight)
+    if results is None:
         return
     # The answers not yet stored, the response cache's entries (opt-in) and the finish: one trip to the database,
     # which the round's end (`round.done`) waits for.
+    unwritten = [result for result in results if result.key not in hooks.recorded]
     events = not hooks.batch or await alistened(hooks.channel)
-    await database_sync_to_async(rounds.round_complete)(claimed=claimed, results=hooks.unwritten, events=events)
+    await database_sync_to_async(rounds.round_complete)(claimed=claimed, results=unwritten, events=events)
 
 
 async def round_stream(
@@ -139,7 +141,7 @@ class RoundHooks:
         self.channel = group_channel(claimed.group_id)
         self.batch = claimed.lane == Lane.BATCH
         self.left = len(claimed.calls)  # answers not yet done
-        self.unwritten: list[Result] = []  # for the round's finish (or, for many rounds, compare.round_batches)
+        self.recorded: set[int] = set()  # answers written as they finished; the round's finish writes the others
         self.texts: dict[int, list[str]] = {}
         self.changed: set[int] = set()
         self.checkpointed_at = time.monotonic()
@@ -170,9 +172,9 @@ class RoundHooks:
         self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
         self.texts.pop(result.key, None)
         self.left -= 1
-        if self.batch or not self.left:
-            self.unwritten.append(result)
+        if self.batch or not self.left:  # written with the round's finish (or, for many rounds, round_batches)
             return
+        self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:
             await abroadcast(self.channel, "output.done", **payload)
