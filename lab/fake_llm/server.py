@@ -1,8 +1,10 @@
 """The fake LLM server: a small asyncio HTTP/1.1 server with per-scenario behaviour, faults and counters.
 
-One connection carries one request (`Connection: close`), so a client that goes away is seen at once: the
-server watches the socket for end-of-file while it waits between tokens. Streams use chunked encoding, so a
-dropped connection is a protocol error for the client, exactly as with a real provider.
+A connection is kept open for the client's next request once a response is complete, as providers do (unless the
+request says `Connection: close`): a client pays for its connections as it would against them, no more. While a
+response is under way the client sends nothing, so a client that goes away is seen at once: the server watches the
+socket for end-of-file while it waits between tokens. Streams use chunked encoding, so a dropped connection is a
+protocol error for the client, exactly as with a real provider.
 """
 
 from __future__ import annotations
@@ -73,8 +75,9 @@ class Request:
         )
 
 
-async def read_request(reader: asyncio.StreamReader) -> Request:
-    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+async def read_request(reader: asyncio.StreamReader, start: bytes = b"") -> Request:
+    """The next request on the connection; `start` is what was already read of it."""
+    head = (start + await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
     request_line, *header_lines = head.split("\r\n")
     method, target, _ = request_line.split(" ", 2)
     headers = {}
@@ -91,9 +94,10 @@ async def read_request(reader: asyncio.StreamReader) -> Request:
 class Exchange:
     """Writes one response and notices when the client leaves."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *, keep_alive: bool = True):
         self.writer = writer
-        # The client sends nothing after its request, so this read only ends when the client closes.
+        self.keep_alive = keep_alive  # said in the response's head; false once the response was cut off
+        # The client sends nothing more until the response is complete, so this read only ends when it closes.
         self._closed_by_client = asyncio.ensure_future(reader.read(1))
 
     async def pause(self, seconds: float) -> None:
@@ -122,7 +126,8 @@ class Exchange:
             raise ClientGone from None
 
     def _head(self, status: int, headers: dict[str, str]) -> bytes:
-        lines = [f"HTTP/1.1 {status} {reason_phrase(status)}", "Connection: close"]
+        connection = "keep-alive" if self.keep_alive else "close"
+        lines = [f"HTTP/1.1 {status} {reason_phrase(status)}", f"Connection: {connection}"]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
@@ -142,7 +147,24 @@ class Exchange:
         await self._write(b"0\r\n\r\n")
 
     def drop(self) -> None:
+        self.keep_alive = False
         self.writer.transport.abort()
+
+    async def next_request_start(self) -> bytes | None:
+        """Once the response is complete: None when the connection is done with (the client left, or either side
+        said close), else what the watch for end-of-file read of the client's next request (often nothing)."""
+        watch = self._closed_by_client
+        if not watch.done():
+            watch.cancel()  # a read cancelled while it waits takes nothing from the stream
+        with contextlib.suppress(asyncio.CancelledError):
+            await watch
+        if not self.keep_alive or self.writer.is_closing():
+            return None
+        if watch.cancelled():
+            return b""
+        if watch.exception() is not None:  # the connection broke
+            return None
+        return watch.result() or None  # b"": the client closed
 
     async def close(self) -> None:
         self._closed_by_client.cancel()
@@ -175,32 +197,42 @@ class FakeLLMServer:
         self.total = Counter()
         self.scenarios: dict[str, Counter] = {}
         self.scripts = Scripts()
+        self.connections = 0  # accepted since the start (or the last reset): a client that reuses them opens few
 
     def stats(self) -> dict:
         totals = asdict(self.total)
         totals.pop("last_request")
         totals.pop("recent")
         totals.pop("arrivals")
-        return {**totals, "scenarios": {key: asdict(counter) for key, counter in self.scenarios.items()}}
+        scenarios = {key: asdict(counter) for key, counter in self.scenarios.items()}
+        return {**totals, "connections": self.connections, "scenarios": scenarios}
 
     def reset(self) -> None:
         self.total = Counter(in_flight=self.total.in_flight)
         self.scenarios = {}
         self.scripts.clear()
+        self.connections = 0
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            request = await read_request(reader)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, ConnectionError):
-            writer.close()
-            return
-        exchange = Exchange(reader, writer)
-        try:
-            await self.route(request, exchange)
-        except ClientGone:
-            pass
-        finally:
-            await exchange.close()
+        self.connections += 1
+        start: bytes | None = b""
+        while start is not None:
+            try:
+                request = await read_request(reader, start)
+            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, ConnectionError):
+                writer.close()
+                return
+            keep_alive = request.headers.get("connection", "").lower() != "close"
+            exchange = Exchange(reader, writer, keep_alive=keep_alive)
+            start = None
+            try:
+                await self.route(request, exchange)
+                start = await exchange.next_request_start()
+            except ClientGone:
+                pass
+            finally:
+                if start is None:
+                    await exchange.close()
 
     async def route(self, request: Request, exchange: Exchange) -> None:
         path, prefix = request.path, ""

@@ -159,3 +159,32 @@ def test_a_late_token_does_not_delay_the_tokens_after_it():
         server.stop()
     assert len(stamps) == 30
     assert (stamps[-1] - stamps[0]) / 1000 < 29 * 10 + 100  # ms: on schedule, give or take a loaded machine
+
+
+def test_a_connection_serves_one_request_after_another_as_a_providers_does():
+    """Kept open once a response is complete (a client pays for connections as it would against a provider), closed
+    when the request asks it or when a fault cuts the response."""
+    server = ServerThread().start()
+    answer, dropped = "fake?tokens=3&id=kept", "fake?tokens=6&fault=drop&fault_at=2&id=cut"
+    body = {"messages": [{"role": "user", "content": "Hi."}]}
+    url = f"{server.base_url}/v1/chat/completions"
+    try:
+        with httpx.Client(timeout=10) as client:
+            replies = [client.post(url, json={**body, "model": answer}) for _ in range(3)]
+            streamed = [client.post(url, json={**body, "model": answer, "stream": True}) for _ in range(2)]
+            kept = server.server.connections
+            for _ in range(2):
+                client.post(url, json={**body, "model": answer}, headers={"Connection": "close"})
+            asked_to_close = server.server.connections - kept
+            with pytest.raises(httpx.RemoteProtocolError):
+                client.post(url, json={**body, "model": dropped, "stream": True})
+            after_drop = client.post(url, json={**body, "model": answer})
+    finally:
+        server.stop()
+    assert [reply.json()["choices"][0]["message"]["content"] for reply in replies] == ["t0 t1 t2"] * 3
+    assert all("data: [DONE]" in reply.text for reply in streamed)
+    assert [reply.headers["connection"] for reply in replies] == ["keep-alive"] * 3
+    assert kept == 1  # five requests, plain and streamed, on one connection
+    assert asked_to_close == 1  # the first "close" request still came on the open one; the second needed a new one
+    assert after_drop.status_code == 200
+    assert server.server.connections == kept + asked_to_close + 2  # the cut one's, then a fresh one after it
