@@ -26,6 +26,7 @@ from django.conf import settings
 
 from ..providers.http import tls_context
 from .admission import BatchAdmission
+from .http_shards import ShardedTransport
 from .limiter import Limiter, make_limiter
 
 T = TypeVar("T")
@@ -36,8 +37,9 @@ class RunTimedOut(Exception):
 
 
 # Enough for every answer of many rounds at once; the per-connection limits, not this pool, decide how many
-# requests a provider sees.
-HTTP_LIMITS = httpx.Limits(max_connections=500, max_keepalive_connections=100, keepalive_expiry=30)
+# requests a provider sees. Spread over small pools (http_shards.py).
+HTTP_MAX_CONNECTIONS = 500
+HTTP_KEEPALIVE_S = 30
 # A judge's reply may take up to two minutes; rounds bound each answer with their own, shorter timeouts.
 HTTP_TIMEOUT = httpx.Timeout(120.0, connect=10.0)
 
@@ -63,7 +65,10 @@ class Runtime:
         self.batch_database = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine-batch-db")
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
-        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=HTTP_LIMITS, verify=tls_context())
+        transport = ShardedTransport(
+            verify=tls_context(), max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S
+        )
+        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport, verify=tls_context())
         return client, make_limiter()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

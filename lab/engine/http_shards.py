@@ -1,0 +1,89 @@
+"""The engine's HTTP transport: its connections split over several small httpcore pools instead of one large one.
+
+Why: httpcore's pool walks all of its connections on every request and every response, and for each idle one
+counts them all again (httpcore #1035): the cost of a request grows with the square of the connections the pool
+holds. Against a provider that keeps connections open, 200 calls at once took a whole core in that walk alone (a
+3,000-call run: 190 s of CPU instead of 8), and the same bug counts busy connections as idle ones, so past
+`max_keepalive_connections` connections every connection that became idle was closed and opened again.
+
+Here each request goes to the first pool with fewer than `shard_size` requests under way (a new pool is opened
+when all are busy, up to `max_connections` in all), so no pool ever holds many connections, and connections are
+reused as a provider expects: the first pools stay warm and busy, and the later ones are idle once the load falls.
+"""
+
+from __future__ import annotations
+
+import math
+import ssl
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import httpx
+
+SHARD_SIZE = 16  # requests under way in one pool: its walk is then a few hundred steps at most
+
+
+@dataclass
+class _Shard:
+    transport: httpx.AsyncHTTPTransport
+    active: int = 0  # requests sent and not yet closed
+
+
+class ShardedTransport(httpx.AsyncBaseTransport):
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | bool = True,
+        max_connections: int = 500,
+        keepalive_expiry: float = 30.0,
+        shard_size: int = SHARD_SIZE,
+    ):
+        self.shard_size = shard_size
+        self.max_shards = max(1, math.ceil(max_connections / shard_size))
+        self._limits = httpx.Limits(
+            max_connections=shard_size, max_keepalive_connections=shard_size, keepalive_expiry=keepalive_expiry
+        )
+        self._verify = verify
+        self.shards: list[_Shard] = []
+
+    def _pick(self) -> _Shard:
+        for shard in self.shards:
+            if shard.active < self.shard_size:
+                return shard
+        if len(self.shards) < self.max_shards:
+            self.shards.append(_Shard(httpx.AsyncHTTPTransport(verify=self._verify, limits=self._limits)))
+            return self.shards[-1]
+        return min(self.shards, key=lambda shard: shard.active)  # every pool full: its own queue waits
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        shard = self._pick()
+        shard.active += 1
+        try:
+            response = await shard.transport.handle_async_request(request)
+        except BaseException:
+            shard.active -= 1
+            raise
+        response.stream = _CountedStream(response.stream, shard)
+        return response
+
+    async def aclose(self) -> None:
+        for shard in self.shards:
+            await shard.transport.aclose()
+
+
+class _CountedStream(httpx.AsyncByteStream):
+    """A response's body, which frees its place in the pool's count when closed (httpx closes every response)."""
+
+    def __init__(self, stream: httpx.AsyncByteStream, shard: _Shard):
+        self._stream, self._shard = stream, shard
+        self._counted = True
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for part in self._stream:
+            yield part
+
+    async def aclose(self) -> None:
+        if self._counted:
+            self._counted = False
+            self._shard.active -= 1
+        await self._stream.aclose()
