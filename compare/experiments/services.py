@@ -26,8 +26,11 @@ from .plan import Plan, plan_check
 from .selectors import experiment_progress, experiment_spent
 from .spec import ConfigError, ExperimentConfig
 
-# Every combination of a row starts at once, nearly: a short stagger smooths the burst without slowing a batch.
-STAGGER_MS = 10
+# Every combination of a row starts at once: the connections' limits (and the command's --concurrency) already
+# keep a burst from a provider. A stagger would also send the first variant of every round claimed before the
+# second variant of the first round, so when the calls in flight ran out every round was half done: none could be
+# written and make room for the next claim until a second wave of calls had ended.
+STAGGER_MS = 0
 
 
 def experiment_plan(*, config: ExperimentConfig, workspace: Workspace) -> tuple[Plan, Estimate]:

@@ -54,3 +54,26 @@ def test_at_a_low_concurrency_rounds_are_still_claimed_several_at_a_time(workspa
     # and each later one at least four (not one as each round is written): five claims at most.
     claims = {output.round.started_at for output in outputs}
     assert len(claims) <= 5, sorted(claims)
+
+
+def test_with_concurrency_each_round_is_asked_whole_before_the_next(workspace, owner, fake_llm, wide, tmp_path):
+    """A round is written, and makes room for the next claim, only once all its calls are done: so the calls go in
+    the rounds' order, every variant of a round before the next round's, rather than the first variant of every
+    round claimed first (which left every round half done when the calls in flight ran out)."""
+    model = fake_llm.model(tokens=2, ttft_ms=100)
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 7))
+    path = tmp_path / "ordered.yaml"
+    path.write_text(
+        f"models: [{{model: 'wide:{model}'}}]\n"
+        "prompts: {first: 'One <<n>>.', second: 'Two <<n>>.', third: 'Three <<n>>.'}\n"
+        f"dataset:\n{rows}\n"
+    )
+    config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
+    experiment = experiment_create(workspace=workspace, user=owner, config=config)
+    experiment_start(experiment=experiment, user=owner, run_here=True)
+
+    experiment_run_here(experiment=experiment, concurrency=3, on_progress=lambda progress: None)
+
+    asked = [int(body["messages"][-1]["content"].split()[-1].rstrip(".")) for body in fake_llm.requests(model)]
+    waves = [sorted(asked[start : start + 3]) for start in range(0, len(asked), 3)]
+    assert waves == [[row] * 3 for row in range(1, 7)]  # before: [1, 2, 3], [1, 2, 3], [3, 4, 5], …
