@@ -3,7 +3,7 @@
 Why: httpcore's pool walks all of its connections on every request and every response, and for each idle one
 counts them all again (httpcore #1035): the cost of a request grows with the square of the connections the pool
 holds. Against a provider that keeps connections open, 200 calls at once took a whole core in that walk alone (a
-3,000-call run: 190 s of CPU instead of 8), and the same bug counts busy connections as idle ones, so past
+3,000-call run: 190 s of CPU instead of about 10), and the same bug counts busy connections as idle ones, so past
 `max_keepalive_connections` connections every connection that became idle was closed and opened again.
 
 Here each request goes to the first pool with fewer than `shard_size` requests under way (a new pool is opened
