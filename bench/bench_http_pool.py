@@ -1,12 +1,15 @@
-"""How many streams one httpx.AsyncClient keeps in flight at once, against the fake LLM server: the engine's one
-client (lab.engine.runtime's limits) against the same limits split over several clients.
+"""How many streams the engine's HTTP client keeps in flight at once against the fake LLM server (which keeps
+connections open, as providers do): its transport (lab.engine.http_shards, pools of 16) against the one httpcore
+pool it replaced (500 connections, 100 kept alive).
 
-httpcore's pool assigns requests to connections in a loop over every request and connection (httpcore #1035),
-so past some tens of connections a client may spend its time there rather than on the streams. Each stream here
-waits `--ttft-ms` before its only tokens, so with no overhead all `--streams` are in flight together; the fake
-server counts the most it saw at once. Also printed: this process's CPU seconds for the lot.
+httpcore's pool walks every connection for each idle one on every request and response (httpcore #1035), closes
+connections that go idle once it holds more than `max_keepalive_connections`, and hands an idle connection to
+several queued requests of which all but one queue again. Each of `--waves` waves sends `--streams` streams at
+once, each waiting `--ttft-ms` before its only tokens, so with no overhead all of a wave are in flight together;
+the fake server counts the most it saw at once and the connections it accepted. Also printed: this process's CPU
+seconds for the wave. The second wave is the one that reuses connections.
 
-    python bench/bench_http_pool.py [--streams 200 500] [--shards 1 4]
+    python bench/bench_http_pool.py [--streams 200 500] [--waves 2] [--ttft-ms 3000]
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support import start_fake_server  # noqa: E402
 
-from lab.engine.runtime import HTTP_LIMITS, HTTP_TIMEOUT  # noqa: E402
+from lab.engine.http_shards import ShardedTransport  # noqa: E402
+from lab.engine.runtime import HTTP_KEEPALIVE_S, HTTP_MAX_CONNECTIONS, HTTP_TIMEOUT  # noqa: E402
 
 
 def cpu_s() -> float:
@@ -32,49 +36,62 @@ def cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def run(url: str, streams: int, shards: int, ttft_ms: int) -> tuple[int, float, float]:
-    limits = httpx.Limits(
-        max_connections=-(-HTTP_LIMITS.max_connections // shards),
-        max_keepalive_connections=-(-HTTP_LIMITS.max_keepalive_connections // shards),
-        keepalive_expiry=HTTP_LIMITS.keepalive_expiry,
-    )
-    clients = [httpx.AsyncClient(timeout=HTTP_TIMEOUT, limits=limits) for _ in range(shards)]
+def transports() -> dict[str, httpx.AsyncBaseTransport]:
+    return {
+        "one pool (before)": httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(
+                max_connections=HTTP_MAX_CONNECTIONS, max_keepalive_connections=100, keepalive_expiry=HTTP_KEEPALIVE_S
+            )
+        ),
+        "pools of 16 (engine)": ShardedTransport(
+            max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S
+        ),
+    }
+
+
+async def run(url: str, transport: httpx.AsyncBaseTransport, streams: int, waves: int, ttft_ms: int):
+    """(most in flight, connections opened, wall, CPU) per wave."""
     body = {
         "model": f"fake?ttft_ms={ttft_ms}&tokens=2",
         "stream": True,
         "messages": [{"role": "user", "content": "hi"}],
     }
+    figures = []
+    async with httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport) as client, httpx.AsyncClient() as admin:
 
-    async def one(index: int) -> None:
-        async with clients[index % shards].stream("POST", f"{url}/v1/chat/completions", json=body) as response:
-            async for _ in response.aiter_lines():
-                pass
+        async def one() -> None:
+            async with client.stream("POST", f"{url}/v1/chat/completions", json=body) as response:
+                async for _ in response.aiter_lines():
+                    pass
 
-    await clients[0].post(f"{url}/_reset")
-    started, cpu = time.perf_counter(), cpu_s()
-    await asyncio.gather(*(one(index) for index in range(streams)))
-    wall, cpu = time.perf_counter() - started, cpu_s() - cpu
-    most = (await clients[0].get(f"{url}/_stats")).json()["max_in_flight"]
-    for client in clients:
-        await client.aclose()
-    return most, wall, cpu
+        for _ in range(waves):
+            await admin.post(f"{url}/_reset")
+            started, cpu = time.perf_counter(), cpu_s()
+            await asyncio.gather(*(one() for _ in range(streams)))
+            wall, cpu = time.perf_counter() - started, cpu_s() - cpu
+            stats = (await admin.get(f"{url}/_stats")).json()
+            # `admin` reuses the connection it had before the reset: every one counted is the client's.
+            figures.append((stats["max_in_flight"], stats["connections"], wall, cpu))
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--streams", type=int, nargs="+", default=[200, 500])
-    parser.add_argument("--shards", type=int, nargs="+", default=[1, 4])
+    parser.add_argument("--waves", type=int, default=2)
     parser.add_argument("--ttft-ms", type=int, default=3000)
     args = parser.parse_args()
     server, url = start_fake_server()
     try:
         print(f"load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}; {os.cpu_count()} CPUs")
-        print("| streams | clients | most in flight | wall | ideal | CPU |")
-        print("|---:|---:|---:|---:|---:|---:|")
+        print("| streams | transport | wave | most in flight | connections opened | wall | ideal | CPU |")
+        print("|---:|---|---:|---:|---:|---:|---:|---:|")
         for streams in args.streams:
-            for shards in args.shards:
-                most, wall, cpu = asyncio.run(run(url, streams, shards, args.ttft_ms))
-                print(f"| {streams} | {shards} | {most} | {wall:.2f} s | {args.ttft_ms / 1000:.2f} s | {cpu:.2f} s |")
+            for name, transport in transports().items():
+                figures = asyncio.run(run(url, transport, streams, args.waves, args.ttft_ms))
+                for wave, (most, opened, wall, cpu) in enumerate(figures, 1):
+                    ideal = f"{args.ttft_ms / 1000:.2f} s"
+                    print(f"| {streams} | {name} | {wave} | {most} | {opened} | {wall:.2f} s | {ideal} | {cpu:.2f} s |")
     finally:
         server.terminate()
         server.wait()
