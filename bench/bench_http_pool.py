@@ -29,6 +29,7 @@ from support import start_fake_server  # noqa: E402
 
 from lab.engine.http_shards import ShardedTransport  # noqa: E402
 from lab.engine.runtime import HTTP_KEEPALIVE_S, HTTP_MAX_CONNECTIONS, HTTP_TIMEOUT  # noqa: E402
+from lab.providers.http import tls_context  # noqa: E402
 
 
 def cpu_s() -> float:
@@ -39,9 +40,10 @@ def cpu_s() -> float:
 def transports() -> dict[str, httpx.AsyncBaseTransport]:
     return {
         "one pool (before)": httpx.AsyncHTTPTransport(
+            verify=tls_context(),
             limits=httpx.Limits(
                 max_connections=HTTP_MAX_CONNECTIONS, max_keepalive_connections=100, keepalive_expiry=HTTP_KEEPALIVE_S
-            )
+            ),
         ),
         "pools of 16 (engine)": ShardedTransport(
             max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from ..providers.http import tls_context
+
 SHARD_SIZE = 16  # requests under way in one pool: its walk is then a few hundred steps at most
 
 
@@ -33,7 +35,7 @@ class ShardedTransport(httpx.AsyncBaseTransport):
     def __init__(
         self,
         *,
-        verify: ssl.SSLContext | bool = True,
+        verify: ssl.SSLContext | bool | None = None,
         max_connections: int = 500,
         keepalive_expiry: float = 30.0,
         shard_size: int = SHARD_SIZE,
@@ -43,7 +45,8 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         self._limits = httpx.Limits(
             max_connections=shard_size, max_keepalive_connections=shard_size, keepalive_expiry=keepalive_expiry
         )
-        self._verify = verify
+        # One context for every pool (default: the process's shared one): building one takes tens of milliseconds.
+        self._verify = tls_context() if verify is None else verify
         self.shards: list[_Shard] = []
 
     def _pick(self) -> _Shard:

@@ -65,11 +65,9 @@ class Runtime:
         self.batch_database = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine-batch-db")
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
-        tls = tls_context()  # the client's own `verify` serves any proxy taken from the environment
-        transport = ShardedTransport(
-            verify=tls, max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S
-        )
-        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport, verify=tls)
+        transport = ShardedTransport(max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S)
+        # The client's own `verify` serves any proxy taken from the environment.
+        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport, verify=tls_context())
         return client, make_limiter()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
