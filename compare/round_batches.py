@@ -4,9 +4,13 @@ Run one by one, every batch round costs a claim and a finish of a few queries ea
 round_finished signal, whose receivers ask a query or two more: with three calls a round that was most of a
 call's CPU. Here the rounds a caller has room for are claimed in one transaction (`rounds.rounds_claim`), and the
 rounds whose calls are all done are written in one transaction, answers and finish together
-(`rounds.rounds_complete`). Nothing waits to fill a batch: while one claim or write is on the database thread,
-the rounds that become ready meanwhile make up the next one, so batches grow with the load and a lone round is
-written at once.
+(`rounds.rounds_complete`). While one claim or write is on the database thread, the rounds that become ready
+meanwhile make up the next one, so batches grow with the load. A write also waits a little for the rounds about
+to finish: an eighth of the last call's latency, at most GATHER_MAX_S. Rounds started together end a few
+milliseconds apart, and at 20 calls at once with 0.69 s answers they were written one at a time, five writes a
+wave: the wait took the command's CPU per call from 6.6 to 5.1 ms (medians of three runs). It is bounded by the
+latency so that it stays short against the rounds claimed ahead (runner.CLAIM_AHEAD), which keep the calls going
+meanwhile; a fixed quarter second starved them at 0.1 s answers.
 
 Each round still streams on its own, within its own time limit (`execution.round_stream`), and is failed on its
 own. A process that dies between a round's last answer and the write leaves it running: the jobs sweeper fails it
@@ -29,6 +33,8 @@ from .execution import RoundHooks, round_stream
 # About the most answers one write takes (a round is never split): each is a row of 14 values in the statement,
 # and Postgres takes at most 65,535 parameters a statement.
 MAX_WRITE_ANSWERS = 2000
+GATHER_SHARE = 1 / 8  # of the last call's latency: how long a write waits for more rounds to finish
+GATHER_MAX_S = 0.1
 
 
 class RoundBatches:
@@ -49,6 +55,7 @@ class RoundBatches:
         self._ready: list[tuple[rounds.ClaimedRound, list[Result], asyncio.Future]] = []
         self._wake = asyncio.Event()
         self._closing = False
+        self._gather_s = 0.0
         self._writer = asyncio.create_task(self._write_ready())
 
     async def claim(self, round_ids: list[int]) -> list[rounds.ClaimedRound]:
@@ -65,6 +72,9 @@ class RoundBatches:
         if self._writer.done():  # it failed (or was closed): nobody would write these answers
             self._writer.result()
             raise RuntimeError("The round batches were closed while a round was running.")
+        latencies = [result.answer.latency_ms for result in results if result.answer.latency_ms is not None]
+        if latencies:
+            self._gather_s = min(GATHER_MAX_S, GATHER_SHARE * max(latencies) / 1000)
         written = asyncio.get_running_loop().create_future()
         self._ready.append((claimed, results, written))
         self._wake.set()
@@ -79,6 +89,8 @@ class RoundBatches:
     async def _write_ready(self) -> None:
         while True:
             await self._wake.wait()
+            if not self._closing and self._gather_s:
+                await asyncio.sleep(self._gather_s)  # the rounds about to finish join this write
             self._wake.clear()
             while self._ready:
                 taken = self._take_ready()

@@ -77,3 +77,31 @@ def test_with_concurrency_each_round_is_asked_whole_before_the_next(workspace, o
     asked = [int(body["messages"][-1]["content"].split()[-1].rstrip(".")) for body in fake_llm.requests(model)]
     waves = [sorted(asked[start : start + 3]) for start in range(0, len(asked), 3)]
     assert waves == [[row] * 3 for row in range(1, 7)]  # before: [1, 2, 3], [1, 2, 3], [3, 4, 5], …
+
+
+def test_rounds_that_end_together_are_written_together(workspace, owner, fake_llm, tmp_path):
+    """A wave's rounds end milliseconds apart; the write waits a little for them (round_batches.GATHER_SHARE of
+    the calls' latency), where it wrote most of them one by one as they came, a write each."""
+    connection_create(
+        workspace=workspace, name="many", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=20
+    )
+    model = fake_llm.model(tokens=2, ttft_ms=800)  # a wait of 0.1 s, against milliseconds between the rounds
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 21))
+    path = tmp_path / "waves.yaml"
+    path.write_text(
+        f"models: [{{model: 'many:{model}'}}]\n"
+        "prompts: {first: 'One <<n>>.', second: 'Two <<n>>.', third: 'Three <<n>>.'}\n"
+        f"dataset:\n{rows}\n"
+    )
+    config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
+    experiment = experiment_create(workspace=workspace, user=owner, config=config)
+    experiment_start(experiment=experiment, user=owner, run_here=True)
+
+    experiment_run_here(experiment=experiment, concurrency=20, on_progress=lambda progress: None)
+
+    outputs = list(Output.objects.filter(round__group=experiment.group))
+    assert len(outputs) == 60 and {o.status for o in outputs} == {OutputStatus.OK}
+    writes = {output.finished_at for output in outputs}  # one write stamps all its answers with its time
+    # Three waves of about seven rounds, a write each (two spare for a wave a busy host splits); without the wait,
+    # twelve or thirteen writes.
+    assert len(writes) <= 5, sorted(writes)
