@@ -14,12 +14,24 @@ from lab.services import connection_create
 pytestmark = pytest.mark.django_db(transaction=True)
 
 LIMIT = 6
+ONE_PROMPT = "{ask: 'Count to <<n>>.'}"
+THREE_PROMPTS = "{first: 'One <<n>>.', second: 'Two <<n>>.', third: 'Three <<n>>.'}"
 
 
-def run(workspace, owner, tmp_path, model: str, concurrency: int | None, rows: int = 12) -> list[Output]:
+def run(
+    workspace,
+    owner,
+    tmp_path,
+    model: str,
+    concurrency: int | None,
+    rows: int = 12,
+    *,
+    prompts: str = ONE_PROMPT,
+    connection: str = "wide",
+) -> list[Output]:
     rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, rows + 1))
-    path = tmp_path / "wide.yaml"
-    path.write_text(f"models: [{{model: 'wide:{model}'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n")
+    path = tmp_path / "experiment.yaml"
+    path.write_text(f"models: [{{model: '{connection}:{model}'}}]\nprompts: {prompts}\ndataset:\n{rows}\n")
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
     experiment = experiment_create(workspace=workspace, user=owner, config=config)
     experiment_start(experiment=experiment, user=owner, run_here=True)
@@ -61,18 +73,8 @@ def test_with_concurrency_each_round_is_asked_whole_before_the_next(workspace, o
     the rounds' order, every variant of a round before the next round's, rather than the first variant of every
     round claimed first (which left every round half done when the calls in flight ran out)."""
     model = fake_llm.model(tokens=2, ttft_ms=100)
-    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 7))
-    path = tmp_path / "ordered.yaml"
-    path.write_text(
-        f"models: [{{model: 'wide:{model}'}}]\n"
-        "prompts: {first: 'One <<n>>.', second: 'Two <<n>>.', third: 'Three <<n>>.'}\n"
-        f"dataset:\n{rows}\n"
-    )
-    config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
-    experiment = experiment_create(workspace=workspace, user=owner, config=config)
-    experiment_start(experiment=experiment, user=owner, run_here=True)
 
-    experiment_run_here(experiment=experiment, concurrency=3, on_progress=lambda progress: None)
+    run(workspace, owner, tmp_path, model, concurrency=3, rows=6, prompts=THREE_PROMPTS)
 
     asked = [int(body["messages"][-1]["content"].split()[-1].rstrip(".")) for body in fake_llm.requests(model)]
     waves = [sorted(asked[start : start + 3]) for start in range(0, len(asked), 3)]
@@ -86,20 +88,9 @@ def test_rounds_that_end_together_are_written_together(workspace, owner, fake_ll
         workspace=workspace, name="many", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=20
     )
     model = fake_llm.model(tokens=2, ttft_ms=800)  # a wait of 0.1 s, against milliseconds between the rounds
-    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, 21))
-    path = tmp_path / "waves.yaml"
-    path.write_text(
-        f"models: [{{model: 'many:{model}'}}]\n"
-        "prompts: {first: 'One <<n>>.', second: 'Two <<n>>.', third: 'Three <<n>>.'}\n"
-        f"dataset:\n{rows}\n"
-    )
-    config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
-    experiment = experiment_create(workspace=workspace, user=owner, config=config)
-    experiment_start(experiment=experiment, user=owner, run_here=True)
 
-    experiment_run_here(experiment=experiment, concurrency=20, on_progress=lambda progress: None)
+    outputs = run(workspace, owner, tmp_path, model, concurrency=20, rows=20, prompts=THREE_PROMPTS, connection="many")
 
-    outputs = list(Output.objects.filter(round__group=experiment.group))
     assert len(outputs) == 60 and {o.status for o in outputs} == {OutputStatus.OK}
     writes = {output.finished_at for output in outputs}  # one write stamps all its answers with its time
     # Three waves of about seven rounds, a write each (two spare for a wave a busy host splits); without the wait,
