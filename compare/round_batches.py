@@ -99,10 +99,12 @@ class RoundBatches:
                     await self._write(batch)
                 except Exception as exc:
                     for _, _, written in taken:
-                        written.set_exception(exc)
+                        if not written.done():  # done: its round's coroutine was cancelled meanwhile
+                            written.set_exception(exc)
                     raise  # the rounds stay running; the sweeper fails them at their deadline
                 for _, _, written in taken:
-                    written.set_result(None)
+                    if not written.done():
+                        written.set_result(None)
             if self._closing:
                 return
 

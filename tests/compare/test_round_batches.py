@@ -2,17 +2,23 @@
 rounds_complete, used by the experiment command through compare.round_batches): the same rows and signals as one
 round at a time, in a number of queries that does not grow with the rounds."""
 
+import asyncio
+import threading
+
 import pytest
+from asgiref.sync import ThreadSensitiveContext
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from compare.models import Output, OutputStatus, Round, RoundStatus
+from compare.round_batches import RoundBatches
 from compare.rounds import rounds_claim, rounds_complete
 from compare.signals import round_finished
 from lab.engine.fanout import Result
+from lab.engine.runtime import runtime
 from lab.jobs.kinds import Lane
 from lab.providers.answer import Answer
-from tests.fixtures.compare_factories import make_group, make_round
+from tests.fixtures.compare_factories import make_group, make_round, slow_model
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +111,34 @@ def test_a_round_cancelled_before_its_write_stays_cancelled_and_keeps_its_answer
     assert Round.objects.get(pk=kept.pk).status == RoundStatus.DONE
     assert Round.objects.get(pk=cancelled.pk).status == RoundStatus.CANCELLED
     assert all(o.text == "**Hello**" for o in Output.objects.filter(round=cancelled))
+
+
+@pytest.mark.django_db(transaction=True)  # the engine's database thread has a connection of its own
+def test_a_round_whose_caller_stops_waiting_for_its_write_does_not_stop_the_writer(workspace, owner):
+    """The command cancels its rounds' coroutines on Ctrl-C or a crash, and one may be waiting for the write that
+    carries its answers. The writer must still hand the others their results (it raised InvalidStateError on the
+    cancelled one's, and the rest waited for ever), and the answers are written all the same."""
+    group = make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=30),) * 2)
+    rounds = [make_round(group, lane=Lane.BATCH) for _ in range(2)]
+    engine = runtime()
+    database_free = threading.Event()
+
+    async def scenario() -> bool:
+        async with ThreadSensitiveContext(executor=engine.batch_database):
+            batches = RoundBatches(engine)
+            claimed = await batches.claim([round_.pk for round_ in rounds])
+            engine.batch_database.submit(database_free.wait)  # the write of both rounds queues behind this
+            stopped, kept = (asyncio.create_task(batches.run(one)) for one in claimed)
+            await asyncio.sleep(0.5)  # both answered (30 ms), both waiting for the write
+            stopped.cancel()
+            database_free.set()
+            await kept
+            await batches.close()
+            return stopped.cancelled()
+
+    try:
+        assert engine.run(scenario(), timeout=10)
+    finally:
+        database_free.set()
+    assert {r.status for r in Round.objects.filter(pk__in=[r.pk for r in rounds])} == {RoundStatus.DONE}
+    assert {o.status for o in Output.objects.filter(round__in=rounds)} == {OutputStatus.OK}
