@@ -6,7 +6,7 @@ call's CPU. Here the rounds a caller has room for are claimed in one transaction
 rounds whose calls are all done are written in one transaction, answers and finish together
 (`rounds.rounds_complete`). While one claim or write is on the database thread, the rounds that become ready
 meanwhile make up the next one, so batches grow with the load. A write also waits a little for the rounds about
-to finish: an eighth of the last call's latency, at most GATHER_MAX_S. Rounds started together end a few
+to finish: an eighth of the latest ready round's slowest call, at most GATHER_MAX_S. Rounds started together end a few
 milliseconds apart, and at 20 calls at once with 0.69 s answers they were written one at a time, five writes a
 wave: the wait took the command's CPU per call from 6.6 to 5.1 ms (medians of three runs). It is bounded by the
 latency so that it stays short against the rounds claimed ahead (runner.CLAIM_AHEAD), which keep the calls going
@@ -36,6 +36,8 @@ MAX_WRITE_ANSWERS = 2000
 GATHER_SHARE = 1 / 8  # of the last call's latency: how long a write waits for more rounds to finish
 GATHER_MAX_S = 0.1
 
+_Ready = tuple[rounds.ClaimedRound, list[Result], asyncio.Future]  # a round, its results, and its write to come
+
 
 class RoundBatches:
     """Claims, runs and writes batch rounds for one caller on the engine's loop. Its database work goes through
@@ -52,10 +54,9 @@ class RoundBatches:
         self.engine = engine
         self.calls_in_flight = calls_in_flight
         self.finished = finished
-        self._ready: list[tuple[rounds.ClaimedRound, list[Result], asyncio.Future]] = []
+        self._ready: list[_Ready] = []
         self._wake = asyncio.Event()
         self._closing = False
-        self._gather_s = 0.0
         self._writer = asyncio.create_task(self._write_ready())
 
     async def claim(self, round_ids: list[int]) -> list[rounds.ClaimedRound]:
@@ -72,9 +73,6 @@ class RoundBatches:
         if self._writer.done():  # it failed (or was closed): nobody would write these answers
             self._writer.result()
             raise RuntimeError("The round batches were closed while a round was running.")
-        latencies = [result.answer.latency_ms for result in results if result.answer.latency_ms is not None]
-        if latencies:
-            self._gather_s = min(GATHER_MAX_S, GATHER_SHARE * max(latencies) / 1000)
         written = asyncio.get_running_loop().create_future()
         self._ready.append((claimed, results, written))
         self._wake.set()
@@ -89,8 +87,8 @@ class RoundBatches:
     async def _write_ready(self) -> None:
         while True:
             await self._wake.wait()
-            if not self._closing and self._gather_s:
-                await asyncio.sleep(self._gather_s)  # the rounds about to finish join this write
+            if not self._closing and (gather_s := _gather_s(self._ready)):
+                await asyncio.sleep(gather_s)  # the rounds about to finish join this write
             self._wake.clear()
             while self._ready:
                 taken = self._take_ready()
@@ -98,17 +96,13 @@ class RoundBatches:
                 try:
                     await self._write(batch)
                 except Exception as exc:
-                    for _, _, written in taken:
-                        if not written.done():  # done: its round's coroutine was cancelled meanwhile
-                            written.set_exception(exc)
+                    _tell(taken, exc)
                     raise  # the rounds stay running; the sweeper fails them at their deadline
-                for _, _, written in taken:
-                    if not written.done():
-                        written.set_result(None)
+                _tell(taken, None)
             if self._closing:
                 return
 
-    def _take_ready(self) -> list[tuple[rounds.ClaimedRound, list[Result], asyncio.Future]]:
+    def _take_ready(self) -> list[_Ready]:
         answers = count = 0
         while count < len(self._ready) and (count == 0 or answers + len(self._ready[count][1]) <= MAX_WRITE_ANSWERS):
             answers += len(self._ready[count][1])
@@ -135,3 +129,23 @@ class RoundBatches:
                 await abroadcast(channel_of[payload["round"]], "output.done", **payload)
         if self.finished is not None:
             self.finished([claimed.round_id for claimed, _ in batch])
+
+
+def _gather_s(ready: list[_Ready]) -> float:
+    """How long a write waits for more rounds: GATHER_SHARE of the latest round's slowest call, at most
+    GATHER_MAX_S (none when nothing is ready or no call was timed)."""
+    if not ready:
+        return 0.0
+    latencies = [result.answer.latency_ms for result in ready[-1][1] if result.answer.latency_ms is not None]
+    return min(GATHER_MAX_S, GATHER_SHARE * max(latencies) / 1000) if latencies else 0.0
+
+
+def _tell(taken: list[_Ready], error: Exception | None) -> None:
+    """Tell each round's coroutine how its write went, unless it was cancelled meanwhile (its future is done)."""
+    for _, _, written in taken:
+        if written.done():
+            continue
+        if error is None:
+            written.set_result(None)
+        else:
+            written.set_exception(error)
