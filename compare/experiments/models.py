@@ -37,6 +37,12 @@ class Experiment(models.Model):
     def __str__(self) -> str:
         return self.group.title
 
+    @property
+    def evaluates(self) -> bool:
+        """Whether each answer gets an evaluation (a judge's scores or a schema's check): without either the run
+        has no evaluations at all."""
+        return bool(self.config.get("evaluation") or self.config.get("structured-output"))
+
 
 class BaselinePin(models.Model):
     """The run that experiments of one name are checked against (`--baseline latest`), pinned by a person."""

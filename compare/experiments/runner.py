@@ -38,7 +38,6 @@ from . import spread
 from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
-from .services import needs_evaluation
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
@@ -225,9 +224,7 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
         # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
-        batches = RoundBatches(
-            engine, calls_in_flight=calls, finished=finished if needs_evaluation(experiment) else None
-        )
+        batches = RoundBatches(engine, calls_in_flight=calls, finished=finished if experiment.evaluates else None)
         feed = _RoundFeed(round_ids, experiment, engine)
         # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
         # wait there, their calls go the moment others end, and each claim takes half of them at once.

@@ -46,7 +46,10 @@ def _answer_figures(experiment: Experiment) -> dict:
 
 
 def _evaluation_figures(experiment: Experiment) -> dict:
-    """The run's evaluations counted in one query: all, those still to do, their cost and the unpriced ones."""
+    """The run's evaluations counted in one query: all, those still to do, their cost and the unpriced ones. An
+    experiment that evaluates nothing has none, and needs no query (the command line asks every second)."""
+    if not experiment.evaluates:
+        return {"total": 0, "pending": 0, "spent": Decimal(0), "unpriced": 0}
     # An evaluation whose round failed or was cancelled will never run: it counts as done with.
     pending = Q(status__in=EVALUATION_UNFINISHED) & ~Q(
         output__round__status__in=[RoundStatus.FAILED, RoundStatus.CANCELLED]
@@ -63,7 +66,8 @@ def _evaluation_figures(experiment: Experiment) -> dict:
 def experiment_progress(experiment: Experiment) -> dict:
     """Calls done and to do (answers, then judge evaluations), what was spent, and whether it stopped or finished.
 
-    Two queries whatever the run's size (the command line asks every quarter second while it runs)."""
+    Two queries whatever the run's size, one without evaluations (the command line asks every second while it
+    runs)."""
     answers, evaluations = _answer_figures(experiment), _evaluation_figures(experiment)
     answers_done = answers["total"] - answers["unfinished"]
     pending = evaluations["pending"]

@@ -73,10 +73,6 @@ def experiment_create(
     )
 
 
-def needs_evaluation(experiment: Experiment) -> bool:
-    return bool(experiment.config.get("evaluation") or experiment.config.get("structured-output"))
-
-
 @transaction.atomic
 def experiment_start(*, experiment: Experiment, user, run_here: bool = False) -> list[Round]:
     """Queue one round per dataset row (one round without rows) and each answer's evaluation. With `run_here` the
@@ -95,7 +91,7 @@ def experiment_start(*, experiment: Experiment, user, run_here: bool = False) ->
     )
     experiment.run_id = rounds[0].run_id
     experiment.save(update_fields=["run_id"])
-    if needs_evaluation(experiment):
+    if experiment.evaluates:
         outputs = Output.objects.filter(round__in=rounds)
         Evaluation.objects.bulk_create(Evaluation(experiment=experiment, output=output) for output in outputs)
     return rounds
