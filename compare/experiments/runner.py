@@ -223,16 +223,22 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
             evaluations.add(asyncio.create_task(evaluate(round_ids)))
 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
-        # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
-        batches = RoundBatches(engine, calls_in_flight=calls, finished=finished if experiment.evaluates else None)
-        feed = _RoundFeed(round_ids, experiment, engine)
         # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
-        # wait there, their calls go the moment others end, and each claim takes half of them at once.
+        # wait there, their calls go the moment others end, and each claim takes half of them at once. The writes
+        # wait for as many (compare.round_batches), so that one write frees the room for one claim.
         if plan.calls:
             ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
             room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
         else:
             room = _Room(plan.rounds)
+        batches = RoundBatches(
+            engine,
+            calls_in_flight=calls,
+            # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
+            finished=finished if experiment.evaluates else None,
+            gather_rounds=room.claim_at_least if plan.calls else 1,
+        )
+        feed = _RoundFeed(round_ids, experiment, engine)
         running: set[asyncio.Task] = set()
         try:
             while (free := await room.free()) and (ids := await feed.take(free)):

@@ -96,3 +96,18 @@ def test_rounds_that_end_together_are_written_together(workspace, owner, fake_ll
     # Three waves of about seven rounds, a write each (two spare for a wave a busy host splits); without the wait,
     # twelve or thirteen writes.
     assert len(writes) <= 5, sorted(writes)
+
+
+def test_at_a_low_concurrency_rounds_that_end_one_by_one_are_still_written_several_at_a_time(
+    workspace, owner, fake_llm, wide, tmp_path
+):
+    """With two calls at once each round ends alone; a write waits for as many rounds as a claim takes (four: half
+    of the rounds claimed ahead), where the short wait for rounds about to end wrote them one or two at a time."""
+    model = fake_llm.model(tokens=2, ttft_ms=30)
+
+    outputs = run(workspace, owner, tmp_path, model, concurrency=2, rows=24)
+
+    assert len(outputs) == 24 and {o.status for o in outputs} == {OutputStatus.OK}
+    assert fake_llm.scenario(model)["max_in_flight"] == 2
+    writes = {output.finished_at for output in outputs}  # one write stamps all its answers with its time
+    assert len(writes) <= 7, sorted(writes)  # six of four, and one spare for the last rounds

@@ -10,6 +10,7 @@ from asgiref.sync import ThreadSensitiveContext
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from compare import round_batches
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.round_batches import RoundBatches
 from compare.rounds import rounds_claim, rounds_complete
@@ -142,3 +143,50 @@ def test_a_round_whose_caller_stops_waiting_for_its_write_does_not_stop_the_writ
         database_free.set()
     assert {r.status for r in Round.objects.filter(pk__in=[r.pk for r in rounds])} == {RoundStatus.DONE}
     assert {o.status for o in Output.objects.filter(round__in=rounds)} == {OutputStatus.OK}
+
+
+def gathered_writes(engine, rounds, gather_rounds: int) -> tuple[float, bool]:
+    """Run the rounds through one RoundBatches that writes `gather_rounds` at a time: the seconds until the first
+    round's write was done, and whether the second round was still making its calls then."""
+
+    async def scenario() -> tuple[float, bool]:
+        async with ThreadSensitiveContext(executor=engine.batch_database):
+            batches = RoundBatches(engine, gather_rounds=gather_rounds)
+            started = asyncio.get_running_loop().time()
+            first, second = (asyncio.create_task(batches.run(one)) for one in await batches.claim(rounds))
+            await first
+            written_after, second_calling = asyncio.get_running_loop().time() - started, not second.done()
+            await second
+            await batches.close()
+            return written_after, second_calling
+
+    return engine.run(scenario(), timeout=20)
+
+
+@pytest.mark.django_db(transaction=True)  # the engine's database thread has a connection of its own
+def test_a_write_waiting_for_more_rounds_goes_at_its_time_limit_while_a_slow_round_still_calls(
+    workspace, owner, monkeypatch
+):
+    monkeypatch.setattr(round_batches, "GATHER_AHEAD_MAX_S", 0.3)
+    fast = make_round(
+        make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=20),) * 2), lane=Lane.BATCH
+    )
+    slow = make_round(
+        make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=3000),) * 2), lane=Lane.BATCH
+    )
+
+    written_after, slow_calling = gathered_writes(runtime(), [fast.pk, slow.pk], gather_rounds=3)
+
+    assert slow_calling and 0.3 <= written_after < 2.5  # not held until the slow round's end, three seconds in
+    assert {r.status for r in Round.objects.filter(pk__in=[fast.pk, slow.pk])} == {RoundStatus.DONE}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_waiting_for_more_rounds_goes_at_once_when_no_other_round_is_calling(workspace, owner):
+    group = make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=20),) * 2)
+    rounds = [make_round(group, lane=Lane.BATCH) for _ in range(2)]
+
+    written_after, _ = gathered_writes(runtime(), [r.pk for r in rounds], gather_rounds=3)
+
+    assert written_after < round_batches.GATHER_AHEAD_MAX_S / 2  # three rounds will never be ready: no wait for them
+    assert {r.status for r in Round.objects.filter(pk__in=[r.pk for r in rounds])} == {RoundStatus.DONE}
