@@ -14,9 +14,12 @@ meanwhile; a fixed quarter second starved them at 0.1 s answers.
 
 A caller with rounds claimed ahead of its calls (the command with --concurrency) may ask for writes of
 `gather_rounds` rounds: a write first waits until that many are ready, until no other round is still making calls,
-or GATHER_AHEAD_MAX_S, whichever comes first (then the short wait above). The rounds ahead keep the calls going
-meanwhile, as long as `gather_rounds` is at most half of them. At 4 calls at once with 0.69 s answers a round
-finished every half second and nearly every write carried one round: writes were a fifth of the command's CPU.
+or `gather_latencies` times the latest round's slowest call (at most GATHER_AHEAD_MAX_S), whichever comes first;
+then the short wait above. The rounds ahead keep the calls going meanwhile, as long as `gather_rounds` is at most
+half of them and the wait is shorter than the calls they hold (the caller says how many latencies that is). At 4
+calls at once with 0.69 s answers a round finished every half second and nearly every write carried one round:
+writes were a fifth of the command's CPU. At 200 at once the rounds ahead hold one wave of calls: rounds left
+waiting for the next wave's (2 s, in a first try) took room the claims for that wave needed, and its span grew.
 
 Each round still streams on its own, within its own time limit (`execution.round_stream`), and is failed on its
 own. A process that dies between a round's last answer and the write leaves it running: the jobs sweeper fails it
@@ -41,8 +44,8 @@ from .execution import RoundHooks, round_stream
 MAX_WRITE_ANSWERS = 2000
 GATHER_SHARE = 1 / 8  # of the last call's latency: how long a write waits for more rounds to finish
 GATHER_MAX_S = 0.1
-# With rounds claimed ahead: the longest a ready round waits for `gather_rounds` others. The progress line and the
-# evaluations see an answer at most this late.
+# With rounds claimed ahead: the longest a ready round waits for `gather_rounds` others, whatever the latency. The
+# progress line and the evaluations see an answer at most this late.
 GATHER_AHEAD_MAX_S = 2.0
 
 _Ready = tuple[rounds.ClaimedRound, list[Result], asyncio.Future]  # a round, its results, and its write to come
@@ -61,11 +64,12 @@ class RoundBatches:
         calls_in_flight: asyncio.Semaphore | None = None,
         finished: Callable[[list[int]], None] | None = None,
         gather_rounds: int = 1,
+        gather_latencies: float = 0.0,
     ):
         self.engine = engine
         self.calls_in_flight = calls_in_flight
         self.finished = finished
-        self.gather_rounds = gather_rounds
+        self.gather_rounds, self.gather_latencies = gather_rounds, gather_latencies
         self._calling = 0  # rounds whose calls are not all done
         self._ready: list[_Ready] = []
         self._wake = asyncio.Event()
@@ -123,10 +127,10 @@ class RoundBatches:
                 return
 
     async def _gather(self) -> None:
-        """Wait for `gather_rounds` ready rounds while others are still calling, at most GATHER_AHEAD_MAX_S (no wait
-        for one)."""
+        """Wait for `gather_rounds` ready rounds while others are still calling, at most `gather_latencies` of the
+        latest call's latency and GATHER_AHEAD_MAX_S (no wait for one)."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + GATHER_AHEAD_MAX_S
+        deadline = loop.time() + min(GATHER_AHEAD_MAX_S, self.gather_latencies * _latency_s(self._ready))
         while self._ready and len(self._ready) < self.gather_rounds and self._calling and not self._closing:
             self._wake.clear()
             try:
@@ -165,12 +169,17 @@ class RoundBatches:
 
 
 def _gather_s(ready: list[_Ready]) -> float:
-    """How long a write waits for more rounds: GATHER_SHARE of the latest round's slowest call, at most
-    GATHER_MAX_S (none when nothing is ready or no call was timed)."""
+    """How long a write waits for the rounds about to finish: GATHER_SHARE of the latest round's slowest call, at
+    most GATHER_MAX_S."""
+    return min(GATHER_MAX_S, GATHER_SHARE * _latency_s(ready))
+
+
+def _latency_s(ready: list[_Ready]) -> float:
+    """The latest ready round's slowest call, in seconds (0 when nothing is ready or no call was timed)."""
     if not ready:
         return 0.0
     latencies = [result.answer.latency_ms for result in ready[-1][1] if result.answer.latency_ms is not None]
-    return min(GATHER_MAX_S, GATHER_SHARE * max(latencies) / 1000) if latencies else 0.0
+    return max(latencies) / 1000 if latencies else 0.0
 
 
 def _tell(taken: list[_Ready], error: Exception | None) -> None:

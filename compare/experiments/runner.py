@@ -225,18 +225,22 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
         # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
         # wait there, their calls go the moment others end, and each claim takes half of them at once. The writes
-        # wait for as many (compare.round_batches), so that one write frees the room for one claim.
+        # wait for as many (compare.round_batches), so that one write frees the room for one claim, for no longer
+        # than the rounds ahead hold calls, less one latency for that claim: three latencies at C = 4, none where
+        # the rounds ahead are no more than those in flight (from C = 24 with three variants).
         if plan.calls:
             ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
             room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
+            gather_latencies = max(0.0, ahead / plan.rounds - 1)
         else:
-            room = _Room(plan.rounds)
+            room, gather_latencies = _Room(plan.rounds), 0.0
         batches = RoundBatches(
             engine,
             calls_in_flight=calls,
             # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
             finished=finished if experiment.evaluates else None,
             gather_rounds=room.claim_at_least if plan.calls else 1,
+            gather_latencies=gather_latencies,
         )
         feed = _RoundFeed(round_ids, experiment, engine)
         running: set[asyncio.Task] = set()

@@ -145,13 +145,13 @@ def test_a_round_whose_caller_stops_waiting_for_its_write_does_not_stop_the_writ
     assert {o.status for o in Output.objects.filter(round__in=rounds)} == {OutputStatus.OK}
 
 
-def gathered_writes(engine, rounds, gather_rounds: int) -> tuple[float, bool]:
+def gathered_writes(engine, rounds, gather_rounds: int, gather_latencies: float) -> tuple[float, bool]:
     """Run the rounds through one RoundBatches that writes `gather_rounds` at a time: the seconds until the first
     round's write was done, and whether the second round was still making its calls then."""
 
     async def scenario() -> tuple[float, bool]:
         async with ThreadSensitiveContext(executor=engine.batch_database):
-            batches = RoundBatches(engine, gather_rounds=gather_rounds)
+            batches = RoundBatches(engine, gather_rounds=gather_rounds, gather_latencies=gather_latencies)
             started = asyncio.get_running_loop().time()
             first, second = (asyncio.create_task(batches.run(one)) for one in await batches.claim(rounds))
             await first
@@ -164,20 +164,18 @@ def gathered_writes(engine, rounds, gather_rounds: int) -> tuple[float, bool]:
 
 
 @pytest.mark.django_db(transaction=True)  # the engine's database thread has a connection of its own
-def test_a_write_waiting_for_more_rounds_goes_at_its_time_limit_while_a_slow_round_still_calls(
-    workspace, owner, monkeypatch
-):
-    monkeypatch.setattr(round_batches, "GATHER_AHEAD_MAX_S", 0.3)
+def test_a_write_waiting_for_more_rounds_goes_after_its_latencies_while_a_slow_round_still_calls(workspace, owner):
     fast = make_round(
-        make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=20),) * 2), lane=Lane.BATCH
+        make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=50),) * 2), lane=Lane.BATCH
     )
     slow = make_round(
         make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=3000),) * 2), lane=Lane.BATCH
     )
 
-    written_after, slow_calling = gathered_writes(runtime(), [fast.pk, slow.pk], gather_rounds=3)
+    written_after, slow_calling = gathered_writes(runtime(), [fast.pk, slow.pk], gather_rounds=3, gather_latencies=5)
 
-    assert slow_calling and 0.3 <= written_after < 2.5  # not held until the slow round's end, three seconds in
+    # Five of the fast round's 50 ms: written after about 0.3 s, not held until the slow round's end at 3 s.
+    assert slow_calling and 0.25 <= written_after < 2
     assert {r.status for r in Round.objects.filter(pk__in=[fast.pk, slow.pk])} == {RoundStatus.DONE}
 
 
@@ -186,7 +184,8 @@ def test_a_write_waiting_for_more_rounds_goes_at_once_when_no_other_round_is_cal
     group = make_group(workspace, owner, models=(slow_model(tokens=2, token_ms=0, ttft_ms=20),) * 2)
     rounds = [make_round(group, lane=Lane.BATCH) for _ in range(2)]
 
-    written_after, _ = gathered_writes(runtime(), [r.pk for r in rounds], gather_rounds=3)
+    written_after, _ = gathered_writes(runtime(), [r.pk for r in rounds], gather_rounds=3, gather_latencies=100)
 
-    assert written_after < round_batches.GATHER_AHEAD_MAX_S / 2  # three rounds will never be ready: no wait for them
+    # Three rounds will never be ready: no wait for them (100 latencies would be the whole GATHER_AHEAD_MAX_S).
+    assert written_after < round_batches.GATHER_AHEAD_MAX_S / 2
     assert {r.status for r in Round.objects.filter(pk__in=[r.pk for r in rounds])} == {RoundStatus.DONE}
