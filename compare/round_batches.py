@@ -18,8 +18,9 @@ or `gather_latencies` times the latest round's slowest call (at most GATHER_AHEA
 then the short wait above. The rounds ahead keep the calls going meanwhile, as long as `gather_rounds` is at most
 half of them and the wait is shorter than the calls they hold (the caller says how many latencies that is). At 4
 calls at once with 0.69 s answers a round finished every half second and nearly every write carried one round:
-writes were a fifth of the command's CPU. At 200 at once the rounds ahead hold one wave of calls: rounds left
-waiting for the next wave's (2 s, in a first try) took room the claims for that wave needed, and its span grew.
+writes were a fifth of the command's CPU. At 200 at once the rounds ahead hold one wave of calls: a first try
+that waited 2 s there grew the span (1.21 against 1.16 × ideal), most likely as rounds left waiting for the next
+wave's took the room its claims needed.
 
 Each round still streams on its own, within its own time limit (`execution.round_stream`), and is failed on its
 own. A process that dies between a round's last answer and the write leaves it running: the jobs sweeper fails it
