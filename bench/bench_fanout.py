@@ -95,6 +95,9 @@ class NoLimiter(Limiter):
     async def in_flight(self, limit: Limit) -> int:
         return 0
 
+    async def flushed(self) -> None:
+        return None
+
 
 class QuietHooks:
     """Stores and sends nothing: the engine's own cost without the database or the channel layer."""
@@ -154,11 +157,11 @@ async def timed_round(batch: list[Call], limiter: Limiter) -> float:
 @asynccontextmanager
 async def limiter_of(kind: str, redis_url: str):
     if kind == "redis":
-        client = aioredis.Redis.from_url(redis_url)
+        limiter = RedisLimiter(aioredis.Redis.from_url(redis_url))
         try:
-            yield RedisLimiter(client)
+            yield limiter
         finally:
-            await client.aclose()
+            await limiter.aclose()  # its releases are sent without waiting: they go before the client closes
     else:
         yield NoLimiter() if kind == "none" else LocalLimiter()
 

@@ -1,0 +1,48 @@
+"""`make bench`'s scripts still run against the engine as it is now: each with the smallest workload, checked for
+the figures it prints. Nothing is timed here; the figures themselves are the benchmark's business.
+
+A benchmark subclasses the engine's parts (a limiter that grants every slot, say); one that falls behind an
+abstract method added to the engine stops `make bench` at its first line, which nothing else would notice."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bench(script: str, *args: str) -> str:
+    env = {**os.environ, "REDIS_URL": settings.REDIS_URL}
+    done = subprocess.run(
+        [sys.executable, f"bench/{script}", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert "Traceback" not in output, output  # a failure the script survived (a script sent as a client closed)
+    return output
+
+
+def test_the_fan_out_benchmark_runs_every_limiter_through_every_section():
+    output = run_bench(
+        "bench_fanout.py",
+        *("--repeats", "1", "--variants", "2", "--ttft-ms", "20", "--tokens", "5", "--token-ms", "2"),
+        *("--batch-calls", "4", "--batch-limit", "2", "--streaming-rounds", "1"),
+    )
+
+    costs = output.split("limiter cost of one slot")[1]
+    assert [line.split()[0] for line in costs.splitlines()[1:4]] == ["none", "local", "redis"]
+    assert "token → listener: p50" in output
+
+
+def test_the_side_by_side_benchmark_runs_an_experiment_and_prints_its_targets():
+    output = run_bench(
+        "bench_vs_promptfoo.py",
+        *("--tools", "promptlab", "--runs", "1", "--calls", "8", "--concurrency", "4", "--latency-ms", "20"),
+    )
+
+    assert "run 1 C=4 promptlab: wall" in output
+    assert "9 requests (4 at most in flight), exit 0" in output  # 3 prompts × 3 rows: the matrix rounds up
+    assert "Targets (Prompt Lab, medians of 1 run(s)):" in output
