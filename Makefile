@@ -56,13 +56,14 @@ fake-llm: install  ## a local fake LLM server (OpenAI, Anthropic, Gemini wire fo
 bench-setup:  ## install promptfoo into bench/promptfoo for the side-by-side benchmark (needs Node 20 and npm)
 	npm install --prefix bench/promptfoo --no-audit --no-fund promptfoo@$(PROMPTFOO_VERSION)
 
-bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, experiments, inbox, against promptfoo: make bench-setup first), see docs/benchmarks.md
-	$(PY) bench/bench_fanout.py $(BENCH_ARGS)
+bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to end, reports, inbox, experiments, the response cache, against promptfoo: make bench-setup first), see docs/benchmarks.md
+	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_fanout.py $(BENCH_ARGS)
 	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_scheduling.py
 	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 	$(PY) bench/bench_inbox.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_experiment.py
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_cache.py
 	$(PY) bench/bench_vs_promptfoo.py $(BENCH_VS_ARGS)
 
 clean:  ## remove the virtualenv and local database

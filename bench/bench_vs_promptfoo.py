@@ -15,11 +15,12 @@ Every answer takes a fixed latency L on the fake server (by default chosen per C
 `--ideal-s`). For each tool and C it prints the ideal ceil(N / C) × L, the request span (the fake server's log:
 first request → last response), the wall time of the process, span ÷ ideal, the wall ratio to promptfoo's, the
 CPU-seconds per call of the process and its children (getrusage of the reaped child), and the resident memory
-(VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls (run `--calls 10000` for the second);
-the median of `--runs`, then each target of the issue against its figure.
+(VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then each
+target of the issue against its figure. Memory is measured by Prompt Lab runs of their own, of `--memory-calls`
+(10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
-        [--processes 2]
+        [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
         [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url redis://127.0.0.1:6379/12]
 
 Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is asserted.
@@ -242,7 +243,7 @@ class Bench:
                 "manage.py",
                 "shell",
                 "-c",
-                SETUP.format(limits=sorted({*self.args.concurrency, 4}), base_url=f"{self.fake.url}/v1"),
+                SETUP.format(limits=sorted(connection_limits(self.args)), base_url=f"{self.fake.url}/v1"),
             ],
         ):
             done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -285,6 +286,16 @@ class Bench:
         return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), most_in_flight(requests), code, rss)
 
 
+def connection_limits(args) -> set[int]:
+    """One connection per concurrency a run uses (4: the warm-up's)."""
+    return {*args.concurrency, 4} | ({args.memory_concurrency} if measures_memory(args) else set())
+
+
+def measures_memory(args) -> bool:
+    """Whether Prompt Lab's memory takes runs of its own: the others end before the last RSS sample."""
+    return "promptlab" in args.tools and args.memory_calls >= RSS_AT[1] > args.calls
+
+
 def most_in_flight(requests: list[tuple[float, float]]) -> int:
     edges = sorted([(start, 1) for start, _ in requests] + [(end, -1) for _, end in requests])
     most = current = 0
@@ -319,7 +330,7 @@ def verdict(value: float | None, target: float) -> str:
     return f"{value:.2f} vs ≤ {target:g}: {'met' if value <= target else 'NOT met'}"
 
 
-def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]]) -> None:
+def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], memory: list[Result]) -> None:
     print(
         "\n| C | tool | L | ideal | span | span ÷ ideal | wall | wall ÷ promptfoo | CPU per call: all, in the span "
         "| RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
@@ -375,8 +386,17 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]]) -
         )
     for concurrency in args.concurrency:
         row = summary[("promptlab", concurrency)]
-        hint = "" if row["rss_ratio"] is not None else f" (needs --calls {RSS_AT[1]})"
-        print(f"- C={concurrency}: RSS after 10k ÷ after 1k {verdict(row['rss_ratio'], RSS_TARGET)}{hint}")
+        if row["rss_ratio"] is not None:
+            print(f"- C={concurrency}: RSS after 10k ÷ after 1k {verdict(row['rss_ratio'], RSS_TARGET)}")
+    if memory:
+        rss1k, rss10k = (median([r.rss.get(n) for r in memory]) for n in RSS_AT)
+        ratio = rss10k / rss1k if rss1k and rss10k else None
+        print(
+            f"- C={args.memory_concurrency}, {memory[0].requests:,} calls: RSS after 10k ÷ after 1k "
+            f"{verdict(ratio, RSS_TARGET)} ({mb(rss1k)} → {mb(rss10k)})"
+        )
+    elif not any(summary[("promptlab", c)]["rss_ratio"] for c in args.concurrency):
+        print(f"- RSS after 10k ÷ after 1k not measured (needs --calls or --memory-calls {RSS_AT[1]})")
 
 
 def promptfoo_version() -> str:
@@ -432,8 +452,26 @@ def measure(args, matrix: Matrix, bench: Bench) -> None:
                     f"load average {load_average()}",
                     flush=True,
                 )
-    report(args, matrix, results)
+    memory = memory_runs(args, bench) if measures_memory(args) else []
+    report(args, matrix, results, memory)
     print(f"\nload average at the end: {load_average()}")
+
+
+def memory_runs(args, bench: Bench) -> list[Result]:
+    """Prompt Lab alone over `--memory-calls`, for its RSS after 1,000 calls and after 10,000."""
+    matrix, concurrency = Matrix.for_calls(args.memory_calls), args.memory_concurrency
+    latency = latency_for(args, concurrency, matrix.calls)
+    results = []
+    for run in range(args.runs):
+        result = bench.run("promptlab", concurrency, matrix, latency, f"m{run}")
+        results.append(result)
+        print(
+            f"memory run {run + 1} C={concurrency} promptlab: {result.requests} requests, wall {result.wall:.1f} s, "
+            f"RSS {' → '.join(mb(result.rss.get(n)) for n in RSS_AT)} after {' and '.join(map(str, RSS_AT))} calls, "
+            f"exit {result.exit_code}; load average {load_average()}",
+            flush=True,
+        )
+    return results
 
 
 if __name__ == "__main__":
@@ -457,5 +495,9 @@ if __name__ == "__main__":
         "--processes", type=int, default=1, help="Prompt Lab's `experiment run --processes` (its CPU: the whole tree)"
     )
     add_service_arguments(parser, database="promptlab_bench_vs_promptfoo", redis_db=12)
+    parser.add_argument(
+        "--memory-calls", type=int, default=RSS_AT[1], help="Prompt Lab's memory runs (when --calls is fewer; 0: none)"
+    )
+    parser.add_argument("--memory-concurrency", type=int, default=100, help="calls in flight in the memory runs")
     parser.add_argument("--keep", action="store_true", help="keep the files and logs")
     main(parser.parse_args())

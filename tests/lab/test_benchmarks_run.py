@@ -41,8 +41,10 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_prints_its_targets():
     output = run_bench(
         "bench_vs_promptfoo.py",
         *("--tools", "promptlab", "--runs", "1", "--calls", "8", "--concurrency", "4", "--latency-ms", "20"),
+        *("--memory-calls", "0"),
     )
 
     assert "run 1 C=4 promptlab: wall" in output
     assert "9 requests (4 at most in flight), exit 0" in output  # 3 prompts × 3 rows: the matrix rounds up
     assert "Targets (Prompt Lab, medians of 1 run(s)):" in output
+    assert "- RSS after 10k ÷ after 1k not measured (needs --calls or --memory-calls 10000)" in output
