@@ -316,6 +316,12 @@ def median(values: list[float | None]) -> float | None:
     return statistics.median(known) if known else None
 
 
+def rss_medians(runs: list[Result]) -> tuple[float | None, float | None, float | None]:
+    """The median RSS after 1,000 calls and after 10,000, and the second ÷ the first (None where not sampled)."""
+    rss1k, rss10k = (median([r.rss.get(n) for r in runs]) for n in RSS_AT)
+    return rss1k, rss10k, (rss10k / rss1k if rss1k and rss10k else None)
+
+
 def mb(value: float | None) -> str:
     return "—" if value is None else f"{value / 2**20:.0f} MB"
 
@@ -348,10 +354,8 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
                 "wall": median([r.wall for r in runs]),
                 "cpu_ms": median([r.cpu / r.requests * 1000 for r in runs]),
                 "span_cpu_ms": median([r.span_cpu / r.requests * 1000 for r in runs]),
-                "rss1k": median([r.rss.get(RSS_AT[0]) for r in runs]),
-                "rss10k": median([r.rss.get(RSS_AT[1]) for r in runs]),
             }
-            row["rss_ratio"] = row["rss10k"] / row["rss1k"] if row["rss10k"] and row["rss1k"] else None
+            row["rss1k"], row["rss10k"], row["rss_ratio"] = rss_medians(runs)
             summary[(tool, concurrency)] = row
         for tool in args.tools:
             row = summary[(tool, concurrency)]
@@ -389,8 +393,7 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
         if row["rss_ratio"] is not None:
             print(f"- C={concurrency}: RSS after 10k ÷ after 1k {verdict(row['rss_ratio'], RSS_TARGET)}")
     if memory:
-        rss1k, rss10k = (median([r.rss.get(n) for r in memory]) for n in RSS_AT)
-        ratio = rss10k / rss1k if rss1k and rss10k else None
+        rss1k, rss10k, ratio = rss_medians(memory)
         print(
             f"- C={args.memory_concurrency}, {memory[0].requests:,} calls: RSS after 10k ÷ after 1k "
             f"{verdict(ratio, RSS_TARGET)} ({mb(rss1k)} → {mb(rss10k)})"
