@@ -7,6 +7,8 @@ PORT ?= 8000
 # Tests run against real Postgres and Redis (the same as CI); override to point elsewhere.
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/promptlab
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+# The Postgres and Redis of the tests and of the benchmarks that need both (the environment's, if set).
+SERVICES_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)}
 # The version bench/bench_vs_promptfoo.py compares with, installed into the git-ignored bench/promptfoo.
 PROMPTFOO_VERSION := 0.121.20
 
@@ -29,7 +31,7 @@ run: install  ## embedded mode on http://127.0.0.1:8000 (SQLite, in-process work
 	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) promptlab.asgi:application
 
 test: install  ## the whole test suite against Postgres and Redis
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} FAST_PASSWORD_HASHING=1 \
+	$(SERVICES_ENV) FAST_PASSWORD_HASHING=1 \
 		$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install  ## ruff check and format check, and the templates' lint (djlint)
@@ -62,8 +64,8 @@ bench: install  ## the benchmarks in bench/ (fan-out, scheduling, rounds end to 
 	$(PY) bench/bench_rounds_e2e.py
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(PY) bench/bench_report.py
 	$(PY) bench/bench_inbox.py
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_experiment.py
-	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(PY) bench/bench_cache.py
+	$(SERVICES_ENV) $(PY) bench/bench_experiment.py
+	$(SERVICES_ENV) $(PY) bench/bench_cache.py
 	$(PY) bench/bench_vs_promptfoo.py $(BENCH_VS_ARGS)
 
 clean:  ## remove the virtualenv and local database
