@@ -83,6 +83,17 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
         # The socket is one-way: all changes go through the HTTP API, so a socket can never bypass its checks.
         return
 
+    async def dispatch(self, message: dict) -> None:
+        # Channels closes stale database connections before every handler, through sync_to_async: a hop to the
+        # one thread that also runs this process's synchronous views. Every pushed event of a stream then waited
+        # behind whatever view ran there (a run's POST takes tens of milliseconds) and paid two thread switches.
+        # A push only relays the event and touches no database, so it skips the hop; the rest (connect,
+        # disconnect) keeps it, for they query.
+        if message["type"] == "push":
+            await self.push(message)
+        else:
+            await super().dispatch(message)
+
     async def push(self, message: dict) -> None:
         await self.send_json(message["event"])
 

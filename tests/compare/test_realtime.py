@@ -2,8 +2,10 @@
 server, streamed through the Redis channel layer to sockets, and stored."""
 
 import asyncio
+import threading
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.db import connections
@@ -11,6 +13,7 @@ from django.test import Client
 
 from lab.consumers import REJOIN_S
 from lab.models import Membership
+from lab.realtime import abroadcast, group_channel
 from lab.services import connection_create, membership_remove
 from promptlab.asgi import application
 from tests.compare.events import GroupEvents, in_thread
@@ -193,6 +196,32 @@ def test_a_socket_whose_group_membership_holds_is_never_told_to_resync(transacti
         return quiet
 
     assert asyncio.run(idle())
+
+
+def test_a_pushed_event_reaches_a_socket_while_the_thread_of_synchronous_views_is_busy(
+    transactional_db, workspace, owner
+):
+    # Channels closes stale database connections before each handler, on asgiref's one thread for synchronous
+    # code, which also runs every synchronous view: a push waited there behind whatever view ran (a run's POST).
+    # Pushes touch no database and skip that hop (lab.consumers); the thread is held here until the event is in.
+    group = make_group(workspace, owner)
+    cookie = session_cookie(owner)
+
+    async def pushed_while_busy() -> dict:
+        socket, connected, _ = await open_socket(cookie, group.pk)
+        assert connected
+        release = threading.Event()
+        busy = asyncio.ensure_future(sync_to_async(release.wait)())  # thread-sensitive: the views' thread
+        try:
+            assert await abroadcast(group_channel(group.pk), "round.started", round=7)
+            event = await socket.receive_json_from(timeout=3)
+        finally:
+            release.set()
+            await busy
+        await socket.disconnect()
+        return event
+
+    assert asyncio.run(pushed_while_busy()) == {"type": "round.started", "round": 7}
 
 
 def test_a_member_removed_from_the_workspace_is_cut_off_from_an_open_socket(
