@@ -7,10 +7,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from compare.models import CompareGroup, OutputStatus, Round, RoundStatus
@@ -18,7 +16,7 @@ from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from lab.jobs.lifecycle import jobs_sweep
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command
-from tests.fixtures.processes import ROOT, child_env
+from tests.fixtures.processes import ROOT, child_env, redis_url
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,9 +37,7 @@ def own_redis_url() -> str:
     """The test Redis server, in a database next to the tests' own. The session's Celery worker (if an earlier test
     started it) listens on the tests' database and would take rounds of the run too: the limits asserted here are
     the command's processes' alone."""
-    url = urlsplit(settings.REDIS_URL)
-    database = int(url.path.strip("/") or 0)
-    return urlunsplit(url._replace(path=f"/{(database + 1) % 16}"))
+    return redis_url(offset=1)
 
 
 def start(path: Path, *args: str, **env: str) -> subprocess.Popen:

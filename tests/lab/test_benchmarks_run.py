@@ -8,9 +8,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from django.conf import settings
+
+from tests.fixtures.processes import redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,10 +25,6 @@ def run_bench(script: str, *args: str) -> str:
     assert done.returncode == 0, output
     assert "Traceback" not in output, output  # an error the script logged and went on (a send to a closed client)
     return output
-
-
-def redis_database(number: int) -> str:
-    return urlsplit(settings.REDIS_URL)._replace(path=f"/{number}").geturl()
 
 
 def test_the_fan_out_benchmark_runs_every_limiter_through_every_section():
@@ -48,7 +45,7 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_prints_its_targets():
         *("--tools", "promptlab", "--runs", "1", "--calls", "8", "--concurrency", "4", "--latency-ms", "20"),
         *("--memory-calls", "0"),
         # Not the benchmark's own database and Redis database, which it drops and flushes: a run of it may be on.
-        *("--database", "promptlab_test_bench_vs_promptfoo", "--redis-url", redis_database(13)),
+        *("--database", "promptlab_test_bench_vs_promptfoo", "--redis-url", redis_url(13)),
     )
 
     assert "run 1 C=4 promptlab: wall" in output
