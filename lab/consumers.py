@@ -12,7 +12,7 @@ from django.http import Http404
 from .cancellation import raise_if_cancelled
 from .events import RESYNC
 from .outages import REDIS_DOWN
-from .realtime import group_rejoin
+from .realtime import PUSH, group_rejoin
 
 # How often an open socket renews its group membership. A Redis restart drops every membership while sockets
 # stay open; the next renewal restores it and sends the page a `resync` (reload over HTTP what was missed), so
@@ -89,7 +89,7 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
         # behind whatever view ran there (a run's POST takes tens of milliseconds) and paid two thread switches.
         # A push only relays the event and touches no database, so it skips the hop; the rest (connect,
         # disconnect) keeps it, for they query.
-        if message["type"] == "push":
+        if message["type"] == PUSH:
             await self.push(message)
         else:
             await super().dispatch(message)

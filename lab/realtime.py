@@ -41,9 +41,13 @@ def group_channel(group_id: int) -> str:
     return f"group-{group_id}"
 
 
+# The channel-layer message type of every event for a page: the consumers' `push` relays its "event" to the socket.
+PUSH = "push"
+
+
 def _message(event_type: str, payload: dict) -> dict:
     # Channels dispatches "a.b" to the consumer method "a_b"; the client receives {"type": "a.b", ...}.
-    return {"type": "push", "event": {"type": event_type, **payload}}
+    return {"type": PUSH, "event": {"type": event_type, **payload}}
 
 
 @dataclass
