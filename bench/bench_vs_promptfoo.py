@@ -10,14 +10,16 @@ Each tool runs as its own process through its public command line, as a person w
   when its option counted dataset rows, each running every prompt);
 - promptfoo: `promptfoo eval -c FILE -j C --no-cache --no-share`, its openai provider's `apiBaseUrl` at the fake
   server, offline (telemetry, updates and sharing off, any other traffic sent to a closed port on 127.0.0.1).
+- httpx: `bare_client.py`, the floor: the same calls through one httpx client with C tasks and nothing else (no
+  database, no limiter), so that a span can be read against what a Python client reaches here at all.
 
 Every answer takes a fixed latency L on the fake server (by default chosen per C so that the ideal is about
 `--ideal-s`). For each tool and C it prints the ideal ceil(N / C) × L, the request span (the fake server's log:
-first request → last response), the wall time of the process, span ÷ ideal, the wall ratio to promptfoo's, the
-CPU-seconds per call of the process and its children (getrusage of the reaped child), and the resident memory
-(VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then each
-target of the issue against its figure. Memory is measured by Prompt Lab runs of their own, of `--memory-calls`
-(10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
+first request → last response), the wall time of the process, span ÷ ideal and ÷ the bare client's span, the wall
+ratio to promptfoo's, the CPU-seconds per call of the process and its children (getrusage of the reaped child),
+and the resident memory (VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median
+of `--runs`, then each target of the issue against its figure. Memory is measured by Prompt Lab runs of their own,
+of `--memory-calls` (10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
         [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
@@ -61,7 +63,8 @@ INSTALL = f"make bench-setup  (or: npm install --prefix bench/promptfoo promptfo
 MAX_ROWS = 1000  # an experiment file's dataset holds at most this many rows: more calls take more prompts
 SAMPLE_EVERY_S = 0.2
 RSS_AT = (1_000, 10_000)
-TOOLS = ("promptlab", "promptfoo")
+# httpx: bare_client.py, the floor (the simplest client making the same calls), measured as the tools are.
+TOOLS = ("promptlab", "promptfoo", "httpx")
 
 # Targets of the issue, each a ratio printed against its figure.
 SPAN_TARGET = 1.10  # span ≤ 1.10 × ideal, at every C
@@ -101,6 +104,10 @@ class Matrix:
     def prompt_start(self, p: int) -> str:
         """Prompt p's text before the question, which each tool adds in its own placeholder syntax."""
         return f"Variant {p}: answer the question "
+
+    def question(self, r: int) -> str:
+        """Row r's question: the prompt's variable."""
+        return f"number {r}?"
 
 
 @dataclass
@@ -186,7 +193,7 @@ def promptlab_file(folder: Path, matrix: Matrix, connection: str, model: str) ->
         "name": f"Benchmark {connection}",
         "models": [{"model": f"{connection}:{model}"}],
         "prompts": [{"name": f"p{p}", "prompt": matrix.prompt_start(p) + "<<q>>"} for p in range(matrix.prompts)],
-        "dataset": [{"name": f"r{r}", "vars": {"q": f"number {r}?"}} for r in range(matrix.rows)],
+        "dataset": [{"name": f"r{r}", "vars": {"q": matrix.question(r)}} for r in range(matrix.rows)],
         "timeout": 240,
     }
     path = folder / f"promptlab-{connection}.json"
@@ -201,7 +208,7 @@ def promptfoo_file(folder: Path, matrix: Matrix, fake_url: str, model: str) -> P
         "providers": [
             {"id": f"openai:chat:{model}", "config": {"apiBaseUrl": f"{fake_url}/v1", "apiKey": "bench"}},
         ],
-        "tests": [{"vars": {"q": f"number {r}?"}} for r in range(matrix.rows)],
+        "tests": [{"vars": {"q": matrix.question(r)}} for r in range(matrix.rows)],
     }
     path = folder / "promptfooconfig.json"
     path.write_text(json.dumps(data))
@@ -264,6 +271,11 @@ class Bench:
             # Counted by rows, each round thread holds a database connection: the pool serves them all (and its
             # own two). Counted by calls, rounds run on the engine loop and share a few connections.
             env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env} if by_rows else self.promptlab_env
+        elif tool == "httpx":
+            command = [sys.executable, str(ROOT / "bench" / "bare_client.py"), f"{self.fake.url}/v1", model]
+            command += ["--prompts", str(matrix.prompts), "--rows", str(matrix.rows)]
+            command += ["--concurrency", str(concurrency)]
+            env = self.promptlab_env
         else:
             path = promptfoo_file(self.folder, matrix, self.fake.url, model)
             command = [str(PROMPTFOO), "eval", "-c", str(path), "-j", str(concurrency), "--no-cache", "--no-share"]
@@ -338,10 +350,10 @@ def verdict(value: float | None, target: float) -> str:
 
 def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], memory: list[Result]) -> None:
     print(
-        "\n| C | tool | L | ideal | span | span ÷ ideal | wall | wall ÷ promptfoo | CPU per call: all, in the span "
-        "| RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
+        "\n| C | tool | L | ideal | span | span ÷ ideal | span ÷ httpx's | wall | wall ÷ promptfoo "
+        "| CPU per call: all, in the span | RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     summary: dict[tuple[str, int], dict] = {}
     for concurrency in args.concurrency:
         latency = latency_for(args, concurrency, matrix.calls) / 1000
@@ -361,10 +373,12 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
             row = summary[(tool, concurrency)]
             other = summary.get(("promptfoo", concurrency))
             ratio = f"{row['wall'] / other['wall']:.2f}" if other and tool != "promptfoo" else "—"
+            floor = summary.get(("httpx", concurrency))
+            to_floor = f"{row['span'] / floor['span']:.2f}" if floor and tool != "httpx" else "—"
             runs = results[(tool, concurrency)]
             print(
                 f"| {concurrency} | {tool} | {latency * 1000:.0f} ms | {ideal:.1f} s | {row['span']:.1f} s | "
-                f"{row['span'] / ideal:.2f} | {row['wall']:.1f} s | {ratio} | "
+                f"{row['span'] / ideal:.2f} | {to_floor} | {row['wall']:.1f} s | {ratio} | "
                 f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | "
                 f"{mb(row['rss1k'])} | {mb(row['rss10k'])} | "
                 f"{ratio_text(row['rss_ratio'])} | "
@@ -376,7 +390,9 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
     print(f"\nTargets (Prompt Lab, medians of {args.runs} run(s)):")
     for concurrency in args.concurrency:
         row = summary[("promptlab", concurrency)]
-        print(f"- C={concurrency}: span ÷ ideal {verdict(row['span'] / row['ideal'], SPAN_TARGET)}")
+        floor = summary.get(("httpx", concurrency))
+        beside = f" (a bare httpx client: {floor['span'] / floor['ideal']:.2f} × ideal)" if floor else ""
+        print(f"- C={concurrency}: span ÷ ideal {verdict(row['span'] / row['ideal'], SPAN_TARGET)}{beside}")
     for concurrency, target in WALL_TARGETS.items():
         other = summary.get(("promptfoo", concurrency))
         row = summary.get(("promptlab", concurrency))

@@ -39,10 +39,10 @@ def test_the_fan_out_benchmark_runs_every_limiter_through_every_section():
     assert "token → listener: p50" in output
 
 
-def test_the_side_by_side_benchmark_runs_an_experiment_and_prints_its_targets():
+def test_the_side_by_side_benchmark_runs_an_experiment_and_its_floor_and_prints_its_targets():
     output = run_bench(
         "bench_vs_promptfoo.py",
-        *("--tools", "promptlab", "--runs", "1", "--calls", "8", "--concurrency", "4", "--latency-ms", "20"),
+        *("--tools", "promptlab", "httpx", "--runs", "1", "--calls", "8", "--concurrency", "4", "--latency-ms", "20"),
         *("--memory-calls", "0"),
         # Not the benchmark's own database and Redis database, which it drops and flushes: a run of it may be on.
         *("--database", "promptlab_test_bench_vs_promptfoo", "--redis-url", redis_url(13)),
@@ -50,5 +50,8 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_prints_its_targets():
 
     assert "run 1 C=4 promptlab: wall" in output
     assert "9 requests (4 at most in flight), exit 0" in output  # 3 prompts × 3 rows: the matrix rounds up
+    # The floor made the same 9 calls, and the span's target is printed beside its figure.
+    assert "run 1 C=4 httpx: wall" in output and output.count("9 requests (4 at most in flight), exit 0") == 2
+    assert "(a bare httpx client: " in output.split("- C=4: span ÷ ideal")[1].splitlines()[0]
     assert "Targets (Prompt Lab, medians of 1 run(s)):" in output
     assert "- RSS after 10k ÷ after 1k not measured (needs --calls or --memory-calls 10000)" in output
