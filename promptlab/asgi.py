@@ -11,6 +11,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
 from .routing import websocket_urlpatterns  # noqa: E402
 
@@ -20,6 +21,10 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# Import every view now, not on the first request: the URLconf pulls in the reports' statistics (SciPy), and the
+# first request after each start paid two seconds of CPU for it, while the streams of that moment waited.
+get_resolver().url_patterns  # noqa: B018 (the attribute imports them)
 
 if settings.EMBEDDED_WORKER:
     from .embedded_worker import start_embedded_worker
