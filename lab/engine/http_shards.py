@@ -14,6 +14,8 @@ Why two: even a small pool's walk asks every idle connection, on every request a
 server has closed it (a readability poll reached through anyio's socket attributes, which it rebuilds each time).
 With pools of 16 that took 9 % of an experiment's CPU at 20 calls at once; with pools of 2 a walk sees the
 connection in hand and at most one other (docs/benchmarks.md, 2026-12-03: a fifth to a third less CPU per call).
+
+Each pool reaches the network through asyncio's own transports (aio_network.py) rather than anyio's.
 """
 
 from __future__ import annotations
@@ -23,16 +25,33 @@ import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+import httpcore
 import httpx
 
 from ..providers.http import tls_context
+from .aio_network import AsyncioBackend
 
 SHARD_SIZE = 2  # requests under way in one pool, and the connections it keeps
 
 
+class _PoolTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport (its request and exception mapping) over an httpcore pool on the asyncio backend: httpx
+    takes no network backend of its own, so the pool it made is replaced by one made with the same settings."""
+
+    def __init__(self, *, verify: ssl.SSLContext | bool, limits: httpx.Limits):
+        super().__init__(verify=verify, limits=limits)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=httpx.create_ssl_context(verify=verify),  # `verify` itself when it is a context
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=AsyncioBackend(),
+        )
+
+
 @dataclass
 class _Shard:
-    transport: httpx.AsyncHTTPTransport
+    transport: _PoolTransport
     active: int = 0  # requests sent and not yet closed
 
 
@@ -59,7 +78,7 @@ class ShardedTransport(httpx.AsyncBaseTransport):
             if shard.active < self.shard_size:
                 return shard
         if len(self.shards) < self.max_shards:
-            self.shards.append(_Shard(httpx.AsyncHTTPTransport(verify=self._verify, limits=self._limits)))
+            self.shards.append(_Shard(_PoolTransport(verify=self._verify, limits=self._limits)))
             return self.shards[-1]
         return min(self.shards, key=lambda shard: shard.active)  # every pool full: its own queue waits
 
