@@ -24,6 +24,7 @@ import httpcore
 # Past this many bytes received and not yet read, the socket is not read until the reader catches up, so a
 # provider sending faster than the answers are parsed cannot fill the process's memory.
 READ_HIGH_WATER = 1 << 20
+HAPPY_EYEBALLS_DELAY_S = 0.25  # before the next address is tried alongside (RFC 8305's recommended delay)
 SocketOption = tuple[int, int, int | bytes] | tuple[int, int, None, int]
 
 
@@ -175,9 +176,12 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
     ) -> AsyncioStream:
         loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
-        return await _connected(
-            loop.create_connection(_Protocol, host, port, local_addr=local), timeout, socket_options
+        # Happy eyeballs (RFC 8305), as anyio connects: on a host whose IPv6 route is broken, trying each address
+        # in turn would spend the whole connect timeout on the first.
+        connecting = loop.create_connection(
+            _Protocol, host, port, local_addr=local, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S
         )
+        return await _connected(connecting, timeout, socket_options)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
