@@ -408,6 +408,79 @@ async def test_a_slot_freed_without_waiting_is_free_for_the_next_call_of_the_sam
         await limiter.aclose()
 
 
+class RoundTrips:
+    """A relay on loopback between a client and Redis that counts round trips: the client's writes after each of
+    the server's replies (a write TCP splits in two is still one)."""
+
+    def __init__(self):
+        self.count, self._answered = 0, True
+
+    @contextlib.asynccontextmanager
+    async def relay(self) -> AsyncIterator[str]:
+        target = aioredis.Redis.from_url(settings.REDIS_URL).connection_pool.connection_kwargs
+
+        async def pump(reader, writer, from_client: bool) -> None:
+            with contextlib.suppress(ConnectionError):
+                while data := await reader.read(65536):
+                    if from_client and self._answered:
+                        self.count += 1
+                    self._answered = not from_client
+                    writer.write(data)
+                    await writer.drain()
+            writer.close()
+
+        pumps: set[asyncio.Task] = set()
+
+        async def serve(client_reader, client_writer) -> None:
+            server_reader, server_writer = await asyncio.open_connection(target["host"], target["port"])
+            for task in (pump(client_reader, server_writer, True), pump(server_reader, client_writer, False)):
+                pumps.add(asyncio.create_task(task))
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            yield f"redis://127.0.0.1:{port}/{target.get('db', 0)}"
+        finally:
+            server.close()
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+
+async def test_a_freed_slot_and_the_ask_of_the_call_waiting_for_its_place_share_one_round_trip():
+    """As the engine runs calls under --concurrency: a call's place is freed after its slot, and the call it wakes
+    asks for a slot at once. The release is not awaited; were it sent alone, that ask would wait for its reply."""
+    shared, trips = limit(max_concurrency=1), RoundTrips()
+    async with trips.relay() as url:
+        limiter = RedisLimiter(aioredis.Redis.from_url(url, socket_timeout=10))
+        places, order = asyncio.Semaphore(1), []
+
+        async def call(n: int, hold: asyncio.Event | None = None) -> None:
+            async with places, limiter.slot(shared, lane=BATCH):
+                order.append(n)
+                if hold:
+                    await hold.wait()
+
+        try:
+            async with limiter.slot(shared):  # connected, its scripts loaded
+                pass
+            await limiter.flushed()
+            hold = asyncio.Event()
+            first = asyncio.create_task(call(1, hold))
+            while not order:
+                await asyncio.sleep(0.005)
+            second = asyncio.create_task(call(2))  # waits for the first's place
+            await asyncio.sleep(0.05)
+            before = trips.count
+            hold.set()
+            await asyncio.gather(first, second)
+            await limiter.flushed()
+            assert order == [1, 2]
+            assert trips.count - before == 2  # the release and the take together; the second's release
+        finally:
+            await limiter.aclose()
+
+
 async def test_the_slots_a_worker_holds_are_renewed_in_one_redis_command_a_round():
     shared, lease_s = limit(max_concurrency=10), 0.3
     async with Workers("redis", lease_s=lease_s) as (limiter, other), contextlib.AsyncExitStack() as holding:
