@@ -17,9 +17,10 @@ Every answer takes a fixed latency L on the fake server (by default chosen per C
 `--ideal-s`). For each tool and C it prints the ideal ceil(N / C) × L, the request span (the fake server's log:
 first request → last response), the wall time of the process, span ÷ ideal and ÷ the bare client's span, the wall
 ratio to promptfoo's, the CPU-seconds per call of the process and its children (getrusage of the reaped child),
-and the resident memory (VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median
-of `--runs`, then each target of the issue against its figure. Memory is measured by Prompt Lab runs of their own,
-of `--memory-calls` (10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
+how long a place freed among the C in flight stays empty on average (`freed_place_wait_ms`), and the resident
+memory (VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then
+each target of the issue against its figure. Memory is measured by Prompt Lab runs of their own, of
+`--memory-calls` (10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
         [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
@@ -122,6 +123,7 @@ class Result:
     most_in_flight: int  # at the fake server
     exit_code: int
     rss: dict[int, int] = field(default_factory=dict)  # calls done → bytes
+    freed_wait_ms: float | None = None  # see `freed_place_wait_ms`
 
 
 class Sampler:
@@ -295,7 +297,8 @@ class Bench:
         if code:
             tail = log.read_bytes().decode(errors="replace")[-1500:]
             print(f"  {tool} C={concurrency} exited with {code}; its output ends:\n{tail}", file=sys.stderr)
-        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), most_in_flight(requests), code, rss)
+        in_flight, freed_wait_ms = most_in_flight(requests), freed_place_wait_ms(requests, concurrency)
+        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), in_flight, code, rss, freed_wait_ms)
 
 
 def connection_limits(args) -> set[int]:
@@ -315,6 +318,16 @@ def most_in_flight(requests: list[tuple[float, float]]) -> int:
         current += step
         most = max(most, current)
     return most
+
+
+def freed_place_wait_ms(requests: list[tuple[float, float]], concurrency: int) -> float | None:
+    """How long a place freed among the C in flight stays empty, on average: the k-th answer to end → the (k + C)-th
+    request to start, in the fake server's log. The bare client's task sends its next request itself, so its
+    figure is the floor to read the others' against."""
+    ends = sorted(end for _, end in requests)
+    starts = sorted(start for start, _ in requests)[concurrency:]
+    waits = [start - end for start, end in zip(starts, ends, strict=False)]
+    return statistics.mean(waits) * 1000 if waits else None
 
 
 def latency_for(args, concurrency: int, calls: int) -> int:
@@ -338,6 +351,10 @@ def mb(value: float | None) -> str:
     return "—" if value is None else f"{value / 2**20:.0f} MB"
 
 
+def ms(value: float | None) -> str:
+    return f"{value:.1f} ms" if value is not None else "—"
+
+
 def ratio_text(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
@@ -351,9 +368,10 @@ def verdict(value: float | None, target: float) -> str:
 def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], memory: list[Result]) -> None:
     print(
         "\n| C | tool | L | ideal | span | span ÷ ideal | span ÷ httpx's | wall | wall ÷ promptfoo "
-        "| CPU per call: all, in the span | RSS 1k | RSS 10k | 10k ÷ 1k | requests | most in flight | exit |"
+        "| CPU per call: all, in the span | freed place empty | RSS 1k | RSS 10k | 10k ÷ 1k | requests "
+        "| most in flight | exit |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     summary: dict[tuple[str, int], dict] = {}
     for concurrency in args.concurrency:
         latency = latency_for(args, concurrency, matrix.calls) / 1000
@@ -366,6 +384,7 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
                 "wall": median([r.wall for r in runs]),
                 "cpu_ms": median([r.cpu / r.requests * 1000 for r in runs]),
                 "span_cpu_ms": median([r.span_cpu / r.requests * 1000 for r in runs]),
+                "freed_wait_ms": median([r.freed_wait_ms for r in runs]),
             }
             row["rss1k"], row["rss10k"], row["rss_ratio"] = rss_medians(runs)
             summary[(tool, concurrency)] = row
@@ -379,7 +398,7 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
             print(
                 f"| {concurrency} | {tool} | {latency * 1000:.0f} ms | {ideal:.1f} s | {row['span']:.1f} s | "
                 f"{row['span'] / ideal:.2f} | {to_floor} | {row['wall']:.1f} s | {ratio} | "
-                f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | "
+                f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | {ms(row['freed_wait_ms'])} | "
                 f"{mb(row['rss1k'])} | {mb(row['rss10k'])} | "
                 f"{ratio_text(row['rss_ratio'])} | "
                 f"{'/'.join(str(r.requests) for r in runs)} | {'/'.join(str(r.most_in_flight) for r in runs)} | "
@@ -467,7 +486,8 @@ def measure(args, matrix: Matrix, bench: Bench) -> None:
                 print(
                     f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, "
                     f"CPU {result.cpu:.1f} s ({result.span_cpu:.1f} s in the span), {result.requests} requests "
-                    f"({result.most_in_flight} at most in flight), exit {result.exit_code}; "
+                    f"({result.most_in_flight} at most in flight, a freed place empty {ms(result.freed_wait_ms)} on "
+                    f"average), exit {result.exit_code}; "
                     f"load average {load_average()}",
                     flush=True,
                 )
