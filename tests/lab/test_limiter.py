@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.asyncio.connection import parse_url
 
 from lab.engine.limiter import (
     BATCH,
@@ -417,7 +418,7 @@ class RoundTrips:
 
     @contextlib.asynccontextmanager
     async def relay(self) -> AsyncIterator[str]:
-        target = aioredis.Redis.from_url(settings.REDIS_URL).connection_pool.connection_kwargs
+        target = parse_url(settings.REDIS_URL)
 
         async def pump(reader, writer, from_client: bool) -> None:
             with contextlib.suppress(ConnectionError):
