@@ -15,12 +15,13 @@ Each tool runs as its own process through its public command line, as a person w
 
 Every answer takes a fixed latency L on the fake server (by default chosen per C so that the ideal is about
 `--ideal-s`). For each tool and C it prints the ideal ceil(N / C) × L, the request span (the fake server's log:
-first request → last response), the wall time of the process, span ÷ ideal and ÷ the bare client's span, the wall
-ratio to promptfoo's, the CPU-seconds per call of the process and its children (getrusage of the reaped child),
-how long a place freed among the C in flight stays empty on average (`freed_place_wait_ms`), and the resident
-memory (VmRSS of the process tree, sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then
-each target of the issue against its figure. Memory is measured by Prompt Lab runs of their own, of
-`--memory-calls` (10,000) calls at `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
+first request → last response), the wall time of the process and how much of it lies before the first request and
+after the last response, span ÷ ideal and ÷ the bare client's span, the wall ratio to promptfoo's, the
+CPU-seconds per call of the process and its children (getrusage of the reaped child), how long a place freed among
+the C in flight stays empty on average (`freed_place_wait_ms`), and the resident memory (VmRSS of the process tree,
+sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then each target of the issue against its
+figure. Memory is measured by Prompt Lab runs of their own, of `--memory-calls` (10,000) calls at
+`--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
         [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
@@ -124,6 +125,8 @@ class Result:
     exit_code: int
     rss: dict[int, int] = field(default_factory=dict)  # calls done → bytes
     freed_wait_ms: float | None = None  # see `freed_place_wait_ms`
+    lead: float = 0.0  # the process's start → its first request: start-up, reading the file, saving the rounds
+    tail: float = 0.0  # the last response → the process's exit: the results, the tables, shutting down
 
 
 class Sampler:
@@ -157,17 +160,29 @@ class Sampler:
         return after - before
 
 
-def run_process(args: list[str], env: dict, log: Path) -> tuple[float, float, int, Sampler]:
-    """Run a command to its end: wall seconds, CPU seconds of it and its reaped children, exit code, RSS samples."""
+@dataclass
+class Ran:
+    started: float  # time.time(), the fake server's clock for its log
+    ended: float
+    cpu: float  # CPU-seconds of the process and its reaped children
+    code: int
+    sampler: Sampler
+
+    @property
+    def wall(self) -> float:
+        return self.ended - self.started
+
+
+def run_process(args: list[str], env: dict, log: Path) -> Ran:
+    """Run a command to its end: when it started and ended, its CPU seconds, exit code and RSS samples."""
     with open(log, "wb") as out:
-        started = time.perf_counter()
+        started = time.time()
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         sampler = Sampler(proc.pid)
         _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
+        ended = time.time()
     sampler.stop()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_utime + usage.ru_stime, proc.returncode, sampler
+    return Ran(started, ended, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status), sampler)
 
 
 class FakeServer:
@@ -283,22 +298,33 @@ class Bench:
             command = [str(PROMPTFOO), "eval", "-c", str(path), "-j", str(concurrency), "--no-cache", "--no-share"]
             command += ["--no-table", "--no-progress-bar"]
             env = self.promptfoo_env
-        wall, cpu, code, sampler = run_process(command, env, log)
+        ran = run_process(command, env, log)
         requests = self.fake.log()
         (self.folder / f"{tool}-{tag}-requests.json").write_text(json.dumps(requests))  # kept with --keep
         if not requests:
             tail = log.read_bytes().decode(errors="replace")[-3000:]
-            raise SystemExit(f"{tool} made no request to the fake server (exit {code}):\n{tail}")
+            raise SystemExit(f"{tool} made no request to the fake server (exit {ran.code}):\n{tail}")
         ends = sorted(end for _, end in requests)
         first = min(start for start, _ in requests)
-        span = ends[-1] - first
-        rss = {n: sampler.rss_at(ends[n - 1]) for n in RSS_AT if len(ends) >= n}
-        span_cpu = sampler.cpu_between(first, ends[-1], cpu)
-        if code:
+        rss = {n: ran.sampler.rss_at(ends[n - 1]) for n in RSS_AT if len(ends) >= n}
+        if ran.code:
             tail = log.read_bytes().decode(errors="replace")[-1500:]
-            print(f"  {tool} C={concurrency} exited with {code}; its output ends:\n{tail}", file=sys.stderr)
-        in_flight, freed_wait_ms = most_in_flight(requests), freed_place_wait_ms(requests, concurrency)
-        return Result(tool, concurrency, wall, span, cpu, span_cpu, len(requests), in_flight, code, rss, freed_wait_ms)
+            print(f"  {tool} C={concurrency} exited with {ran.code}; its output ends:\n{tail}", file=sys.stderr)
+        return Result(
+            tool,
+            concurrency,
+            wall=ran.wall,
+            span=ends[-1] - first,
+            cpu=ran.cpu,
+            span_cpu=ran.sampler.cpu_between(first, ends[-1], ran.cpu),
+            requests=len(requests),
+            most_in_flight=most_in_flight(requests),
+            exit_code=ran.code,
+            rss=rss,
+            freed_wait_ms=freed_place_wait_ms(requests, concurrency),
+            lead=first - ran.started,
+            tail=ran.ended - ends[-1],
+        )
 
 
 def connection_limits(args) -> set[int]:
@@ -367,11 +393,12 @@ def verdict(value: float | None, target: float) -> str:
 
 def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], memory: list[Result]) -> None:
     print(
-        "\n| C | tool | L | ideal | span | span ÷ ideal | span ÷ httpx's | wall | wall ÷ promptfoo "
+        "\n| C | tool | L | ideal | span | span ÷ ideal | span ÷ httpx's | wall | before, after the span "
+        "| wall ÷ promptfoo "
         "| CPU per call: all, in the span | freed place empty | RSS 1k | RSS 10k | 10k ÷ 1k | requests "
         "| most in flight | exit |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     summary: dict[tuple[str, int], dict] = {}
     for concurrency in args.concurrency:
         latency = latency_for(args, concurrency, matrix.calls) / 1000
@@ -382,6 +409,8 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
                 "ideal": ideal,
                 "span": median([r.span for r in runs]),
                 "wall": median([r.wall for r in runs]),
+                "lead": median([r.lead for r in runs]),
+                "tail": median([r.tail for r in runs]),
                 "cpu_ms": median([r.cpu / r.requests * 1000 for r in runs]),
                 "span_cpu_ms": median([r.span_cpu / r.requests * 1000 for r in runs]),
                 "freed_wait_ms": median([r.freed_wait_ms for r in runs]),
@@ -397,7 +426,8 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
             runs = results[(tool, concurrency)]
             print(
                 f"| {concurrency} | {tool} | {latency * 1000:.0f} ms | {ideal:.1f} s | {row['span']:.1f} s | "
-                f"{row['span'] / ideal:.2f} | {to_floor} | {row['wall']:.1f} s | {ratio} | "
+                f"{row['span'] / ideal:.2f} | {to_floor} | {row['wall']:.1f} s | "
+                f"{row['lead']:.2f} s, {row['tail']:.2f} s | {ratio} | "
                 f"{row['cpu_ms']:.1f} ms, {row['span_cpu_ms']:.1f} ms | {ms(row['freed_wait_ms'])} | "
                 f"{mb(row['rss1k'])} | {mb(row['rss10k'])} | "
                 f"{ratio_text(row['rss_ratio'])} | "
@@ -484,7 +514,8 @@ def measure(args, matrix: Matrix, bench: Bench) -> None:
                 result = bench.run(tool, concurrency, matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
                 results[(tool, concurrency)].append(result)
                 print(
-                    f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, "
+                    f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s (start → first request "
+                    f"{result.lead:.2f} s, span {result.span:.1f} s, last answer → exit {result.tail:.2f} s), "
                     f"CPU {result.cpu:.1f} s ({result.span_cpu:.1f} s in the span), {result.requests} requests "
                     f"({result.most_in_flight} at most in flight, a freed place empty {ms(result.freed_wait_ms)} on "
                     f"average), exit {result.exit_code}; "

@@ -49,7 +49,9 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_its_floor_and_prints_
         *("--database", "promptlab_test_bench_vs_promptfoo", "--redis-url", redis_url(13)),
     )
 
-    assert "run 1 C=4 promptlab: wall" in output
+    # Where the wall goes outside the span: start-up and saving before it, the results after it.
+    spans = r"wall \d+\.\d s \(start → first request \d+\.\d\d s, span \d+\.\d s, last answer → exit \d+\.\d\d s\)"
+    assert re.search(rf"run 1 C=4 promptlab: {spans}", output), output
     made = re.findall(r"9 requests \(4 at most in flight, a freed place empty \d+\.\d ms on average\), exit 0", output)
     assert len(made) == 2, output  # 3 prompts × 3 rows (the matrix rounds up), by both tools
     # The floor made the same 9 calls, and the span's target is printed beside its figure.
