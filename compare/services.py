@@ -22,6 +22,7 @@ from lab import values
 from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
+from lab.copy_insert import copy_insert
 from lab.jobs.enqueue import enqueue_on_commit
 from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
@@ -341,9 +342,8 @@ def round_start(
         )
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
     )
-    Output.objects.bulk_create(
-        Output(round=round_, variant=variant) for round_ in rounds for variant in creation_order(group, variants)
-    )
+    order = creation_order(group, variants)
+    copy_insert(Output, ({"round_id": round_.pk, "variant_id": variant.pk} for round_ in rounds for variant in order))
     if enqueue:
         for round_ in rounds:
             enqueue_on_commit(ROUND, round_.pk, queue=lane)

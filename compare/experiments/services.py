@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from lab.copy_insert import copy_insert
 from lab.events import PROGRESS
 from lab.models import Workspace
 from lab.realtime import broadcast, group_channel
@@ -92,8 +93,8 @@ def experiment_start(*, experiment: Experiment, user, run_here: bool = False) ->
     experiment.run_id = rounds[0].run_id
     experiment.save(update_fields=["run_id"])
     if experiment.evaluates:
-        outputs = Output.objects.filter(round__in=rounds)
-        Evaluation.objects.bulk_create(Evaluation(experiment=experiment, output=output) for output in outputs)
+        outputs = Output.objects.filter(round__in=rounds).values_list("pk", flat=True)
+        copy_insert(Evaluation, ({"experiment_id": experiment.pk, "output_id": pk} for pk in outputs))
     return rounds
 
 
