@@ -88,7 +88,10 @@ def _valid(cell: Cell) -> str:
 def _field(label: str, value: Any, width: int = NAME_WIDTH) -> list[str]:
     """`│          Score: 5`, a long value wrapped under itself."""
     head = f"│{label.rjust(width)}: "
-    wrapped = textwrap.wrap(str(value), width=TEXT_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
+    text = str(value)
+    if len(text) <= TEXT_WIDTH and text.isprintable() and not text.endswith(" "):
+        return [head + text]  # what textwrap would return, without its cost (most fields, 24,000 in 3,000 answers)
+    wrapped = textwrap.wrap(text, width=TEXT_WIDTH, break_long_words=False, break_on_hyphens=False) or [""]
     return [head + wrapped[0], *("│" + " " * (width + 2) + line for line in wrapped[1:])]
 
 

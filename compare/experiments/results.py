@@ -8,7 +8,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from statistics import mean
+from functools import cached_property
+from statistics import fmean
 from typing import Any
 
 from lab.stats import wilson_interval
@@ -61,7 +62,8 @@ class Cell:
     def tokens(self) -> int:
         return (self.output.input_tokens or 0) + (self.output.output_tokens or 0)
 
-    @property
+    # Cached: every grouping of the averages reads them (five times a cell); a cell is a snapshot, never changed.
+    @cached_property
     def call_costs(self) -> list[Decimal | None]:
         """The cost of each call made for this cell (the answer, the judge's), None where the price is unknown."""
         calls = [self.output.cost] if self.output.finished_at and self.output.status != OutputStatus.CANCELLED else []
@@ -69,7 +71,7 @@ class Cell:
             calls.append(self.evaluation.cost)
         return calls
 
-    @property
+    @cached_property
     def cost(self) -> Decimal | None:
         costs = [c for c in self.call_costs if c is not None]
         return sum(costs, Decimal(0)) if costs else None
@@ -209,7 +211,9 @@ def _category_shares(categories: list[str]) -> dict[str, CategoryShare]:
 
 
 def _mean(values: list[Any]) -> float | None:
-    return mean(values) if values else None
+    # fmean, not mean: mean sums in exact fractions (a sixth of the results' time for 3,000 answers, under
+    # cProfile); fmean's sum is math.fsum's, so the two differ at most in the last bits; every mean is shown rounded.
+    return fmean(values) if values else None
 
 
 def failed_cells(results: Results) -> list[Cell]:
