@@ -6,7 +6,9 @@ LLM server, the web process (daphne) and two Celery workers. It drives them only
 browser or a script would, and prints each figure as a ratio against an ideal measured in the same run:
 
 - interactive: POST /runs/ → `round.done` on the group's websocket for a 5-variant round, versus one answer's
-  latency (streamed straight from the fake server with httpx) plus the stagger (4 × 50 ms);
+  latency (streamed straight from the fake server with httpx) plus the stagger (4 × 50 ms), and where the time
+  goes, split at the fake server's log of the round's calls: POST → first call, first call → last answer's end,
+  last answer's end → `round.done`;
 - batch: 200 rounds × 3 variants through a connection limit of 20, versus ceil(600 / 20) × one answer's latency,
   and the most requests the fake server saw in flight at once;
 - streaming: 20 rounds streaming at once, each on its own group and websocket; each token's trip from the fake
@@ -176,6 +178,11 @@ class Lab:
         async with httpx.AsyncClient() as client:
             await client.post(f"{self.fake}/_reset")
 
+    async def fake_log(self) -> list[tuple[float, float]]:
+        """Each chat request since the last reset: (arrival, last byte sent), on this host's wall clock."""
+        async with httpx.AsyncClient() as client:
+            return [tuple(pair) for pair in (await client.get(f"{self.fake}/_log")).json()["requests"]]
+
 
 class GroupSocket:
     """Every event of one group's websocket, with its arrival time (perf_counter)."""
@@ -234,25 +241,47 @@ async def interactive(lab: Lab, args, model: str, one: float) -> None:
     ideal = one + (args.variants - 1) * 0.05
     models = [f"fast::{model}&id=i{n}" for n in range(args.variants)]
     group = await lab.create_group("Interactive", models)
-    walls = []
+    walls, parts = [], []
     async with lab.socket(group) as ws:
         events = GroupSocket(ws)
         for _ in range(args.repeats + 1):  # the first warms the workers' connections and is not counted
+            await lab.fake_reset()
             started = time.perf_counter()
             (round_id,) = await lab.run(group)
+            answered = time.perf_counter()
             await events.until(rounds_done({round_id}), timeout=60)
             done_at = next(at for at, e in events.of_type("round.done") if e["round"] == round_id)
             walls.append(done_at - started)
+            parts.append(RoundParts.of(await lab.fake_log(), events, started, answered, done_at))
         events.reader.cancel()
-    walls = walls[1:]
+    walls, parts = walls[1:], parts[1:]
     p50, p95 = statistics.median(walls), percentile(walls, 0.95)
+    part = {name: statistics.median([getattr(p, name) for p in parts]) for name in RoundParts.__dataclass_fields__}
     print(
         f"\n1. interactive: {args.variants} variants, stagger 50 ms, {args.repeats} rounds one after another\n"
         f"   POST /runs/ → round.done on the websocket: p50 {ms(p50)}, p95 {ms(p95)}, best {ms(min(walls))}\n"
         f"   ideal = one answer {ms(one)} + {args.variants - 1} × 50 ms = {ms(ideal)}\n"
         f"   p50 / ideal {p50 / ideal:.2f}, p50 − ideal {ms(p50 - ideal)} (target ≤ +50 ms), "
-        f"p95 / ideal {p95 / ideal:.2f}; failed answers: {failed_outputs([events])}"
+        f"p95 / ideal {p95 / ideal:.2f}; failed answers: {failed_outputs([events])}\n"
+        f"   where it goes (p50 of each): POST → its answer {ms(part['post'])}; POST → the first call at the fake "
+        f"server {ms(part['to_first_call'])}; first call → last answer's end {ms(part['calls'])} (the ideal's "
+        f"{ms(ideal)}); last answer's end → round.done here {ms(part['to_done'])}"
     )
+
+
+@dataclass
+class RoundParts:
+    """One interactive round's time, in seconds, split at the fake server's log of its calls."""
+
+    post: float  # POST /runs/ → its 202 here
+    to_first_call: float  # POST → the first of the round's calls reaching the fake server
+    calls: float  # that call → the last byte of the last answer (the ideal: one answer + the staggers)
+    to_done: float  # that byte → round.done reaching this client
+
+    @classmethod
+    def of(cls, log, events: GroupSocket, started: float, answered: float, done_at: float) -> RoundParts:
+        first, last = min(start for start, _ in log), max(end for _, end in log)
+        return cls(answered - started, first - events.wall(started), last - first, events.wall(done_at) - last)
 
 
 async def batch(lab: Lab, args, model: str, one: float) -> None:
@@ -345,7 +374,9 @@ def machine(database: Database) -> str:
 def start_services(args, procs: Processes, log_dir: Path) -> tuple[str, str]:
     fake_port, web_port = free_port(), free_port()
     fake = f"http://127.0.0.1:{fake_port}"
-    procs.start("fake_llm", [sys.executable, "-m", "lab.fake_llm", "--port", str(fake_port)], "Fake LLM server on")
+    # The fake server with a request log (bench/support.py), for where an interactive round's time goes.
+    logged = [sys.executable, str(ROOT / "bench" / "support.py"), "--port", str(fake_port)]
+    procs.start("fake_llm", logged, "Fake LLM server with a request log on")
     migrate = subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=procs.env, capture_output=True, text=True
     )
