@@ -93,8 +93,7 @@ def experiment_start(*, experiment: Experiment, user, run_here: bool = False) ->
     experiment.run_id = rounds[0].run_id
     experiment.save(update_fields=["run_id"])
     if experiment.evaluates:
-        # A list: read before the COPY begins, not while it runs on the same connection.
-        outputs = list(Output.objects.filter(round__in=rounds).values_list("pk", flat=True))
+        outputs = Output.objects.filter(round__in=rounds).values_list("pk", flat=True)
         copy_insert(Evaluation, ({"experiment_id": experiment.pk, "output_id": pk} for pk in outputs))
     return rounds
 
