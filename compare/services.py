@@ -342,8 +342,11 @@ def round_start(
         )
         for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
     )
-    order = creation_order(group, variants)
-    copy_insert(Output, ({"round_id": round_.pk, "variant_id": variant.pk} for round_ in rounds for variant in order))
+    copy_insert(
+        Output,
+        # A blind round draws its own order: one order for the whole run would let one round's ids give away all.
+        ({"round_id": r.pk, "variant_id": v.pk} for r in rounds for v in creation_order(group, variants)),
+    )
     if enqueue:
         for round_ in rounds:
             enqueue_on_commit(ROUND, round_.pk, queue=lane)

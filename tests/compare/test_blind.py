@@ -4,6 +4,7 @@ import pytest
 
 from compare.blind import creation_order, labels_visible, outputs_as_seen_by, tally_as_seen, tally_for_channel
 from compare.selectors import round_with_outputs
+from compare.services import round_start
 from lab.models import Role
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -69,6 +70,13 @@ def test_a_blind_comparison_creates_its_answers_in_no_fixed_order(workspace, own
     open_group = voting_group(workspace, owner, n=5)
     open_variants = list(open_group.variants.order_by("position"))
     assert creation_order(open_group, open_variants) == open_variants
+
+
+def test_each_blind_round_of_a_run_creates_its_answers_in_its_own_order(workspace, owner):
+    group = voting_group(workspace, owner, n=5, blind=True)
+    rounds = round_start(group=group, user=owner, repeat=10, enqueue=False)
+    orders = {tuple(r.outputs.order_by("pk").values_list("variant__position", flat=True)) for r in rounds}
+    assert len(orders) > 1  # one order for all ten: 1 in 120**9 by chance
 
 
 def test_the_tally_is_a_total_only_for_someone_who_may_not_see_names(workspace, owner):
