@@ -1,0 +1,1 @@
+"""Compare's management commands."""

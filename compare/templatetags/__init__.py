@@ -1,0 +1,1 @@
+"""Compare's template filters (the comparison pages' figures)."""

@@ -1,0 +1,1 @@
+"""The judging API: judges, a comparison's judge, judging a round and reading its verdicts."""

@@ -1,0 +1,1 @@
+"""The lab's template tags (the account pages)."""

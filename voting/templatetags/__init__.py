@@ -1,0 +1,1 @@
+"""Voting's template filters (the report pages)."""

@@ -1,0 +1,1 @@
+"""Compare's management commands: experiment (run, export) and response_cache_prune."""

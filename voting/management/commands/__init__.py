@@ -1,0 +1,1 @@
+"""Voting's management commands: demo_setup and vote_counts_check."""
