@@ -2,10 +2,12 @@
 the figures it prints. Nothing is timed here; the figures themselves are the benchmark's business.
 
 A benchmark subclasses the engine's parts (a limiter that grants every slot, say); one that falls behind an
-abstract method added to the engine stops `make bench` at its first line, which nothing else would notice."""
+abstract method added to the engine stops `make bench` at its first line, which nothing else would notice.
+`make bench-quick` is checked without running: each of its commands names a script that exists, with options it has."""
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +61,31 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_its_floor_and_prints_
     assert "(a bare httpx client: " in output.split("- C=4: span ÷ ideal")[1].splitlines()[0]
     assert "Targets (Prompt Lab, medians of 1 run(s)):" in output
     assert "- RSS after 10k ÷ after 1k not measured (needs --calls or --memory-calls 10000)" in output
+
+
+def recipe_steps(target: str) -> list[list[str]]:
+    """Each command of a make target's recipe that runs a script in bench/: the script and its arguments."""
+    recipe = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    steps = []
+    for line in recipe.splitlines():
+        words = shlex.split(line)
+        scripts = [at for at, word in enumerate(words) if word.startswith("bench/") and word.endswith(".py")]
+        if scripts:
+            steps.append(words[scripts[0] :])
+    return steps
+
+
+def test_every_benchmark_make_bench_quick_runs_exists_and_accepts_its_arguments():
+    steps = recipe_steps("bench-quick")
+
+    assert steps, "make -n bench-quick runs no script in bench/"
+    for script, *arguments in steps:
+        assert (ROOT / script).is_file(), script
+        # argparse reads the arguments in order, checking each value's type and choices, and stops at --help;
+        # an option it does not know would only be refused after that, so each must appear in the help.
+        done = subprocess.run(
+            [sys.executable, script, *arguments, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, f"{script} {arguments}: {done.stderr}"
+        for option in (argument for argument in arguments if argument.startswith("--")):
+            assert option in done.stdout, f"{script} has no {option}"
