@@ -6,6 +6,7 @@ Two run modes share all code and differ only in transport:
 - services: Postgres, channels_redis and a Redis-brokered Celery with separate web, worker and beat processes.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -76,6 +77,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
+    "lab.accounts.limits.PasswordLimitMiddleware",  # too many password attempts where no form answers it: a 429
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -147,10 +149,26 @@ REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 # Local username/password, sign-up (closed by REGISTRATION_OPEN=0), e-mail verification and password reset are
 # allauth's account flows; OpenID Connect, GitHub and Google appear only when their keys are set, so
 # `make run` needs none of it. The rules (who may sign up, which domains) live in lab/accounts/adapters.py.
+# The first backend is the only one that checks a password, behind the guessing limits (lab/accounts/limits.py);
+# the others stay listed so the sessions they signed in before it existed stay valid.
 AUTHENTICATION_BACKENDS = [
+    "lab.accounts.limits.LimitedPasswordBackend",
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
+# Password guessing limits for every way to present a password (lab/accounts/limits.py), kept in the database so
+# they hold while Redis is down: this many attempts per account, and per client address, within the window.
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "5"))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "30"))
+LOGIN_WINDOW_S = int(os.environ.get("LOGIN_WINDOW_S", "300"))
+# allauth's own login limits (kept in the cache, so Redis) are replaced by those; its others stay.
+ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None}
+# Proxies whose X-Forwarded-For is believed (addresses or networks, e.g. 127.0.0.1 or 172.16.0.0/12): the client
+# address the limits key on is the one the nearest trusted proxy saw (lab/client_address.py). Empty: no proxy.
+try:
+    TRUSTED_PROXIES = [ipaddress.ip_network(entry, strict=False) for entry in env_list("TRUSTED_PROXIES")]
+except ValueError as error:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES: {error}") from None
 ACCOUNT_ADAPTER = "lab.accounts.adapters.AccountAdapter"
 SOCIALACCOUNT_ADAPTER = "lab.accounts.adapters.SocialAccountAdapter"
 ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm"}
