@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
     "lab.accounts.limits.PasswordLimitMiddleware",  # too many password attempts where no form answers it: a 429
+    "lab.outages.OutageMiddleware",  # Postgres or Redis away: a 503 with Retry-After, JSON on the API, never a 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -113,8 +114,20 @@ if DATABASE_URL:
     # Under ASGI every request runs in its own thread, so persistent per-thread connections would pile up
     # (Django's docs advise against them there); a bounded pool per process makes bursts wait, not fail.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    # When Postgres is away a request fails within DB_POOL_TIMEOUT_S (a 503 with Retry-After, lab/outages.py)
+    # instead of holding its thread. psycopg_pool retries a failed connection with a doubling delay (1, 2, 4 … s):
+    # after a long outage the next try could be half a minute off, and every request waited for it. Giving a
+    # try up after DB_RECONNECT_TIMEOUT_S lets the next request start a fresh one, so the site is back within
+    # about two seconds of the database (tests/faults/test_postgres_down.py).
     DATABASES["default"]["OPTIONS"] = {
-        "pool": {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")), "timeout": 30}
+        "pool": {
+            "min_size": 1,
+            "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT_S", "5")),
+            "reconnect_timeout": float(os.environ.get("DB_RECONNECT_TIMEOUT_S", "5")),
+        },
+        # libpq's own limit on one connection attempt (a server that does not answer, rather than refuses).
+        "connect_timeout": int(os.environ.get("DB_CONNECT_TIMEOUT_S", "3")),
     }
     # With a pool, Django turns this into psycopg_pool's `check`: a pooled connection is tested before it is handed
     # out, so after a Postgres restart the pool replaces its dead connections instead of giving each of them to a
