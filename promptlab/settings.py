@@ -381,6 +381,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "promptlab",
+            # A Redis that does not answer (rather than refuses) costs a request at most this, not the OS's minutes.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:
