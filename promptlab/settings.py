@@ -184,7 +184,7 @@ except ValueError as error:
     raise ImproperlyConfigured(f"TRUSTED_PROXIES: {error}") from None
 ACCOUNT_ADAPTER = "lab.accounts.adapters.AccountAdapter"
 SOCIALACCOUNT_ADAPTER = "lab.accounts.adapters.SocialAccountAdapter"
-ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm"}
+ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm", "change_password": "lab.accounts.forms.ChangePasswordForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
 # "optional" sends a verification mail and lets people in; "mandatory" waits for the click; "none" sends none.

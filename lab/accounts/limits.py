@@ -1,5 +1,6 @@
 """The password guessing limits: every way to present a password (the login form, the API's token endpoint, the
-admin's login, allauth's re-authentication) is counted here, per account and per client address.
+admin's login, allauth's re-authentication, the current password on the password change form) is counted here,
+per account and per client address.
 
 All of them end in Django's `authenticate()`, whose first backend is `LimitedPasswordBackend`: it records the
 attempt before any password is checked, checks it, and forgets the attempt when the password was right. A wrong

@@ -89,3 +89,23 @@ def test_one_address_guessing_many_accounts_is_refused_and_other_addresses_are_n
 
     assert ask_token(client, "owner", PASSWORD, address="203.0.113.50").status_code == 429
     assert ask_token(client, "owner", PASSWORD, address="203.0.113.51").status_code == 200
+
+
+# allauth's own limit on change requests (5 a minute per user, in the cache) aside: this is about the password count.
+@override_settings(ACCOUNT_RATE_LIMITS={"login": None, "login_failed": None, "change_password": None})
+def test_the_current_password_on_the_password_change_form_counts_against_the_account(client, owner):
+    client.force_login(owner)
+    change = "/accounts/password/change/"
+    new = {"password1": "a brand new passphrase", "password2": "a brand new passphrase"}
+    for n in range(4):
+        wrong = client.post(change, {"oldpassword": f"guess-{n}", **new})
+        assert "Please type your current password" in wrong.content.decode()
+    assert ask_token(client, "owner", "guess-4").status_code == 400  # the fifth, on another way in
+
+    refused = client.post(change, {"oldpassword": PASSWORD, **new})
+
+    assert "Too many failed login attempts" in refused.content.decode()
+    owner.refresh_from_db()
+    assert owner.check_password(PASSWORD)
+    pass_the_window()
+    assert client.post(change, {"oldpassword": PASSWORD, **new}).status_code == 302
