@@ -42,6 +42,8 @@ def client_address(request: HttpRequest) -> str:
         if hop is None:  # a proxy we trust wrote something that is not an address: stop at that proxy
             break
         address = hop
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:  # a dual-stack socket's IPv4 client
+        return str(address.ipv4_mapped)
     if isinstance(address, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network(f"{address}/{IPV6_PREFIX}", strict=False).network_address) + f"/{IPV6_PREFIX}"
     return str(address)

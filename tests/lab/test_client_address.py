@@ -37,6 +37,7 @@ def test_each_trusted_hop_hands_over_to_the_address_it_saw_and_the_client_s_own_
 
 def test_an_ipv6_client_is_its_64_network():
     assert address_of("2001:db8:1:2:3:4:5:6") == address_of("2001:db8:1:2:ffff::1") == "2001:db8:1:2::/64"
+    assert address_of("::ffff:203.0.113.5") == "203.0.113.5"  # not one /64 for every IPv4 client
 
 
 @pytest.mark.django_db
