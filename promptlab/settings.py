@@ -6,6 +6,7 @@ Two run modes share all code and differ only in transport:
 - services: Postgres, channels_redis and a Redis-brokered Celery with separate web, worker and beat processes.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -76,6 +77,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "lab.middleware.BodyLimitMiddleware",  # an oversized body is a JSON 413 naming the limit, before anything reads it
+    "lab.accounts.limits.PasswordLimitMiddleware",  # too many password attempts where no form answers it: a 429
+    "lab.outages.OutageMiddleware",  # Postgres or Redis away: a 503 with Retry-After, JSON on the API, never a 500
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -111,8 +114,20 @@ if DATABASE_URL:
     # Under ASGI every request runs in its own thread, so persistent per-thread connections would pile up
     # (Django's docs advise against them there); a bounded pool per process makes bursts wait, not fail.
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    # When Postgres is away a request fails within DB_POOL_TIMEOUT_S (a 503 with Retry-After, lab/outages.py)
+    # instead of holding its thread. psycopg_pool retries a failed connection with a doubling delay (1, 2, 4 … s):
+    # after a long outage the next try could be half a minute off, and every request waited for it. Giving a
+    # try up after DB_RECONNECT_TIMEOUT_S lets the next request start a fresh one, so the site is back within
+    # about two seconds of the database (tests/faults/test_postgres_down.py).
     DATABASES["default"]["OPTIONS"] = {
-        "pool": {"min_size": 1, "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")), "timeout": 30}
+        "pool": {
+            "min_size": 1,
+            "max_size": int(os.environ.get("DB_POOL_MAX_SIZE", "10")),
+            "timeout": float(os.environ.get("DB_POOL_TIMEOUT_S", "5")),
+            "reconnect_timeout": float(os.environ.get("DB_RECONNECT_TIMEOUT_S", "5")),
+        },
+        # libpq's own limit on one connection attempt (a server that does not answer, rather than refuses).
+        "connect_timeout": int(os.environ.get("DB_CONNECT_TIMEOUT_S", "3")),
     }
     # With a pool, Django turns this into psycopg_pool's `check`: a pooled connection is tested before it is handed
     # out, so after a Postgres restart the pool replaces its dead connections instead of giving each of them to a
@@ -147,13 +162,29 @@ REGISTRATION_OPEN = env_bool("REGISTRATION_OPEN", True)
 # Local username/password, sign-up (closed by REGISTRATION_OPEN=0), e-mail verification and password reset are
 # allauth's account flows; OpenID Connect, GitHub and Google appear only when their keys are set, so
 # `make run` needs none of it. The rules (who may sign up, which domains) live in lab/accounts/adapters.py.
+# The first backend is the only one that checks a password, behind the guessing limits (lab/accounts/limits.py);
+# the others stay listed so the sessions they signed in before it existed stay valid.
 AUTHENTICATION_BACKENDS = [
+    "lab.accounts.limits.LimitedPasswordBackend",
     "django.contrib.auth.backends.ModelBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
+# Password guessing limits for every way to present a password (lab/accounts/limits.py), kept in the database so
+# they hold while Redis is down: this many attempts per account, and per client address, within the window.
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("LOGIN_FAILURES_PER_ACCOUNT", "5"))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("LOGIN_FAILURES_PER_ADDRESS", "30"))
+LOGIN_WINDOW_S = int(os.environ.get("LOGIN_WINDOW_S", "300"))
+# allauth's own login limits (kept in the cache, so Redis) are replaced by those; its others stay.
+ACCOUNT_RATE_LIMITS = {"login": None, "login_failed": None}
+# Proxies whose X-Forwarded-For is believed (addresses or networks, e.g. 127.0.0.1 or 172.16.0.0/12): the client
+# address the limits key on is the one the nearest trusted proxy saw (lab/client_address.py). Empty: no proxy.
+try:
+    TRUSTED_PROXIES = [ipaddress.ip_network(entry, strict=False) for entry in env_list("TRUSTED_PROXIES")]
+except ValueError as error:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES: {error}") from None
 ACCOUNT_ADAPTER = "lab.accounts.adapters.AccountAdapter"
 SOCIALACCOUNT_ADAPTER = "lab.accounts.adapters.SocialAccountAdapter"
-ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm"}
+ACCOUNT_FORMS = {"login": "lab.accounts.forms.LoginForm", "change_password": "lab.accounts.forms.ChangePasswordForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
 ACCOUNT_SIGNUP_FIELDS = ["username*", "email", "password1*"]
 # "optional" sends a verification mail and lets people in; "mandatory" waits for the click; "none" sends none.
@@ -350,6 +381,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "promptlab",
+            # A Redis that does not answer (rather than refuses) costs a request at most this, not the OS's minutes.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:

@@ -8,7 +8,9 @@ from django.conf import settings
 from django.shortcuts import render
 
 from .. import services
+from ..client_address import client_address
 from ..invitations.services import invitation_opened_in
+from .limits import PasswordGuessingLimited
 
 # The provider_id the settings give the OpenID Connect app; accounts it signs in are stored under this name.
 OIDC_PROVIDER = "oidc"
@@ -26,6 +28,18 @@ def email_domain_allowed(email: str) -> bool:
 class AccountAdapter(DefaultAccountAdapter):
     def is_open_for_signup(self, request) -> bool:
         return settings.REGISTRATION_OPEN or invitation_opened_in(request.session) is not None
+
+    def authenticate(self, request, **credentials):
+        """The login form's (and re-authentication's) check; over the guessing limits it is the form's own
+        "too many attempts" error."""
+        try:
+            return super().authenticate(request, **credentials)
+        except PasswordGuessingLimited:
+            raise self.validation_error("too_many_login_attempts") from None
+
+    def get_client_ip(self, request) -> str:
+        """allauth's other limits (sign-up, password reset mails) key on the same client as the password limits."""
+        return client_address(request)
 
     def save_user(self, request, user, form, commit=True):
         user = super().save_user(request, user, form, commit=commit)

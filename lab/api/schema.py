@@ -3,7 +3,8 @@
 Views document their successes; the errors are the same everywhere, decided by shared machinery: 400 for bad
 input (lab.api.parsers, the serializers), 401/403 from authentication and roles, 404 for another workspace's
 object (and, as JSON, for any path under /api/ that matches nothing), 413 above the body limit
-(lab.middleware), 415 for a body of a type the endpoint does not read.
+(lab.middleware), 415 for a body of a type the endpoint does not read; 429 from the token endpoint past the
+password guessing limits (lab.accounts.limits); 503 with Retry-After while Postgres or Redis is away (lab.outages).
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def _errors(path: str, method: str, operation: dict) -> dict[str, str]:
     if method in WRITES:
         errors["413"] = "The body is larger than the limit (DATA_UPLOAD_MAX_MEMORY_SIZE)"
         errors["415"] = "The body is of a media type this endpoint does not read"
+    if operation.get("operationId") in PUBLIC_OPERATIONS:
+        errors["429"] = "Too many password attempts for this account or from this address; see Retry-After"
+    errors["503"] = "The database or Redis is unavailable; try again after Retry-After seconds"
     return errors
 
 

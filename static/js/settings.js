@@ -16,7 +16,7 @@ if (button) {
   button.addEventListener("click", async () => {
     status.textContent = "Asking the worker…";
     const result = await postJSON(button.dataset.url);
-    if (!result.ok) status.textContent = "Could not queue the check.";
+    if (!result.ok) status.textContent = result.data.detail || "Could not queue the check.";
     setTimeout(() => {
       if (status.textContent === "Asking the worker…") status.textContent = "No answer in 10 s: is a worker running?";
     }, 10000);
