@@ -533,13 +533,3 @@ def make_limiter() -> Limiter:
         return LocalLimiter()
     # A connection that broke (a Redis restart, a network blip) is replaced when a command fails on it.
     return RedisLimiter(aioredis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CONNECTION_RETRY))
-
-
-@asynccontextmanager
-async def open_limiter() -> AsyncIterator[Limiter]:
-    """A limiter for one piece of work, closed after it (the worker's rounds share the runtime's instead)."""
-    limiter = make_limiter()
-    try:
-        yield limiter
-    finally:
-        await limiter.aclose()
