@@ -34,10 +34,11 @@ test: install  ## the whole test suite against Postgres and Redis
 	$(SERVICES_ENV) FAST_PASSWORD_HASHING=1 \
 		$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: install  ## ruff check and format check, and the templates' lint (djlint)
+lint: install  ## ruff check and format check, the templates' lint (djlint), the dead-code check (vulture)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/djlint templates --lint
+	$(VENV)/bin/vulture
 
 format: install  ## apply ruff's fixes and formatting
 	$(VENV)/bin/ruff check --fix .

@@ -163,11 +163,6 @@ def listened(channel_group: str) -> bool:
     return async_to_sync(alistened)(channel_group)
 
 
-def broadcast_to_listeners(channel_group: str, event_type: str, **payload) -> bool:
-    """`broadcast`, skipped when nobody listens on the group; False only when a send failed."""
-    return broadcast(channel_group, event_type, **payload) if listened(channel_group) else True
-
-
 async def group_rejoin(layer: BaseChannelLayer, channel_group: str, channel: str) -> bool:
     """Renew a socket's membership of its group; True when it had been lost, so events may have been missed.
 

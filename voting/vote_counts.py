@@ -1,6 +1,6 @@
 """The kept vote counts (VoteCount) as reports and leaderboards read them, and their check against the votes.
 
-The database keeps the counts as votes are cast, changed and deleted (triggers, migration 0007), so a report reads
+The database keeps the counts as votes are cast, changed and deleted (triggers: vote_count_sql.py), so a report reads
 a handful of rows however many votes there are, and a leaderboard one row per comparison, winner and day. Counts
 hold everyone's votes: those of voters an owner excluded are read from the votes table (by the voter, a small
 read) and taken off, so the figures are those of `voters.exclusions.counted` on the votes themselves.
@@ -9,17 +9,17 @@ read) and taken off, so the figures are those of `voters.exclusions.counted` on 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import date
 
 from django.db import connection, transaction
 from django.db.models import Count, QuerySet, Sum
-from django.db.models.functions import TruncDate
 
 from .aggregate_reads import aggregate_rows
 from .models import Vote, VoteCount
+from .vote_count_sql import count_by_kind
 from .voters.exclusions import excluded_voter_ids
 
-# What tells one count row from another; recounted() reads the day of a vote from its created_at.
+# What tells one count row from another; the rule that puts a vote under one is vote_count_sql.py's.
 KIND = ("group_id", "choice", "variant_id", "day")
 
 
@@ -44,16 +44,18 @@ def counted_kinds(
     return {key: n for key, n in kinds.items() if n > 0}
 
 
-def recounted(votes: QuerySet[Vote] | None = None) -> dict[tuple, int]:
-    """The counts as the votes themselves give them, per kind (KIND): what the kept counts must equal."""
-    votes = Vote.objects.all() if votes is None else votes
-    rows = (
-        votes.order_by()
-        .annotate(day=TruncDate("created_at", tzinfo=UTC))
-        .values_list("group_id", "choice", "variant_id", "day")
-        .annotate(n=Count("id"))
-    )
-    return {tuple(key): n for *key, n in rows}
+def recounted() -> dict[tuple, int]:
+    """The counts as the votes themselves give them, per kind (KIND): what the kept counts must equal, by the query
+    that filled them when the triggers were installed (vote_count_sql.py)."""
+    with connection.cursor() as cursor:
+        cursor.execute(count_by_kind(connection.vendor))
+        rows = cursor.fetchall()
+    # SQLite's date() is text; Postgres gives a date, as the kept counts' DateField does.
+    return {(group, choice, variant, _date(day)): n for group, choice, variant, day, n in rows}
+
+
+def _date(day: date | str) -> date:
+    return day if isinstance(day, date) else date.fromisoformat(day)
 
 
 def kept(counts: QuerySet[VoteCount] | None = None) -> dict[tuple, int]:

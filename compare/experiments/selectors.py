@@ -26,11 +26,6 @@ def experiment_spent(experiment: Experiment) -> Decimal:
     return _answer_figures(experiment)["spent"] + _evaluation_figures(experiment)["spent"]
 
 
-def experiment_unpriced_calls(experiment: Experiment) -> int:
-    """Finished answers and evaluations whose cost is unknown (their model has no known price): not in the spent."""
-    return _answer_figures(experiment)["unpriced"] + _evaluation_figures(experiment)["unpriced"]
-
-
 def _answer_figures(experiment: Experiment) -> dict:
     """The run's answers counted in one query: all, unfinished, their cost and the finished ones without one."""
     answers = Output.objects.filter(round__group=experiment.group_id, round__run_id=experiment.run_id)

@@ -18,6 +18,9 @@ freeing it and counting its success another. A limiter sends its scripts in orde
 on its way together as the next (script_pipe.py), so calls arriving or ending together share round trips, and a
 freed slot is not waited for. One keeper per limiter renews every lease it has, one call per connection each third
 of a lease, so a call shorter than that renews nothing.
+
+The Redis scripts are Lua files in lua/ beside this module, read once at import; the scripts that take a slot
+share the clock (prelude.lua), the pruning (prune.lua) and `take` (take.lua), joined before their own part.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import redis.asyncio as aioredis
 from django.conf import settings
@@ -286,191 +290,27 @@ class Limiter(ABC):
             self._keeper.cancel()
 
 
-# Keys (one hash slot, as a Redis Cluster needs for a script): 1 slots (token → lease expiry), 2 requests (member →
-# time), 3 tokens ("token:n" → time), 4 waiters ("process:token" → lane rank and arrival), 5 processes (process →
-# waiting lease expiry), 6 state (backoff_until, penalty). Time comes from the Redis server, so hosts agree.
-PRELUDE = """
-local now_parts = redis.call('TIME')
-local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
-"""
+# The scripts' sources live in lua/ beside this module, read once at import. Keys (one hash slot, as a Redis Cluster
+# needs for a script): 1 slots (token → lease expiry), 2 requests (member → time), 3 tokens ("token:n" → time),
+# 4 waiters ("process:token" → lane rank and arrival), 5 processes (process → waiting lease expiry), 6 state
+# (backoff_until, penalty); a script given fewer names its own. Time comes from the Redis server, so hosts agree.
+LUA_DIR = Path(__file__).with_name("lua")
 
-PRUNE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-for _, process in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do
-  local gone = {}
-  for _, member in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
-    if string.sub(member, 1, #process + 1) == process .. ':' then table.insert(gone, member) end
-  end
-  if #gone > 0 then redis.call('ZREM', KEYS[4], unpack(gone)) end
-  redis.call('ZREM', KEYS[5], process)
-end
-"""
 
-# What taking a slot checks, for a waiter `ahead` places from the front: the pool, the back-off, the rpm window and
-# the tpm window. ARGV: process, token, max_concurrency, rpm, tpm, lease ms, window ms, tokens, lane rank (then
-# what a script adds). take(ahead) returns ms to wait, 0 when taken, or -1 when the pool is full.
-TAKE = """
-local process, token = ARGV[1], ARGV[2]
-local member = process .. ':' .. token
-local max_concurrency, rpm, tpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local lease_ms, window_ms, tokens = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local order = tonumber(ARGV[9]) * 1e13 + now
-local function take(ahead)
-  local penalty = tonumber(redis.call('HGET', KEYS[6], 'penalty') or '0')
-  local allowed = math.max(1, max_concurrency - penalty)
-  if ahead >= allowed - redis.call('ZCARD', KEYS[1]) then return -1 end
-  local backoff = tonumber(redis.call('HGET', KEYS[6], 'backoff_until') or '0')
-  if backoff > now then return backoff - now end
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window_ms)
-  if redis.call('ZCARD', KEYS[2]) >= rpm then
-    local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    return math.max(1, tonumber(oldest[2]) + window_ms - now)
-  end
-  if tpm > 0 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - window_ms)
-    local used = 0
-    for _, entry in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
-      used = used + tonumber(string.match(entry, ':(%d+)$'))
-    end
-    if used > 0 and used + tokens > tpm then
-      local oldest = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
-      return math.max(1, tonumber(oldest[2]) + window_ms - now)
-    end
-    redis.call('ZADD', KEYS[3], now, token .. ':' .. tokens)
-    redis.call('PEXPIRE', KEYS[3], window_ms)
-  end
-  redis.call('ZREM', KEYS[4], member)
-  redis.call('ZADD', KEYS[1], now + lease_ms, token)
-  redis.call('PEXPIRE', KEYS[1], lease_ms * 2)
-  redis.call('ZADD', KEYS[2], now, token .. ':1')
-  redis.call('PEXPIRE', KEYS[2], window_ms)
-  return 0
-end
-"""
+def lua(*parts: str) -> str:
+    """A script's source: these files of lua/ joined in order (the clock, the pruning and `take` go first)."""
+    return "".join((LUA_DIR / f"{part}.lua").read_text(encoding="utf-8") for part in parts)
 
-# A call joining the queue, asking for a slot at once when ARGV[10] is '1' (none of its process's waiters of the
-# lane is ahead of it); it renews its process's waiting lease only if it stays. ARGV: TAKE's, ask.
-# Returns {ms to wait, 0 when taken, -1 when the pool is full or it did not ask; calls ahead; the place's score}.
-ENTER_SCRIPT = (
-    PRELUDE
-    + PRUNE
-    + TAKE
-    + """
-redis.call('ZADD', KEYS[4], order, member)
-local ahead = redis.call('ZRANK', KEYS[4], member)
-local wait_ms = -1
-if ARGV[10] == '1' then wait_ms = take(ahead) end
-if wait_ms == 0 then return {0, 0, order} end
-redis.call('ZADD', KEYS[5], now + lease_ms, process)
-redis.call('PEXPIRE', KEYS[4], lease_ms * 4)
-redis.call('PEXPIRE', KEYS[5], lease_ms * 4)
-return {wait_ms, ahead, order}
-"""
-)
 
-# A waiter asking again. ARGV: TAKE's. Returns {TAKE's answer, calls ahead}.
-ACQUIRE_SCRIPT = (
-    PRELUDE
-    + PRUNE
-    + TAKE
-    + """
-local ahead = redis.call('ZRANK', KEYS[4], member)
-if not ahead then
-  -- Its process's waiting lease ran out (a long stall): it queues again, at the back of its lane.
-  redis.call('ZADD', KEYS[4], order, member)
-  return {-1, redis.call('ZRANK', KEYS[4], member)}
-end
-return {take(ahead), ahead}
-"""
-)
-
-# A retry's request. ARGV: member, rpm, window ms. Returns ms to wait, or 0 when counted.
-ATTEMPT_SCRIPT = (
-    PRELUDE
-    + """
-local backoff = tonumber(redis.call('HGET', KEYS[3], 'backoff_until') or '0')
-if backoff > now then return backoff - now end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return math.max(1, tonumber(oldest[2]) + tonumber(ARGV[3]) - now)
-end
-redis.call('ZADD', KEYS[2], now, ARGV[1])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
-return 0
-"""
-)
-
-# ARGV: delay ms, max_concurrency, memory ms. Halves the calls allowed at once and pushes the connection back.
-RATE_LIMITED_SCRIPT = (
-    PRELUDE
-    + """
-local until_ms = now + tonumber(ARGV[1])
-if until_ms > tonumber(redis.call('HGET', KEYS[1], 'backoff_until') or '0') then
-  redis.call('HSET', KEYS[1], 'backoff_until', until_ms)
-end
-local max_concurrency = tonumber(ARGV[2])
-local penalty = tonumber(redis.call('HGET', KEYS[1], 'penalty') or '0')
-local allowed = math.max(1, max_concurrency - penalty)
-redis.call('HSET', KEYS[1], 'penalty', max_concurrency - math.max(1, math.floor(allowed / 2)))
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return 0
-"""
-)
-
-# KEYS: slots, state. ARGV: token, successes. Frees the slot and gives back one of the penalty per success.
-RELEASE_SCRIPT = """
-redis.call('ZREM', KEYS[1], ARGV[1])
-local successes = tonumber(ARGV[2])
-if successes > 0 then
-  local penalty = tonumber(redis.call('HGET', KEYS[2], 'penalty') or '0')
-  if penalty > 0 then redis.call('HSET', KEYS[2], 'penalty', math.max(0, penalty - successes)) end
-end
-return 0
-"""
-
-USED_SCRIPT = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1] .. ':' .. ARGV[2])
-if score then
-  redis.call('ZREM', KEYS[1], ARGV[1] .. ':' .. ARGV[2])
-  redis.call('ZADD', KEYS[1], score, ARGV[1] .. ':' .. ARGV[3])
-end
-return 0
-"""
-
-# KEYS: waiters, slots. ARGV: process, token. The slot too: a take whose answer never reached its cancelled caller.
-LEAVE_SCRIPT = """
-local member = ARGV[1] .. ':' .. ARGV[2]
-local ahead = redis.call('ZRANK', KEYS[1], member)
-redis.call('ZREM', KEYS[1], member)
-redis.call('ZREM', KEYS[2], ARGV[2])
-return ahead or 0
-"""
-
-# KEYS: slots, waiters, processes. ARGV: lease ms, the process if it waits here (else ''), the slots it holds.
-RENEW_SCRIPT = (
-    PRELUDE
-    + """
-local lease_ms = tonumber(ARGV[1])
-if ARGV[2] ~= '' then
-  redis.call('ZADD', KEYS[3], now + lease_ms, ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], lease_ms * 4)
-  redis.call('PEXPIRE', KEYS[3], lease_ms * 4)
-end
-if #ARGV > 2 then
-  for i = 3, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + lease_ms, ARGV[i]) end
-  redis.call('PEXPIRE', KEYS[1], lease_ms * 4)
-end
-return 0
-"""
-)
-
-COUNT_SCRIPT = (
-    PRELUDE
-    + """
-return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
-"""
-)
+ENTER_SCRIPT = lua("prelude", "prune", "take", "enter")
+ACQUIRE_SCRIPT = lua("prelude", "prune", "take", "acquire")
+ATTEMPT_SCRIPT = lua("prelude", "attempt")
+RATE_LIMITED_SCRIPT = lua("prelude", "rate_limited")
+RELEASE_SCRIPT = lua("release")
+USED_SCRIPT = lua("used")
+LEAVE_SCRIPT = lua("leave")
+RENEW_SCRIPT = lua("prelude", "renew")
+COUNT_SCRIPT = lua("prelude", "count")
 
 
 @lru_cache(maxsize=1024)
@@ -693,13 +533,3 @@ def make_limiter() -> Limiter:
         return LocalLimiter()
     # A connection that broke (a Redis restart, a network blip) is replaced when a command fails on it.
     return RedisLimiter(aioredis.Redis.from_url(settings.REDIS_URL, **settings.REDIS_CONNECTION_RETRY))
-
-
-@asynccontextmanager
-async def open_limiter() -> AsyncIterator[Limiter]:
-    """A limiter for one piece of work, closed after it (the worker's rounds share the runtime's instead)."""
-    limiter = make_limiter()
-    try:
-        yield limiter
-    finally:
-        await limiter.aclose()
