@@ -10,6 +10,7 @@ Not Python to run: vulture counts every name below as used.
 # permission, drf-spectacular's postprocessing hook, the 404 handler.
 (CompareConfig, JudgingConfig, LabConfig, VotingConfig, BodyLimitMiddleware, AccountAdapter, SocialAccountAdapter)
 (ApiTokenAuthentication, TokenScopeAllows, document_error_responses, not_found)
+(LimitedPasswordBackend, PasswordLimitMiddleware, OutageMiddleware)
 
 # Called by name by their base class or protocol: Django middleware, allauth, DRF, Channels, asyncio.Protocol,
 # httpcore's network backend, channels_redis (lab/channel_layer.py), http.server and importlib in tests.
@@ -19,6 +20,8 @@ Not Python to run: vulture counts every name below as used.
 # Attributes and parameters a caller reads or passes by name: a Django widget's, drf-spectacular's hook arguments,
 # a DRF renderer's.
 (allow_multiple_selected, generator, public, accepted_media_type, renderer_context)
+# A DRF exception's texts, read by its base class (lab/accounts/limits.py's 429).
+(default_detail, extra_detail_singular, extra_detail_plural)
 
 # Serializer fields: the API's input and output, read by DRF by name.
 (baseline_answer, current_answer, answer_changed, baseline_html, current_html, regression, old_html, new_html)
