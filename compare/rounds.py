@@ -232,7 +232,7 @@ def _call(
         ),
         model_info=info,
         start_after_s=group.start_after_s(variant.position),
-        timeout_s=group.timeout_s(variant.position),
+        timeout_s=group.timeout_s(),
         lane=output.round.lane,
         queue_deadline_s=queue_deadline_s(output.round.lane),
         stream=stream,

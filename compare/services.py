@@ -34,6 +34,8 @@ from .blind import creation_order
 from .catalog import resolve_model
 from .jobs import ROUND
 from .models import (
+    DEFAULT_STAGGER_MS,
+    DEFAULT_TIMEOUT_MS,
     MAX_EXPERIMENT_VARIANTS,
     MAX_VARIANTS,
     CompareGroup,
@@ -102,9 +104,8 @@ def group_create(
     shared_variables: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
     blind: bool = False,
-    stagger_ms: int = 50,
-    timeout_ms: int = 10_000,
-    timeout_step_ms: int = 2_000,
+    stagger_ms: int = DEFAULT_STAGGER_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
 ) -> CompareGroup:
@@ -115,7 +116,7 @@ def group_create(
     if mode not in Mode.values:
         errors.add("mode", f"Mode must be one of: {', '.join(Mode.values)}.")
     _check_count(errors, mode, variants)
-    _check_timing(errors, stagger_ms, timeout_ms, timeout_step_ms, len(variants))
+    _check_timing(errors, stagger_ms, timeout_ms, len(variants))
     if dataset is not None and dataset.workspace_id != workspace.pk:
         errors.add("dataset", "No such dataset in this workspace.")
     variants = picked_versions(errors, workspace, variants)
@@ -138,7 +139,6 @@ def group_create(
             blind=blind,
             stagger_ms=stagger_ms,
             timeout_ms=timeout_ms,
-            timeout_step_ms=timeout_step_ms,
             dataset=dataset,
             cloned_from=cloned_from,
         )
@@ -168,18 +168,18 @@ def _check_count(errors: _Errors, mode: str, variants: Sequence[dict]) -> None:
         errors.add("variants", f"A comparison has 2 to {MAX_VARIANTS} variants; this has {len(variants)}.")
 
 
-def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, step_ms: int, count: int) -> None:
+def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, count: int) -> None:
     if not 0 <= stagger_ms <= MAX_STAGGER_MS:
         errors.add("stagger_ms", f"Stagger starts by 0 to {MAX_STAGGER_MS} ms.")
-    if timeout_ms < 100 or step_ms < 0:
-        errors.add("timeout_ms", "A timeout is at least 100 ms and its step is not negative.")
+    if timeout_ms < 100:
+        errors.add("timeout_ms", "A timeout is at least 100 ms.")
         return
-    probe = CompareGroup(stagger_ms=max(stagger_ms, 0), timeout_ms=timeout_ms, timeout_step_ms=step_ms)
+    probe = CompareGroup(stagger_ms=max(stagger_ms, 0), timeout_ms=timeout_ms)
     budget_s = settings.CELERY_TASK_SOFT_TIME_LIMIT - TIME_LIMIT_MARGIN_S
     if probe.longest_run(count).total_seconds() > budget_s:
         errors.add(
             "timeout_ms",
-            f"With these timeouts the last variant could run {probe.longest_run(count).total_seconds():g} s; "
+            f"With this timeout and stagger the last variant could run {probe.longest_run(count).total_seconds():g} s; "
             f"a round must end within {budget_s} s.",
         )
 

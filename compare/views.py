@@ -23,7 +23,7 @@ from . import page_selectors, services
 from .access import group_for_user
 from .api.groups import ParamsIn
 from .forms import EditorSaveIn, HistoryFilterForm
-from .models import MAX_VARIANTS, CompareGroup
+from .models import DEFAULT_STAGGER_MS, DEFAULT_TIMEOUT_MS, MAX_VARIANTS, CompareGroup
 from .prompts.selectors import editor_versions, workspace_prompts
 
 HISTORY_PAGE_SIZE = 25
@@ -78,7 +78,12 @@ def _editor(request, workspace, source: CompareGroup | None):
             "can_edit": True,
             "source": source,
             "initial": page_selectors.editor_initial(source),
-            "limits": {"max_variants": MAX_VARIANTS, "max_repeat": services.MAX_REPEAT},
+            "limits": {
+                "max_variants": MAX_VARIANTS,
+                "max_repeat": services.MAX_REPEAT,
+                "default_timeout_ms": DEFAULT_TIMEOUT_MS,
+                "default_stagger_ms": DEFAULT_STAGGER_MS,
+            },
             "versions": editor_versions(workspace),
         },
     )

@@ -14,7 +14,16 @@ from lab.templating import render_variants
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
 from ..blind import outputs_as_seen_by
-from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Mode, Output, Round, Variant
+from ..models import (
+    DEFAULT_STAGGER_MS,
+    DEFAULT_TIMEOUT_MS,
+    MAX_EXPERIMENT_VARIANTS,
+    CompareGroup,
+    Mode,
+    Output,
+    Round,
+    Variant,
+)
 from ..services import MAX_REPEAT, MAX_STAGGER_MS
 
 
@@ -76,10 +85,29 @@ class GroupFieldsIn(StrictIn):
     shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
     blind = serializers.BooleanField(required=False, default=False)
-    stagger_ms = serializers.IntegerField(min_value=0, max_value=MAX_STAGGER_MS, required=False, default=50)
-    timeout_ms = serializers.IntegerField(min_value=100, max_value=600_000, required=False, default=10_000)
-    timeout_step_ms = serializers.IntegerField(min_value=0, max_value=60_000, required=False, default=2_000)
+    stagger_ms = serializers.IntegerField(
+        min_value=0, max_value=MAX_STAGGER_MS, required=False, default=DEFAULT_STAGGER_MS
+    )
+    timeout_ms = serializers.IntegerField(
+        min_value=100,
+        max_value=600_000,
+        required=False,
+        default=DEFAULT_TIMEOUT_MS,
+        help_text="Every variant's answer budget, counted from when its request is sent (docs/fairness.md).",
+    )
+    timeout_step_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=60_000,
+        required=False,
+        write_only=True,
+        help_text="Deprecated: accepted and ignored. It once gave each next column more time; every column now "
+        "has the same `timeout_ms`. Reads return 0.",
+    )
     variants = VariantIn(many=True, max_length=MAX_EXPERIMENT_VARIANTS)
+
+    def validate(self, data: dict) -> dict:
+        data.pop("timeout_step_ms", None)  # accepted for old clients, never favours a column (docs/fairness.md)
+        return data
 
 
 class GroupIn(GroupFieldsIn):
@@ -143,6 +171,9 @@ class GroupOut(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None)
     variants = VariantOut(many=True)
     round_count = serializers.IntegerField(required=False)
+    timeout_step_ms = serializers.SerializerMethodField(
+        help_text="Deprecated, always 0: no column gets more time for its position."
+    )
 
     class Meta:
         model = CompareGroup
@@ -166,6 +197,9 @@ class GroupOut(serializers.ModelSerializer):
             "variants",
             "round_count",
         ]
+
+    def get_timeout_step_ms(self, group: CompareGroup) -> int:
+        return 0
 
 
 class GroupDetailOut(GroupOut):

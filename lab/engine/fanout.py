@@ -31,6 +31,9 @@ logger = logging.getLogger(__name__)
 
 TIMEOUT, CANCELLED = "timeout", "cancelled"
 CANCEL_POLL_S = 0.5
+# An answer's budget from sending its request, the default every comparison, experiment and form starts from
+# (compare.models.DEFAULT_TIMEOUT_MS reads it): reasoning models often think for over a minute before answering.
+DEFAULT_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Call:
     request: ChatRequest
     model_info: ModelInfo | None = None
     start_after_s: float = 0.0
-    timeout_s: float = 10.0  # from when the request is sent: waiting for the connection's turn is not part of it
+    timeout_s: float = DEFAULT_TIMEOUT_S  # from when the request is sent: the wait for a turn is not part of it
     lane: str = "interactive"  # interactive calls go before batch calls queued on the same connection
     queue_deadline_s: float = 60.0  # how long it may wait for its connection's turn
     # False: nobody watches its tokens, so it is asked in one request and parsed once (see `_answer`).
