@@ -255,6 +255,8 @@ class Output(models.Model):
     html = models.TextField(blank=True)  # sanitized, rendered from `text` by lab.markdown
     error = models.TextField(blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
+    # Waiting for a connection's slot, apart from the answer's own times (ttft and latency start when it is sent).
+    queued_ms = models.PositiveIntegerField(null=True, blank=True)
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     input_tokens = models.PositiveIntegerField(null=True, blank=True)

@@ -261,6 +261,7 @@ ANSWER_FIELDS = [
     "text",
     "html",
     "finish_reason",
+    "queued_ms",
     "ttft_ms",
     "latency_ms",
     "input_tokens",
@@ -281,7 +282,8 @@ def _answers_set(results: list[Result]) -> list[int]:
         answer = result.answer
         html = render_markdown(answer.text) if answer.text else ""
         rows.append(
-            [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, answer.ttft_ms]
+            [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, result.queued_ms]
+            + [answer.ttft_ms]
             + [answer.latency_ms, answer.input_tokens, answer.output_tokens, answer.tokens_estimated]
             + [stored_cost(answer.cost), result.started_at, now]
         )
@@ -352,6 +354,7 @@ def output_event(output: Output) -> dict:
         "length": len(output.text),
         "error": output.error,
         "finish_reason": output.finish_reason,
+        "queued_ms": output.queued_ms,
         "ttft_ms": output.ttft_ms,
         "latency_ms": output.latency_ms,
         "input_tokens": output.input_tokens,

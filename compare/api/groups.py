@@ -244,6 +244,7 @@ class OutputOut(serializers.ModelSerializer):
             "html",
             "error",
             "finish_reason",
+            "queued_ms",
             "ttft_ms",
             "latency_ms",
             "input_tokens",

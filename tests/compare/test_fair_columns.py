@@ -6,9 +6,9 @@ Rounds run in this process against the fake LLM server, whose answers take a set
 import pytest
 
 from compare.execution import round_execute
-from compare.models import CompareGroup, OutputStatus
+from compare.models import MAX_VARIANTS, CompareGroup, OutputStatus
 from lab.services import connection_create
-from tests.fixtures.compare_factories import make_round
+from tests.fixtures.compare_factories import make_group, make_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -62,3 +62,32 @@ def test_an_old_clients_timeout_step_is_accepted_and_read_back_as_zero(api, work
     assert (response.json()["timeout_ms"], response.json()["timeout_step_ms"]) == (120_000, 0)
     bad = api.post("/api/v1/groups/", {**body, "timeout_step_ms": -1}, format="json")
     assert bad.status_code == 400 and "timeout_step_ms" in bad.json()
+
+
+def test_five_variants_on_a_connection_with_the_default_limit_are_in_flight_together(workspace, owner, fake_llm):
+    connection = connection_create(
+        workspace=workspace, name="fake", kind="openai_compatible", base_url=fake_llm.openai_url
+    )
+    model = fake_llm.model(ttft_ms=800, tokens=3)  # long enough for every start to land while the first is out
+    group = make_group(workspace, owner, models=[f"fake::{model}"] * 5)
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    outputs = list(round_.outputs.order_by("variant__position"))
+    assert [o.status for o in outputs] == [OutputStatus.OK] * 5, [o.error for o in outputs]
+    assert fake_llm.scenario(model)["max_in_flight"] == 5
+    assert connection.max_concurrency >= MAX_VARIANTS
+
+
+def test_a_wait_for_a_slot_is_its_own_figure_and_not_part_of_ttft_or_latency(api, workspace, owner, fake_llm):
+    connection_create(
+        workspace=workspace, name="one", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=1
+    )
+    slow, quick = fake_llm.model(ttft_ms=1_500, tokens=2), fake_llm.model(tokens=2)
+    group = make_group(workspace, owner, models=[f"one::{slow}", f"one::{quick}"])
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    first, second = api.get(f"/api/v1/rounds/{round_.pk}/").json()["outputs"]  # an open round: in variant order
+    assert first["queued_ms"] < 1_000 <= 1_500 <= first["ttft_ms"]
+    # The second waited for the first's whole answer (at least 1.5 s less its 50 ms stagger), then answered at once.
+    assert second["queued_ms"] >= 1_400
+    assert second["ttft_ms"] < 1_000 and second["latency_ms"] < 1_000  # a generous bound: it is a few ms

@@ -117,6 +117,7 @@ function onDone(event) {
   }
   body.replaceChildren(...parts);
   const metric = (name, text) => { column.querySelector(`[data-metric=${name}]`).textContent = text; };
+  metric("queued", duration(event.queued_ms));
   metric("ttft", duration(event.ttft_ms));
   metric("latency", duration(event.latency_ms));
   metric("tokens", `${tokens(event.input_tokens, event.tokens_estimated)} / ${tokens(event.output_tokens, event.tokens_estimated)}`);
