@@ -77,6 +77,8 @@ class CompareGroup(models.Model):
     shared_variables = models.JSONField(default=dict, blank=True)
     params = models.JSONField(default=dict, blank=True)  # only the parameters that are set
     blind = models.BooleanField(default=False)
+    # A blind comparison's owner ended its blind voting: every round's names show to everyone (compare.blind).
+    revealed_at = models.DateTimeField(null=True, blank=True)
     stagger_ms = models.PositiveIntegerField(default=DEFAULT_STAGGER_MS)
     # Every variant's answer budget, counted from when its request is sent: the deadlines are spread by the
     # stagger only, never by position (an old per-position step is gone; the API still accepts and ignores it).

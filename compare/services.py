@@ -30,7 +30,7 @@ from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.templating import VariantTemplate, render_variants, variant_name
 
-from .blind import creation_order
+from .blind import creation_order, may_reveal
 from .catalog import resolve_model
 from .jobs import ROUND
 from .models import (
@@ -411,6 +411,22 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
         for position, row in enumerate(rows, start=1)
     )
     return dataset
+
+
+@transaction.atomic
+def group_reveal(*, group: CompareGroup, user) -> CompareGroup:
+    """End a blind comparison's blind voting for everyone (compare.blind): every round's names, figures and tallies
+    show to all, and its prompts may go to the library. Revealing twice changes nothing."""
+    if not group.blind:
+        raise ValidationError({"blind": "This comparison is not blind; there is nothing to reveal."})
+    if group.revealed_at is not None:
+        return group
+    if not may_reveal(group, user):
+        raise PermissionDenied("Only the comparison's creator or an owner of the workspace may reveal it.")
+    group.revealed_at = timezone.now()
+    group.save(update_fields=["revealed_at", "updated_at"])
+    audit_record(actor=user, action=Action.COMPARISON_REVEALED, target=group)
+    return group
 
 
 @transaction.atomic

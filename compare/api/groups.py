@@ -186,6 +186,7 @@ class GroupOut(serializers.ModelSerializer):
             "shared_variables",
             "params",
             "blind",
+            "revealed_at",
             "stagger_ms",
             "timeout_ms",
             "timeout_step_ms",
@@ -217,10 +218,15 @@ class GroupDetailOut(GroupOut):
 
 
 class OutputOut(serializers.ModelSerializer):
-    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, variant, position,
-    model and prompts are null and the label is "Answer A", "Answer B" …"""
+    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, label, variant,
+    position, model, prompts, cost, timings, token counts and error are null, and it is shown as "Answer A" …"""
 
-    label = serializers.CharField(source="seen.label", read_only=True)
+    label = serializers.CharField(source="seen.variant_label", allow_null=True, read_only=True)
+    shown_as = serializers.CharField(
+        source="seen.label",
+        read_only=True,
+        help_text='the name to show it under: its label, or "Answer A", "Answer B" … in a blind round until you vote',
+    )
     variant = serializers.IntegerField(source="seen.variant", allow_null=True, read_only=True)
     position = serializers.IntegerField(source="seen.position", allow_null=True, read_only=True)
     model = serializers.CharField(source="seen.model", allow_null=True, read_only=True)
@@ -234,6 +240,7 @@ class OutputOut(serializers.ModelSerializer):
         fields = [
             "id",
             "label",
+            "shown_as",
             "variant",
             "position",
             "model",
@@ -368,6 +375,18 @@ class GroupRuns(APIView):
             use_cache=data.validated_data["cache"],
         )
         return Response(RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class GroupReveal(APIView):
+    @extend_schema(
+        request=None,
+        responses=GroupDetailOut,
+        description="End a blind comparison's blind voting for everyone (its creator or a workspace owner): every "
+        "round's names, figures and tallies show to all. See docs/fairness.md.",
+    )
+    def post(self, request, pk):
+        group = services.group_reveal(group=group_for_user(request.user, pk), user=request.user)
+        return Response(_group_detail(group, request))
 
 
 class GroupClone(APIView):

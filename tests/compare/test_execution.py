@@ -51,7 +51,7 @@ def test_every_variant_answers_and_results_keep_variant_order(workspace, owner):
     assert [o.variant.position for o in outputs] == [1, 2, 3, 4, 5]
     for output in outputs:
         assert output.status == OutputStatus.OK, output.error
-        assert output.text.startswith("**Simulated answer** to: _Say something about tea._")
+        assert output.text.startswith("**Simulated answer**\n\n")
         assert "<strong>Simulated answer</strong>" in output.html
         assert output.rendered_prompt == "Say something about tea."
         assert output.output_tokens > 0 and output.input_tokens > 0 and not output.tokens_estimated
