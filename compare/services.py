@@ -23,11 +23,13 @@ from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
 from lab.copy_insert import copy_insert
+from lab.events import RESYNC
 from lab.jobs.enqueue import enqueue_on_commit
 from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
+from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, render_variants, variant_name
 
 from .blind import creation_order, may_reveal
@@ -426,6 +428,8 @@ def group_reveal(*, group: CompareGroup, user) -> CompareGroup:
     group.revealed_at = timezone.now()
     group.save(update_fields=["revealed_at", "updated_at"])
     audit_record(actor=user, action=Action.COMPARISON_REVEALED, target=group)
+    # Open pages reload their round over HTTP, now with names and figures.
+    transaction.on_commit(partial(broadcast, group_channel(group.pk), RESYNC))
     return group
 
 

@@ -5,6 +5,8 @@ pushes carry them once the comparison is revealed.
 A round on the fake server's OpenRouter protocol, whose catalog carries prices, so every answer has a cost; one
 slot, so the columns wait their turn and say so."""
 
+import asyncio
+
 import pytest
 from django.test import Client
 from django.utils.html import escape
@@ -14,7 +16,7 @@ from compare.models import CompareGroup
 from lab.audit.models import Action, AuditEntry
 from lab.models import Role
 from lab.services import connection_create
-from tests.compare.events import watched_run
+from tests.compare.events import GroupEvents, in_thread, watched_run
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
 
@@ -110,7 +112,12 @@ def test_once_the_owner_reveals_everyone_sees_everything_and_pushes_carry_the_fi
     refused = api_for(teammate).post(f"/api/v1/groups/{group.pk}/reveal/")
     assert refused.status_code == 403  # only its creator or an owner ends blind voting
 
-    response = api.post(f"/api/v1/groups/{group.pk}/reveal/")
+    async def reveal_and_listen():
+        async with GroupEvents(group.pk) as events:
+            response = await in_thread(api.post, f"/api/v1/groups/{group.pk}/reveal/")
+            return response, await events.until("resync")  # open pages reload, now with everything
+
+    response, _ = asyncio.run(reveal_and_listen())
     assert response.status_code == 200 and response.json()["revealed_at"]
     assert AuditEntry.objects.get(action=Action.COMPARISON_REVEALED).actor_name == "owner"
 
