@@ -1,9 +1,13 @@
 """Blind mode, written once: what one person may see of a round before they have voted on it.
 
 A blind round's answers are created in a random order (so ids say nothing), shown to each person in their own
-shuffle under "Answer A", "Answer B" … with the variant, model and prompts blank, and its tally as a total only.
-Names come back once any registered reveal check (voting's "has this person voted here?") says so. Every page,
-endpoint and push asks this module; none decides for itself.
+shuffle under "Answer A", "Answer B" … with only their text and status: the variant, model, prompts, cost, timings,
+token counts and error are blank, and its tally is a total only. Names come back once any registered reveal check
+(voting's "has this person voted here?") says so, or for everyone once the comparison is revealed (its owner
+revealed it, or everyone who votes has voted: `comparison_revealed`); only then do the prompt library and "save
+rounds as dataset rows" open to a blind comparison. Pushes on the comparison's channel reach everyone, so they
+carry none of the hidden figures while it is blind (`for_channel`). Every page, endpoint and push asks this
+module; none decides for itself (docs/fairness.md).
 """
 
 from __future__ import annotations
@@ -13,11 +17,37 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
+
+from lab.access import membership_for_user
+from lab.roles import Role
+
 from .models import CompareGroup, Output, Round, Variant
+
+# Everything an answer carries besides its text, status and finish reason, blank until the reader may see names:
+# cost, timings and token counts tell models apart as surely as names do, and an error names the connection.
+HIDDEN_FIGURES = (
+    "queued_ms",
+    "ttft_ms",
+    "latency_ms",
+    "input_tokens",
+    "output_tokens",
+    "tokens_estimated",
+    "cost",
+    "cached",
+    "error",
+    "started_at",
+    "finished_at",
+)
+# A push's fields that name what is hidden: the figures, and the connection a call waits for.
+HIDDEN_ON_CHANNEL = (*HIDDEN_FIGURES, "connection")
 
 # Apps further up (voting) register "has this user voted in this round?" here; compare cannot import them.
 RevealCheck = Callable[[Round, object], bool]
 _reveal_checks: list[RevealCheck] = []
+# … and "has everyone who votes voted on every finished round of this comparison?"
+ComparisonRevealCheck = Callable[[CompareGroup], bool]
+_comparison_reveal_checks: list[ComparisonRevealCheck] = []
 
 
 def register_reveal_check(check: RevealCheck) -> None:
@@ -26,22 +56,81 @@ def register_reveal_check(check: RevealCheck) -> None:
         _reveal_checks.append(check)
 
 
+def register_comparison_reveal_check(check: ComparisonRevealCheck) -> None:
+    """A blind comparison is revealed to everyone once any registered check says its voting is over."""
+    if check not in _comparison_reveal_checks:
+        _comparison_reveal_checks.append(check)
+
+
+def blind_now(group: CompareGroup) -> bool:
+    """A blind comparison its owner has not revealed: what a push on its channel may carry (pushes reach everyone,
+    voted or not; a page whose reader may see more reloads over HTTP)."""
+    return group.blind and group.revealed_at is None
+
+
+def comparison_revealed(group: CompareGroup) -> bool:
+    """Whether everyone may see which answer was whose in every round voted on so far: always for an open
+    comparison; for a blind one once its owner revealed it or everyone who votes has voted. Then the prompt
+    library and "save rounds as dataset rows" open to it."""
+    return not blind_now(group) or any(check(group) for check in _comparison_reveal_checks)
+
+
+def require_revealed(group: CompareGroup, field: str) -> None:
+    """Refuse (a 400 on `field`) what would tell which prompt or answer was whose in a blind comparison not yet
+    revealed: saving its prompts to the library, or its rounds (with their winners) as dataset rows."""
+    if not comparison_revealed(group):
+        raise ValidationError(
+            {
+                field: f"“{group.title}” is blind: this opens once everyone has voted on every round or its owner "
+                "reveals it."
+            }
+        )
+
+
+def may_reveal(group: CompareGroup, user) -> bool:
+    """Whether this person may end the comparison's blind voting for everyone now: it is blind and not revealed,
+    and they made it or own its workspace."""
+    if not blind_now(group) or not getattr(user, "is_authenticated", False):
+        return False
+    return group.created_by_id == user.pk or membership_for_user(user, group.workspace_id).allows(Role.OWNER)
+
+
 def labels_visible(round_: Round, user, *, blind: bool = False) -> bool:
-    """In blind mode labels stay hidden until the user has voted (until voting exists, they stay hidden). Blind
-    mode is the comparison's setting, or a page's own (`blind`: the voting inbox is blind by default)."""
-    return not (round_.group.blind or blind) or any(check(round_, user) for check in _reveal_checks)
+    """In blind mode labels stay hidden until the user has voted (until voting exists, they stay hidden) or the
+    comparison's owner revealed it. Blind mode is the comparison's setting, or a page's own (`blind`: the voting
+    inbox is blind by default)."""
+    group = round_.group
+    if not (group.blind or blind):
+        return True
+    if group.revealed_at is not None and not blind:
+        return True
+    return any(check(round_, user) for check in _reveal_checks)
+
+
+def for_channel(payload: dict, *, blind: bool) -> dict:
+    """A push about one answer (`output.done`, `output.waiting`) as the comparison's channel may carry it: with
+    every hidden field null while the comparison is blind (`blind`: `blind_now` of its comparison)."""
+    if not blind:
+        return payload
+    return {key: None if key in HIDDEN_ON_CHANNEL else value for key, value in payload.items()}
 
 
 @dataclass(frozen=True)
 class Seen:
     """One answer's names as one person may see them: None where blind mode hides them."""
 
-    label: str
+    label: str  # what to show it under: its variant's label, or "Answer A" … while blind
     variant: int | None
     position: int | None
     model: str | None
     rendered_system_prompt: str | None
     rendered_prompt: str | None
+    figures: bool = True  # cost, timings, tokens and error are shown (on the output itself, blank when False)
+
+    @property
+    def variant_label(self) -> str | None:
+        """The variant's own label, None while blind mode hides it."""
+        return self.label if self.figures else None
 
 
 def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[list[Output], bool]:
@@ -63,7 +152,10 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
         return outputs, True
     outputs = blind_order(round_.pk, getattr(user, "pk", 0), outputs)
     for index, output in enumerate(outputs):
-        output.seen = Seen(f"Answer {chr(ord('A') + index % 26)}", None, None, None, None, None)
+        output.seen = Seen(f"Answer {chr(ord('A') + index % 26)}", None, None, None, None, None, figures=False)
+        # Blanked on the loaded row itself (never saved), so no page, serializer or partial can show them.
+        for name in HIDDEN_FIGURES:
+            setattr(output, name, None)
     return outputs, False
 
 
@@ -91,4 +183,4 @@ def tally_as_seen(tally: dict, *, labels_visible: bool) -> dict:
 def tally_for_channel(round_: Round, tally: dict) -> dict:
     """The tally pushed on the comparison's channel: everyone there gets it, voted or not, so a blind comparison's
     push carries the total only. A page whose viewer has voted reloads its panel over HTTP for the counts."""
-    return tally_as_seen(tally, labels_visible=not round_.group.blind)
+    return tally_as_seen(tally, labels_visible=not blind_now(round_.group))

@@ -29,6 +29,7 @@ from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
 from . import rounds, selectors
+from .blind import for_channel
 from .jobs import ROUND, round_lane
 from .round_stops import batch_round_stopped
 
@@ -138,6 +139,7 @@ class RoundHooks:
     def __init__(self, claimed: rounds.ClaimedRound):
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
+        self.blind = claimed.blind
         self.channel = group_channel(claimed.group_id)
         self.batch = claimed.lane == Lane.BATCH
         self.left = len(claimed.calls)  # answers not yet done
@@ -190,4 +192,5 @@ class RoundHooks:
         if not self.watched_at_claim:
             return
         send = abroadcast_to_listeners if self.batch else abroadcast
-        await send(self.channel, "output.waiting", output=key, connection=connection, ahead=ahead)
+        payload = for_channel({"output": key, "connection": connection, "ahead": ahead}, blind=self.blind)
+        await send(self.channel, "output.waiting", **payload)

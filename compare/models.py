@@ -13,12 +13,17 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from lab.engine.fanout import DEFAULT_TIMEOUT_S
 from lab.jobs.kinds import Lane
 from lab.models import Workspace
 from lab.templating import VariantTemplate
 
 MAX_VARIANTS = 5  # for a comparison; an experiment (custom mode) may have more
 MAX_EXPERIMENT_VARIANTS = 50
+# The timing defaults every form, API field and service reads (docs/fairness.md): variants start this far apart,
+# and each gets the same answer budget from its own start, so no column gets more time for its position.
+DEFAULT_STAGGER_MS = 50
+DEFAULT_TIMEOUT_MS = int(DEFAULT_TIMEOUT_S * 1000)
 
 
 class Mode(models.TextChoices):
@@ -72,10 +77,12 @@ class CompareGroup(models.Model):
     shared_variables = models.JSONField(default=dict, blank=True)
     params = models.JSONField(default=dict, blank=True)  # only the parameters that are set
     blind = models.BooleanField(default=False)
-    stagger_ms = models.PositiveIntegerField(default=50)
-    # Variant n (from 1) gets timeout_ms + (n - 1) * timeout_step_ms: 10 s, 12 s, 14 s … by default.
-    timeout_ms = models.PositiveIntegerField(default=10_000)
-    timeout_step_ms = models.PositiveIntegerField(default=2_000)
+    # A blind comparison's owner ended its blind voting: every round's names show to everyone (compare.blind).
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    stagger_ms = models.PositiveIntegerField(default=DEFAULT_STAGGER_MS)
+    # Every variant's answer budget, counted from when its request is sent: the deadlines are spread by the
+    # stagger only, never by position (an old per-position step is gone; the API still accepts and ignores it).
+    timeout_ms = models.PositiveIntegerField(default=DEFAULT_TIMEOUT_MS)
     dataset = models.ForeignKey(Dataset, null=True, blank=True, on_delete=models.SET_NULL, related_name="groups")
     cloned_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="clones")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -95,8 +102,9 @@ class CompareGroup(models.Model):
     def __str__(self) -> str:
         return self.title
 
-    def timeout_s(self, position: int) -> float:
-        return (self.timeout_ms + (position - 1) * self.timeout_step_ms) / 1000
+    def timeout_s(self) -> float:
+        """The same for every variant: the answer's budget, whatever its column."""
+        return self.timeout_ms / 1000
 
     def start_after_s(self, position: int) -> float:
         return (position - 1) * self.stagger_ms / 1000
@@ -105,7 +113,7 @@ class CompareGroup(models.Model):
         """From the first start to the last variant's timeout: how long a round can legitimately stream."""
         if variant_count < 1:
             return timedelta(0)
-        return timedelta(seconds=self.start_after_s(variant_count) + self.timeout_s(variant_count))
+        return timedelta(seconds=self.start_after_s(variant_count) + self.timeout_s())
 
 
 class Variant(models.Model):
@@ -249,6 +257,8 @@ class Output(models.Model):
     html = models.TextField(blank=True)  # sanitized, rendered from `text` by lab.markdown
     error = models.TextField(blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
+    # Waiting for a connection's slot, apart from the answer's own times (ttft and latency start when it is sent).
+    queued_ms = models.PositiveIntegerField(null=True, blank=True)
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     input_tokens = models.PositiveIntegerField(null=True, blank=True)

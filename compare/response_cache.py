@@ -92,7 +92,8 @@ def _record_hits(*, workspace_id: int, keys: dict[int, str]) -> set[int]:
     sql = f"""
         UPDATE {output} SET status = %s, cached = TRUE, error = '', text = c.text, html = c.html,
             finish_reason = c.finish_reason, input_tokens = c.input_tokens, output_tokens = c.output_tokens,
-            tokens_estimated = c.tokens_estimated, cost = 0, ttft_ms = NULL, latency_ms = NULL,
+            tokens_estimated = c.tokens_estimated, cost = 0, queued_ms = NULL, ttft_ms = NULL,
+            latency_ms = NULL,
             started_at = %s, finished_at = %s
         FROM (VALUES {rows}) AS k JOIN {entry} AS c ON c.key = k.column2
         WHERE {output}.id = k.column1 AND c.workspace_id = %s AND c.created_at >= %s

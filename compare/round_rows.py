@@ -13,6 +13,7 @@ from django.db import transaction
 
 from lab.models import Workspace
 
+from .blind import require_revealed
 from .dataset_services import dataset_rows_append
 from .models import Dataset, Round
 from .services import MAX_DATASET_ROWS, dataset_create
@@ -77,6 +78,8 @@ def rounds_save_as_rows(
         raise ValidationError({"rounds": "No such rounds in this workspace."})
     if dataset is not None and dataset.workspace_id != workspace.pk:
         raise ValidationError({"dataset": "No such dataset in this workspace."})
+    for group in {round_.group_id: round_.group for round_ in rounds}.values():
+        require_revealed(group, "rounds")
     if references is not None:
         clashes = [f"{r.group.title} #{r.number}" for r in rounds if REFERENCE in r.variables]
         if clashes:

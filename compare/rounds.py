@@ -34,6 +34,7 @@ from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
 from . import response_cache
+from .blind import blind_now, for_channel
 from .catalog import resolve_model
 from .models import (
     ROUND_TRANSITIONS,
@@ -66,6 +67,7 @@ class ClaimedRound:
     # Whether a page listened when it was claimed (always true of an interactive round): a batch round nobody
     # watched streams nothing and sends no events (a page that opens later reloads it over HTTP).
     watched: bool = True
+    blind: bool = False  # its pushes carry nothing blind mode hides (compare.blind.for_channel)
 
 
 def round_claim(*, round_id: int) -> ClaimedRound | None:
@@ -122,6 +124,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 cache_keys=cache_keys,
                 lane=round_.lane,
                 watched=heard[round_.pk],
+                blind=blind_now(round_.group),
             )
         )
     return claimed
@@ -232,7 +235,7 @@ def _call(
         ),
         model_info=info,
         start_after_s=group.start_after_s(variant.position),
-        timeout_s=group.timeout_s(variant.position),
+        timeout_s=group.timeout_s(),
         lane=output.round.lane,
         queue_deadline_s=queue_deadline_s(output.round.lane),
         stream=stream,
@@ -252,7 +255,7 @@ def output_record(*, result: Result) -> dict | None:
     """
     if not _answers_set([result]):
         return None
-    return output_event(Output.objects.get(pk=result.key))
+    return output_event(Output.objects.select_related("round__group").get(pk=result.key))
 
 
 ANSWER_FIELDS = [
@@ -261,6 +264,7 @@ ANSWER_FIELDS = [
     "text",
     "html",
     "finish_reason",
+    "queued_ms",
     "ttft_ms",
     "latency_ms",
     "input_tokens",
@@ -281,7 +285,8 @@ def _answers_set(results: list[Result]) -> list[int]:
         answer = result.answer
         html = render_markdown(answer.text) if answer.text else ""
         rows.append(
-            [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, answer.ttft_ms]
+            [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, result.queued_ms]
+            + [answer.ttft_ms]
             + [answer.latency_ms, answer.input_tokens, answer.output_tokens, answer.tokens_estimated]
             + [stored_cost(answer.cost), result.started_at, now]
         )
@@ -343,8 +348,9 @@ def _update_from_values(
 
 
 def output_event(output: Output) -> dict:
-    """The `output.done` payload: status, figures and the sanitized HTML; `length` lets a client check it has all."""
-    return {
+    """The `output.done` payload: status, figures and the sanitized HTML; `length` lets a client check it has all.
+    A blind comparison's push carries no figures (compare.blind; the output comes with its round and group)."""
+    payload = {
         "output": output.pk,
         "round": output.round_id,
         "status": output.status,
@@ -352,6 +358,7 @@ def output_event(output: Output) -> dict:
         "length": len(output.text),
         "error": output.error,
         "finish_reason": output.finish_reason,
+        "queued_ms": output.queued_ms,
         "ttft_ms": output.ttft_ms,
         "latency_ms": output.latency_ms,
         "input_tokens": output.input_tokens,
@@ -360,6 +367,7 @@ def output_event(output: Output) -> dict:
         "cost": float(output.cost) if output.cost is not None else None,
         "cached": output.cached,
     }
+    return for_channel(payload, blind=blind_now(output.round.group))
 
 
 @transaction.atomic
@@ -376,7 +384,7 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
     written = _answers_set(results)
     if events and written:
         channel = group_channel(claimed.group_id)
-        for output in Output.objects.filter(pk__in=written).order_by("pk"):
+        for output in Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk"):
             transaction.on_commit(partial(broadcast, channel, "output.done", **output_event(output)))
     response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     _finish([claimed.round_id])
@@ -396,7 +404,8 @@ def rounds_complete(
     _finish(round_ids)
     if not events or not written:
         return []
-    return [output_event(output) for output in Output.objects.filter(pk__in=written).order_by("pk")]
+    written_outputs = Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk")
+    return [output_event(output) for output in written_outputs]
 
 
 def _finish(round_ids: list[int]) -> list[Round]:

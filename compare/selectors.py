@@ -73,7 +73,6 @@ def group_settings(group: CompareGroup) -> dict:
         "blind": group.blind,
         "stagger_ms": group.stagger_ms,
         "timeout_ms": group.timeout_ms,
-        "timeout_step_ms": group.timeout_step_ms,
         "variants": [
             {
                 "label": v.label,

@@ -23,17 +23,21 @@ from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
 from lab.copy_insert import copy_insert
+from lab.events import RESYNC
 from lab.jobs.enqueue import enqueue_on_commit
 from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
+from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, render_variants, variant_name
 
-from .blind import creation_order
+from .blind import creation_order, may_reveal
 from .catalog import resolve_model
 from .jobs import ROUND
 from .models import (
+    DEFAULT_STAGGER_MS,
+    DEFAULT_TIMEOUT_MS,
     MAX_EXPERIMENT_VARIANTS,
     MAX_VARIANTS,
     CompareGroup,
@@ -102,9 +106,8 @@ def group_create(
     shared_variables: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
     blind: bool = False,
-    stagger_ms: int = 50,
-    timeout_ms: int = 10_000,
-    timeout_step_ms: int = 2_000,
+    stagger_ms: int = DEFAULT_STAGGER_MS,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
 ) -> CompareGroup:
@@ -115,7 +118,7 @@ def group_create(
     if mode not in Mode.values:
         errors.add("mode", f"Mode must be one of: {', '.join(Mode.values)}.")
     _check_count(errors, mode, variants)
-    _check_timing(errors, stagger_ms, timeout_ms, timeout_step_ms, len(variants))
+    _check_timing(errors, stagger_ms, timeout_ms, len(variants))
     if dataset is not None and dataset.workspace_id != workspace.pk:
         errors.add("dataset", "No such dataset in this workspace.")
     variants = picked_versions(errors, workspace, variants)
@@ -138,7 +141,6 @@ def group_create(
             blind=blind,
             stagger_ms=stagger_ms,
             timeout_ms=timeout_ms,
-            timeout_step_ms=timeout_step_ms,
             dataset=dataset,
             cloned_from=cloned_from,
         )
@@ -168,18 +170,18 @@ def _check_count(errors: _Errors, mode: str, variants: Sequence[dict]) -> None:
         errors.add("variants", f"A comparison has 2 to {MAX_VARIANTS} variants; this has {len(variants)}.")
 
 
-def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, step_ms: int, count: int) -> None:
+def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, count: int) -> None:
     if not 0 <= stagger_ms <= MAX_STAGGER_MS:
         errors.add("stagger_ms", f"Stagger starts by 0 to {MAX_STAGGER_MS} ms.")
-    if timeout_ms < 100 or step_ms < 0:
-        errors.add("timeout_ms", "A timeout is at least 100 ms and its step is not negative.")
+    if timeout_ms < 100:
+        errors.add("timeout_ms", "A timeout is at least 100 ms.")
         return
-    probe = CompareGroup(stagger_ms=max(stagger_ms, 0), timeout_ms=timeout_ms, timeout_step_ms=step_ms)
+    probe = CompareGroup(stagger_ms=max(stagger_ms, 0), timeout_ms=timeout_ms)
     budget_s = settings.CELERY_TASK_SOFT_TIME_LIMIT - TIME_LIMIT_MARGIN_S
     if probe.longest_run(count).total_seconds() > budget_s:
         errors.add(
             "timeout_ms",
-            f"With these timeouts the last variant could run {probe.longest_run(count).total_seconds():g} s; "
+            f"With this timeout and stagger the last variant could run {probe.longest_run(count).total_seconds():g} s; "
             f"a round must end within {budget_s} s.",
         )
 
@@ -411,6 +413,24 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
         for position, row in enumerate(rows, start=1)
     )
     return dataset
+
+
+@transaction.atomic
+def group_reveal(*, group: CompareGroup, user) -> CompareGroup:
+    """End a blind comparison's blind voting for everyone (compare.blind): every round's names, figures and tallies
+    show to all, and its prompts may go to the library. Revealing twice changes nothing."""
+    if not group.blind:
+        raise ValidationError({"blind": "This comparison is not blind; there is nothing to reveal."})
+    if group.revealed_at is not None:
+        return group
+    if not may_reveal(group, user):
+        raise PermissionDenied("Only the comparison's creator or an owner of the workspace may reveal it.")
+    group.revealed_at = timezone.now()
+    group.save(update_fields=["revealed_at", "updated_at"])
+    audit_record(actor=user, action=Action.COMPARISON_REVEALED, target=group)
+    # Open pages reload their round over HTTP, now with names and figures.
+    transaction.on_commit(partial(broadcast, group_channel(group.pk), RESYNC))
+    return group
 
 
 @transaction.atomic

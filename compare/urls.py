@@ -14,6 +14,7 @@ urlpatterns = [
     path("w/<int:pk>/compare/check/", views.editor_check, name="check"),
     path("compare/<int:pk>/", views.detail, name="detail"),
     path("compare/<int:pk>/edit/", views.editor_clone, name="clone"),
+    path("compare/<int:pk>/reveal/", views.reveal, name="reveal"),
     path("compare/<int:pk>/rounds/<int:number>/", views.detail, name="round"),
     path("compare/<int:pk>/rounds/<int:number>/partial/", views.round_partial, name="round_partial"),
 ]

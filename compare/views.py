@@ -4,11 +4,12 @@ Thin: each view reaches its objects through the access helpers and reads through
 "save and run" calls the services. Votes and the report come from the voting app, fetched by URL in the page.
 """
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from rest_framework.exceptions import ParseError
@@ -22,8 +23,9 @@ from lab.providers.params import set_params
 from . import page_selectors, services
 from .access import group_for_user
 from .api.groups import ParamsIn
+from .blind import comparison_revealed, may_reveal
 from .forms import EditorSaveIn, HistoryFilterForm
-from .models import MAX_VARIANTS, CompareGroup
+from .models import DEFAULT_STAGGER_MS, DEFAULT_TIMEOUT_MS, MAX_VARIANTS, CompareGroup
 from .prompts.selectors import editor_versions, workspace_prompts
 
 HISTORY_PAGE_SIZE = 25
@@ -78,7 +80,12 @@ def _editor(request, workspace, source: CompareGroup | None):
             "can_edit": True,
             "source": source,
             "initial": page_selectors.editor_initial(source),
-            "limits": {"max_variants": MAX_VARIANTS, "max_repeat": services.MAX_REPEAT},
+            "limits": {
+                "max_variants": MAX_VARIANTS,
+                "max_repeat": services.MAX_REPEAT,
+                "default_timeout_ms": DEFAULT_TIMEOUT_MS,
+                "default_stagger_ms": DEFAULT_STAGGER_MS,
+            },
             "versions": editor_versions(workspace),
         },
     )
@@ -149,8 +156,23 @@ def detail(request, pk, number=None):
             "datasets": group.workspace.datasets.order_by("name"),
             "simulated": page_selectors.simulated_connections(group.workspace),
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
+            "revealed": comparison_revealed(group),
+            "may_reveal": may_reveal(group, request.user),
         },
     )
+
+
+@login_required
+@require_POST
+def reveal(request, pk):
+    """The comparison page's "reveal to everyone": ends a blind comparison's blind voting."""
+    group = group_for_user(request.user, pk)
+    try:
+        services.group_reveal(group=group, user=request.user)
+        messages.success(request, "Revealed: everyone now sees which answer was whose.")
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("compare:detail", group.pk)
 
 
 @login_required

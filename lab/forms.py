@@ -3,6 +3,7 @@
 from django import forms
 
 from .models import ConnectionKind, Role
+from .providers.base import DEFAULT_MAX_CONCURRENCY
 
 
 class WorkspaceForm(forms.Form):
@@ -31,7 +32,7 @@ class ConnectionForm(forms.Form):
         strip=True,
         help_text="Stored encrypted; never shown again.",
     )
-    max_concurrency = forms.IntegerField(min_value=1, max_value=1000, initial=4)
+    max_concurrency = forms.IntegerField(min_value=1, max_value=1000, initial=DEFAULT_MAX_CONCURRENCY)
     rpm = forms.IntegerField(min_value=1, max_value=100000, initial=60, label="Requests per minute")
     tpm = forms.IntegerField(
         min_value=0,

@@ -5,6 +5,7 @@ from django.db import models
 from django.db.models import Q
 
 from . import crypto
+from .providers.base import DEFAULT_MAX_CONCURRENCY
 from .roles import ROLE_RANK, Role  # noqa: F401  (re-exported: callers name them here)
 
 
@@ -59,7 +60,7 @@ class Connection(models.Model):
     # Ciphertext only (MultiFernet); the plaintext never leaves `api_key()`.
     api_key_encrypted = models.TextField(blank=True, editable=False)
     api_key_hint = models.CharField(max_length=20, blank=True, editable=False)
-    max_concurrency = models.PositiveIntegerField(default=4)
+    max_concurrency = models.PositiveIntegerField(default=DEFAULT_MAX_CONCURRENCY)
     rpm = models.PositiveIntegerField(default=60, help_text="Requests per minute across all workers.")
     tpm = models.PositiveIntegerField(
         default=0, help_text="Tokens per minute across all workers (input + expected output); 0 for no budget."

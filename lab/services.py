@@ -12,6 +12,7 @@ from . import connection_rules, crypto
 from .audit.models import Action
 from .audit.services import audit_record
 from .models import Connection, ConnectionKind, Membership, Role, Workspace
+from .providers.base import DEFAULT_MAX_CONCURRENCY
 
 logger = logging.getLogger(__name__)
 User = get_user_model()
@@ -147,7 +148,7 @@ def connection_create(
     kind: str,
     base_url: str = "",
     api_key: str = "",
-    max_concurrency: int = 4,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     rpm: int = 60,
     tpm: int = 0,
     actor=None,

@@ -9,14 +9,15 @@ class VotingConfig(AppConfig):
 
     def ready(self) -> None:
         # compare cannot import voting (imports only go down the layers), so voting registers its rules there:
-        # blind mode's reveal check, the baseline's paired test, the history's vote figures.
-        from compare.blind import register_reveal_check
+        # blind mode's reveal checks, the baseline's paired test, the history's vote figures.
+        from compare.blind import register_comparison_reveal_check, register_reveal_check
         from compare.experiments.baseline import register_paired_test
         from compare.page_selectors import register_history_annotations
 
-        from .selectors import has_voted
+        from .selectors import everyone_voted, has_voted
 
         register_reveal_check(has_voted)
+        register_comparison_reveal_check(everyone_voted)
         register_paired_test(_baseline_paired_test)
         register_history_annotations(_history_vote_figures)
 

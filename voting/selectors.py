@@ -2,7 +2,7 @@
 
 from django.db.models import Count
 
-from compare.models import CompareGroup, Round, Variant
+from compare.models import ROUND_UNFINISHED, CompareGroup, Round, Variant
 from lab.models import Membership, Workspace
 
 from .models import Choice, Vote
@@ -32,6 +32,16 @@ def vote_of(round: Round, user) -> Vote | None:
 def has_voted(round: Round, user) -> bool:
     """Blind mode's reveal rule: a person sees names once they have voted on that round."""
     return getattr(user, "is_authenticated", False) and Vote.objects.filter(round=round, user=user).exists()
+
+
+def everyone_voted(group: CompareGroup) -> bool:
+    """Blind mode's end for a whole comparison: every member of its workspace (everyone who may vote) has voted on
+    every round that can be voted on, and there is at least one."""
+    rounds = Round.objects.filter(group=group).exclude(status__in=ROUND_UNFINISHED)
+    members = Membership.objects.filter(workspace_id=group.workspace_id)
+    wanted = rounds.count() * members.count()
+    # One vote per person per round (vote_one_per_user), so the count is complete exactly when it is the product.
+    return wanted > 0 and Vote.objects.filter(round__in=rounds, user__in=members.values("user")).count() == wanted
 
 
 def filter_choices(workspace: Workspace) -> dict:

@@ -14,7 +14,16 @@ from lab.templating import render_variants
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
 from ..blind import outputs_as_seen_by
-from ..models import MAX_EXPERIMENT_VARIANTS, CompareGroup, Mode, Output, Round, Variant
+from ..models import (
+    DEFAULT_STAGGER_MS,
+    DEFAULT_TIMEOUT_MS,
+    MAX_EXPERIMENT_VARIANTS,
+    CompareGroup,
+    Mode,
+    Output,
+    Round,
+    Variant,
+)
 from ..services import MAX_REPEAT, MAX_STAGGER_MS
 
 
@@ -76,10 +85,29 @@ class GroupFieldsIn(StrictIn):
     shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
     blind = serializers.BooleanField(required=False, default=False)
-    stagger_ms = serializers.IntegerField(min_value=0, max_value=MAX_STAGGER_MS, required=False, default=50)
-    timeout_ms = serializers.IntegerField(min_value=100, max_value=600_000, required=False, default=10_000)
-    timeout_step_ms = serializers.IntegerField(min_value=0, max_value=60_000, required=False, default=2_000)
+    stagger_ms = serializers.IntegerField(
+        min_value=0, max_value=MAX_STAGGER_MS, required=False, default=DEFAULT_STAGGER_MS
+    )
+    timeout_ms = serializers.IntegerField(
+        min_value=100,
+        max_value=600_000,
+        required=False,
+        default=DEFAULT_TIMEOUT_MS,
+        help_text="Every variant's answer budget, counted from when its request is sent (docs/fairness.md).",
+    )
+    timeout_step_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=60_000,
+        required=False,
+        write_only=True,
+        help_text="Deprecated: accepted and ignored. It once gave each next column more time; every column now "
+        "has the same `timeout_ms`. Reads return 0.",
+    )
     variants = VariantIn(many=True, max_length=MAX_EXPERIMENT_VARIANTS)
+
+    def validate(self, data: dict) -> dict:
+        data.pop("timeout_step_ms", None)  # accepted for old clients, never favours a column (docs/fairness.md)
+        return data
 
 
 class GroupIn(GroupFieldsIn):
@@ -143,6 +171,9 @@ class GroupOut(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None)
     variants = VariantOut(many=True)
     round_count = serializers.IntegerField(required=False)
+    timeout_step_ms = serializers.SerializerMethodField(
+        help_text="Deprecated, always 0: no column gets more time for its position."
+    )
 
     class Meta:
         model = CompareGroup
@@ -155,6 +186,7 @@ class GroupOut(serializers.ModelSerializer):
             "shared_variables",
             "params",
             "blind",
+            "revealed_at",
             "stagger_ms",
             "timeout_ms",
             "timeout_step_ms",
@@ -166,6 +198,9 @@ class GroupOut(serializers.ModelSerializer):
             "variants",
             "round_count",
         ]
+
+    def get_timeout_step_ms(self, group: CompareGroup) -> int:
+        return 0
 
 
 class GroupDetailOut(GroupOut):
@@ -183,10 +218,15 @@ class GroupDetailOut(GroupOut):
 
 
 class OutputOut(serializers.ModelSerializer):
-    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, variant, position,
-    model and prompts are null and the label is "Answer A", "Answer B" …"""
+    """An answer as compare.blind shows it to the caller: in blind mode, until they may see them, label, variant,
+    position, model, prompts, cost, timings, token counts and error are null, and it is shown as "Answer A" …"""
 
-    label = serializers.CharField(source="seen.label", read_only=True)
+    label = serializers.CharField(source="seen.variant_label", allow_null=True, read_only=True)
+    shown_as = serializers.CharField(
+        source="seen.label",
+        read_only=True,
+        help_text='the name to show it under: its label, or "Answer A", "Answer B" … in a blind round until you vote',
+    )
     variant = serializers.IntegerField(source="seen.variant", allow_null=True, read_only=True)
     position = serializers.IntegerField(source="seen.position", allow_null=True, read_only=True)
     model = serializers.CharField(source="seen.model", allow_null=True, read_only=True)
@@ -200,6 +240,7 @@ class OutputOut(serializers.ModelSerializer):
         fields = [
             "id",
             "label",
+            "shown_as",
             "variant",
             "position",
             "model",
@@ -210,6 +251,7 @@ class OutputOut(serializers.ModelSerializer):
             "html",
             "error",
             "finish_reason",
+            "queued_ms",
             "ttft_ms",
             "latency_ms",
             "input_tokens",
@@ -333,6 +375,18 @@ class GroupRuns(APIView):
             use_cache=data.validated_data["cache"],
         )
         return Response(RunsOut({"rounds": rounds}).data, status=status.HTTP_202_ACCEPTED)
+
+
+class GroupReveal(APIView):
+    @extend_schema(
+        request=None,
+        responses=GroupDetailOut,
+        description="End a blind comparison's blind voting for everyone (its creator or a workspace owner): every "
+        "round's names, figures and tallies show to all. See docs/fairness.md.",
+    )
+    def post(self, request, pk):
+        group = services.group_reveal(group=group_for_user(request.user, pk), user=request.user)
+        return Response(_group_detail(group, request))
 
 
 class GroupClone(APIView):

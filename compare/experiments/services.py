@@ -63,7 +63,6 @@ def experiment_create(
             variants=plan.variants,
             stagger_ms=STAGGER_MS,
             timeout_ms=int(config.timeout_s * 1000),
-            timeout_step_ms=0,  # an experiment's combinations are not columns racing each other
             dataset=dataset,
         )
     except ValidationError as exc:

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lab.engine.fanout import DEFAULT_TIMEOUT_S
+
 FILE_PREFIX = "$file:"
-DEFAULT_TIMEOUT_S = 60
 MAX_TIMEOUT_S = 240
 DEFAULT_PARAMS = "default"
 TOP_LEVEL = (

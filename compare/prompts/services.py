@@ -14,6 +14,7 @@ from django.db.models import Max
 from lab import values
 from lab.models import Workspace
 
+from ..blind import require_revealed
 from ..models import Variant
 from .models import Prompt, PromptVersion
 
@@ -128,6 +129,7 @@ def variant_save_as_version(
     or of a new prompt called `name`. Its parent is the version the variant was made from, and the variant now
     points at the new version (whose text is exactly what it runs)."""
     workspace = variant.group.workspace
+    require_revealed(variant.group, "variant")
     if prompt is not None and prompt.workspace_id != workspace.pk:
         raise ValidationError({"prompt": "No such prompt in this workspace."})
     fields = {

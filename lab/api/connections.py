@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from .. import catalog, services, tasks
 from ..access import connection_for_user, workspace_for_user
 from ..models import Connection, ConnectionKind, Role
-from ..providers.base import ProviderError
+from ..providers.base import DEFAULT_MAX_CONCURRENCY, ProviderError
 from .inputs import StrictIn
 
 
@@ -47,7 +47,9 @@ class ConnectionIn(StrictIn):
     # Shape and scheme are checked by the service (lab.connection_rules), whose message names the scheme.
     base_url = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
     api_key = serializers.CharField(write_only=True, required=False, allow_blank=True, default="", trim_whitespace=True)
-    max_concurrency = serializers.IntegerField(min_value=1, max_value=1000, required=False, default=4)
+    max_concurrency = serializers.IntegerField(
+        min_value=1, max_value=1000, required=False, default=DEFAULT_MAX_CONCURRENCY
+    )
     rpm = serializers.IntegerField(min_value=1, max_value=100000, required=False, default=60)
     tpm = serializers.IntegerField(min_value=0, max_value=100_000_000, required=False, default=0)
 

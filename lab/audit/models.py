@@ -14,6 +14,7 @@ class Action(models.TextChoices):
     CONNECTION_DELETED = "connection.deleted", "Connection deleted"
     CONNECTION_KEY_ROTATED = "connection.key_rotated", "Connection key replaced"
     COMPARISON_DELETED = "comparison.deleted", "Comparison deleted"
+    COMPARISON_REVEALED = "comparison.revealed", "Blind comparison revealed"
     INVITATION_SENT = "invitation.sent", "Invitation sent"
     INVITATION_ACCEPTED = "invitation.accepted", "Invitation accepted"
     INVITATION_REVOKED = "invitation.revoked", "Invitation revoked"

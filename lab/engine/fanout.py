@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
 from dataclasses import dataclass, field
@@ -31,6 +32,9 @@ logger = logging.getLogger(__name__)
 
 TIMEOUT, CANCELLED = "timeout", "cancelled"
 CANCEL_POLL_S = 0.5
+# An answer's budget from sending its request, the default every comparison, experiment and form starts from
+# (compare.models.DEFAULT_TIMEOUT_MS reads it): reasoning models often think for over a minute before answering.
+DEFAULT_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class Call:
     request: ChatRequest
     model_info: ModelInfo | None = None
     start_after_s: float = 0.0
-    timeout_s: float = 10.0  # from when the request is sent: waiting for the connection's turn is not part of it
+    timeout_s: float = DEFAULT_TIMEOUT_S  # from when the request is sent: the wait for a turn is not part of it
     lane: str = "interactive"  # interactive calls go before batch calls queued on the same connection
     queue_deadline_s: float = 60.0  # how long it may wait for its connection's turn
     # False: nobody watches its tokens, so it is asked in one request and parsed once (see `_answer`).
@@ -52,6 +56,9 @@ class Result:
     key: int
     answer: Answer
     started_at: datetime | None = None  # when the call began, after its stagger
+    # From then until its request was sent: the wait for a slot (the connection's, or the caller's bound), never
+    # part of the answer's ttft or latency. None when it never began (cancelled during its stagger).
+    queued_ms: int | None = None
 
 
 class Hooks(Protocol):
@@ -140,7 +147,7 @@ async def _run_call(call: Call, run: _Run) -> Result:
     run.streaming.add(task)
     try:
         await asyncio.sleep(call.start_after_s)
-        result.started_at = datetime.now(tz=UTC)
+        result.started_at, waiting_since = datetime.now(tz=UTC), time.monotonic()
         tokens = expected_tokens(call.request) if limit.tpm else 0
         on_wait = partial(run.hooks.waiting, call.key, call.config.name)
         async with (
@@ -149,6 +156,7 @@ async def _run_call(call: Call, run: _Run) -> Result:
                 limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
             ) as slot,
         ):
+            result.queued_ms = _ms_since(waiting_since)
             adapter = get_adapter(call.config, client=run.client)
             on_delta = partial(run.deltas.add, call.key)
             gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
@@ -175,6 +183,8 @@ async def _run_call(call: Call, run: _Run) -> Result:
         answer.status, answer.error = ERROR, f"Unexpected error: {type(exc).__name__}: {exc}"
     finally:
         run.streaming.discard(task)
+        if result.started_at is not None and result.queued_ms is None:  # it waited until it gave up or was stopped
+            result.queued_ms = _ms_since(waiting_since)
     await run.deltas.flush()
     try:
         await run.hooks.done(result)
@@ -192,6 +202,10 @@ async def _answer(call: Call, adapter, on_delta, answer: Answer) -> None:
         await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer)
     else:
         await complete_answer(adapter, call.request, model_info=call.model_info, answer=answer)
+
+
+def _ms_since(monotonic_start: float) -> int:
+    return int((time.monotonic() - monotonic_start) * 1000)
 
 
 def _timeout_message(call: Call, answer: Answer) -> str:

@@ -23,13 +23,18 @@ PARAMETERS = (
 )
 
 
+# Calls a new connection runs at once: enough for the largest comparison (compare.models.MAX_VARIANTS), so its
+# columns all start together and none waits for a slot the others hold (docs/fairness.md).
+DEFAULT_MAX_CONCURRENCY = 5
+
+
 @dataclass(frozen=True)
 class ConnectionConfig:
     name: str
     kind: str
     base_url: str = ""
     api_key: str = field(default="", repr=False)
-    max_concurrency: int = 4
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     rpm: int = 60
     connection_id: int | None = None
     tpm: int = 0  # tokens a minute (input + output); 0: no token budget

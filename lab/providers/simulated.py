@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl
@@ -82,8 +83,8 @@ def simulated_tokens(request: ChatRequest, preset: Preset, json_schema: dict | N
         text = json.dumps(schema_instance(json_schema, rng, topic_of(user)), ensure_ascii=False)
     else:
         text = answer_text(user, rng=rng, words=max(preset.tokens, 1), style=preset.style, system=system)
-    tokens = text.split(" ")
-    return [t if i == 0 else " " + t for i, t in enumerate(tokens)]
+    # Each word with the whitespace before it, line breaks included, so the usage reported (words) counts them.
+    return re.findall(r"\s*\S+", text)
 
 
 def count_tokens(text: str) -> int:

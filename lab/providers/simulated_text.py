@@ -1,7 +1,8 @@
 """What a simulated model writes: a plausible answer that follows a prompt's simple instructions, offline.
 
 Deterministic for a request (the random choices come from the caller's seeded generator), different from prompt
-to prompt, and labelled: prose and lists start with "**Simulated answer** to: _…_". Instructions it follows:
+to prompt, and labelled: prose and lists start with "**Simulated answer**" (never the prompt's own words, which
+may name its version and give a blind comparison away). Instructions it follows:
 
 | the prompt says                                  | the answer                                              |
 |--------------------------------------------------|---------------------------------------------------------|
@@ -134,7 +135,7 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
         return json.dumps(_fields(prompt, rng, topic, language), ensure_ascii=False, indent=2)
     if re.search(r"\bya?ml\b", wants):
         return yaml.safe_dump(_fields(prompt, rng, topic, language), allow_unicode=True, sort_keys=False).strip()
-    head = f"**Simulated answer** to: _{' '.join(prompt.split()[:8]) or 'your request'}_\n\n"
+    head = "**Simulated answer**\n\n"
     if CODE.search(asked) or style == "code":
         return head + _sentence(rng, topic, language) + "\n\n" + _code(asked, topic)
     if ONE_SENTENCE.search(asked):

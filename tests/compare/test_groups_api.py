@@ -161,7 +161,8 @@ def test_a_blind_round_hides_labels_models_and_prompts_until_the_user_has_voted(
     round_ = start_round(group, owner)
     data = api.get(f"/api/v1/rounds/{round_.pk}/").json()
     assert data["labels_visible"] is False
-    assert sorted(o["label"] for o in data["outputs"]) == ["Answer A", "Answer B"]
+    assert sorted(o["shown_as"] for o in data["outputs"]) == ["Answer A", "Answer B"]
+    assert all(o["label"] is None for o in data["outputs"])
     for output in data["outputs"]:
         assert output["variant"] is None and output["model"] is None and output["position"] is None
         assert output["rendered_prompt"] is None

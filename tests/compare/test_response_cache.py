@@ -108,7 +108,7 @@ def test_an_error_or_a_cut_off_answer_is_never_stored_or_reused(workspace, owner
 
 def test_a_timed_out_answer_is_never_stored(workspace, owner, fake):
     model = fake.model(tokens=10, fault="stall", fault_at=3)
-    group = fake_group(workspace, owner, model, timeout_ms=300, timeout_step_ms=0)
+    group = fake_group(workspace, owner, model, timeout_ms=300)
     assert [o.status for o in run(group)] == [OutputStatus.TIMEOUT] * 2
     assert not CachedAnswer.objects.exists()
 

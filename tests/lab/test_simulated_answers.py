@@ -21,7 +21,7 @@ def answer(prompt: str, model: str = "instant", system: str = "", **params) -> s
 
 def body(text: str) -> str:
     head, _, rest = text.partition("\n\n")
-    assert head.startswith("**Simulated answer** to: _")
+    assert head == "**Simulated answer**"
     return rest
 
 
@@ -29,6 +29,12 @@ def test_the_same_request_gives_the_same_answer_and_another_prompt_another():
     assert answer("How can I reset my password?") == answer("How can I reset my password?")
     assert body(answer("How can I reset my password?")) != body(answer("How do I change my email address?"))
     assert "reset my password" in answer("Answer clearly: How can I reset my password?").lower()
+
+
+def test_an_answer_never_repeats_the_prompts_own_words():
+    # A blind comparison of prompt versions must not learn from an answer which version asked it.
+    text = answer("Prompt v7 (formal, by Ada):\nSay something about tea.")
+    assert not any(word in text for word in ("v7", "formal", "Ada", "Prompt"))
 
 
 def test_it_writes_in_the_language_asked():

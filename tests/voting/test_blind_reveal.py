@@ -11,7 +11,8 @@ pytestmark = pytest.mark.django_db
 
 def seen(client, round_):
     body = client.get(f"/api/v1/rounds/{round_.pk}/").json()
-    return body["labels_visible"], [(o["id"], o["label"], o["model"]) for o in body["outputs"]]
+    assert all((o["label"] is None) != body["labels_visible"] for o in body["outputs"])  # null while hidden
+    return body["labels_visible"], [(o["id"], o["shown_as"], o["model"]) for o in body["outputs"]]
 
 
 def test_labels_are_hidden_until_i_vote_and_then_revealed(api, workspace, owner):

@@ -15,7 +15,7 @@ def inbox(client, workspace, **query):
 
 
 def columns(body):
-    return [(output["id"], output["label"], output["model"]) for output in body["outputs"]]
+    return [(output["id"], output["shown_as"], output["model"]) for output in body["outputs"]]
 
 
 def test_a_blind_comparison_looks_the_same_in_the_inbox_and_on_its_page(api, workspace, owner):
@@ -46,7 +46,8 @@ def test_the_inbox_is_blind_by_default_even_where_the_comparison_is_not(api, wor
     outputs = list(Round.objects.get(pk=round_.pk).outputs.order_by("variant__position"))
     assert served["labels_visible"] is False
     assert [o["id"] for o in served["outputs"]] == [o.pk for o in blind_order(round_.pk, owner.pk, outputs)]
-    assert all(o["model"] is None and o["label"].startswith("Answer ") for o in served["outputs"])
+    assert all(o["model"] is None and o["label"] is None for o in served["outputs"])
+    assert all(o["shown_as"].startswith("Answer ") for o in served["outputs"])
 
 
 def test_blind_false_shows_names_but_never_lifts_a_blind_comparison(api, workspace, owner):

@@ -8,7 +8,9 @@ import { rowsFrom, valuesOf, variablesEditor } from "./vars.js";
 
 const form = document.getElementById("editor");
 const initial = JSON.parse(document.getElementById("editor-initial").textContent);
-const { max_variants: MAX_VARIANTS } = JSON.parse(document.getElementById("editor-limits").textContent);
+const {
+  max_variants: MAX_VARIANTS, default_timeout_ms: DEFAULT_TIMEOUT_MS, default_stagger_ms: DEFAULT_STAGGER_MS,
+} = JSON.parse(document.getElementById("editor-limits").textContent);
 const MIN_VARIANTS = 2;
 const DEFAULT_MODEL = "simulated::writer";
 const field = (name) => form.elements.namedItem(name);
@@ -79,9 +81,8 @@ function body() {
       params: params(),
       blind: field("blind").checked,
       repeat: number("repeat") ?? 1,
-      timeout_ms: number("timeout_ms") ?? 10000,
-      timeout_step_ms: number("timeout_step_ms") ?? 2000,
-      stagger_ms: number("stagger_ms") ?? 50,
+      timeout_ms: number("timeout_ms") ?? DEFAULT_TIMEOUT_MS,
+      stagger_ms: number("stagger_ms") ?? DEFAULT_STAGGER_MS,
       cloned_from: initial?.cloned_from ?? null,
       variants,
     },
@@ -101,7 +102,7 @@ function move(index, step) {
 function column(variant, index) {
   const n = index + 1;
   const count = state.variants.length;
-  const timeout = ((number("timeout_ms") ?? 10000) + index * (number("timeout_step_ms") ?? 2000)) / 1000;
+  const timeout = (number("timeout_ms") ?? DEFAULT_TIMEOUT_MS) / 1000;
   const tool = (op, text, label, onclick, disabled) =>
     h("button", { type: "button", class: "tool", "data-op": op, "aria-label": label, title: label, disabled, onclick }, text);
   return h("article", { class: "ecol", "data-key": variant.key, "aria-label": `Variant ${n}` },
@@ -285,7 +286,7 @@ function fill(group) {
   const p = group.params || {};
   for (const name of PARAM_FIELDS) field(name).value = p[name] ?? "";
   field("blind").checked = Boolean(group.blind);
-  for (const name of ["timeout_ms", "timeout_step_ms", "stagger_ms"]) field(name).value = group[name];
+  for (const name of ["timeout_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);
   state.variants = group.variants.map((v) => newVariant({
     label: v.label, model: v.model, prompt: v.prompt, prompt_version: v.prompt_version ?? null, rows: rowsFrom(v.variables),
@@ -319,7 +320,7 @@ renderVariants();
 
 form.addEventListener("input", (event) => {
   if (event.target.name === "model") showModelNotes();
-  if (["timeout_ms", "timeout_step_ms"].includes(event.target.name)) renderVariants();
+  if (event.target.name === "timeout_ms") renderVariants();
   changed();
 });
 for (const radio of form.querySelectorAll("input[name=mode]")) radio.addEventListener("change", switchMode);

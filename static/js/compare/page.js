@@ -116,7 +116,9 @@ function onDone(event) {
     parts.push(empty);
   }
   body.replaceChildren(...parts);
-  const metric = (name, text) => { column.querySelector(`[data-metric=${name}]`).textContent = text; };
+  // A blind column has no figures until its reader votes (compare.blind): the event carries none either.
+  const metric = (name, text) => { const cell = column.querySelector(`[data-metric=${name}]`); if (cell) cell.textContent = text; };
+  metric("queued", duration(event.queued_ms));
   metric("ttft", duration(event.ttft_ms));
   metric("latency", duration(event.latency_ms));
   metric("tokens", `${tokens(event.input_tokens, event.tokens_estimated)} / ${tokens(event.output_tokens, event.tokens_estimated)}`);
@@ -261,7 +263,8 @@ function onProgress(event) {
 // Until its request is sent, a column says how many calls are ahead of it on its connection (text, not HTML).
 function onWaiting(event) {
   const ahead = `${event.ahead} ahead`;
-  columnOf(event.output)?.querySelector("[data-role=waiting]")?.replaceChildren(`Waiting for connection ${event.connection} — ${ahead}`);
+  const connection = event.connection ? `connection ${event.connection}` : "its connection"; // blind: unnamed
+  columnOf(event.output)?.querySelector("[data-role=waiting]")?.replaceChildren(`Waiting for ${connection} — ${ahead}`);
 }
 
 function handle(event) {

@@ -35,7 +35,7 @@ function column(output, index) {
   key.textContent = String(index + 1);
   const title = document.createElement("h3");
   title.className = "col-title";
-  title.textContent = output.label;
+  title.textContent = output.shown_as;
   head.append(key, title);
   if (output.model) {
     const model = document.createElement("p");
@@ -65,7 +65,7 @@ function showTally(tally) {
   if (!tally) return (part("tally").textContent = "");
   const total = `${tally.total} vote${tally.total === 1 ? "" : "s"} so far`;
   if (!tally.outputs) return (part("tally").textContent = `${total}; the split appears once you vote.`);
-  const split = current.outputs.map((o) => `${o.label} ${tally.outputs[o.id] || 0}`);
+  const split = current.outputs.map((o) => `${o.shown_as} ${tally.outputs[o.id] || 0}`);
   part("tally").textContent = `${total}: ${split.join(", ")}, tie ${tally.tie}, all bad ${tally.all_bad}`;
 }
 
@@ -117,7 +117,7 @@ async function showLast(roundId, title, choice) {
   if (!response?.ok) return;
   const round = await response.json();
   const picked = round.outputs.find((o) => o.id === choice.output);
-  const what = picked ? `${picked.label} (${picked.model})` : choice.verdict === "tie" ? "a tie" : "all bad";
+  const what = picked ? `${picked.shown_as} (${picked.model})` : choice.verdict === "tie" ? "a tie" : "all bad";
   const last = part("last");
   last.hidden = false;
   last.textContent = `Your vote on ${title}, round ${round.number}: ${what}. Press U to undo.`;
