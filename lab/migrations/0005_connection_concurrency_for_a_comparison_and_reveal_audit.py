@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lab', '0003_connection_tokens_per_minute'),
+        ('lab', '0004_password_attempts'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
