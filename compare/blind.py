@@ -2,7 +2,8 @@
 
 A blind round's answers are created in a random order (so ids say nothing), shown to each person in their own
 shuffle under "Answer A", "Answer B" … with only their text and status: the variant, model, prompts, cost, timings,
-token counts and error are blank, and its tally is a total only. Names come back once any registered reveal check
+token counts and error are blank, and its tally is a total only. What the round was asked shows only where every
+answer was asked the same (`input_as_seen`). Names come back once any registered reveal check
 (voting's "has this person voted here?") says so, or for everyone once the comparison is revealed (its owner
 revealed it, or everyone who votes has voted: `comparison_revealed`); only then do the prompt library and "save
 rounds as dataset rows" open to a blind comparison. Pushes on the comparison's channel reach everyone, so they
@@ -165,6 +166,31 @@ def blind_order(round_id: int, user_id: int, outputs: list) -> list:
     shuffled = list(outputs)
     random.Random(f"{round_id}:{user_id}").shuffle(shuffled)
     return shuffled
+
+
+@dataclass(frozen=True)
+class InputSeen:
+    """What a round's answers were asked, as one person may see it before voting: the round's variables, and the
+    system prompt and prompt where every answer got the same (None where they differ). `own_prompts`: the answers
+    were asked in words of their own, shown per answer (`Seen`) only once names are."""
+
+    variables: dict
+    system_prompt: str | None
+    prompt: str | None
+    own_prompts: bool
+
+
+def input_as_seen(round_: Round, outputs: list[Output]) -> InputSeen:
+    """A text every answer was sent alike says nothing about which is which, so it shows even in a blind round;
+    a text that differs would (a prompt version names its variant) and shows only with the names, per answer."""
+    system_prompts = {output.rendered_system_prompt for output in outputs}
+    prompts = {output.rendered_prompt for output in outputs}
+    return InputSeen(
+        variables=round_.variables,
+        system_prompt=next(iter(system_prompts)) if len(system_prompts) == 1 else None,
+        prompt=next(iter(prompts)) if len(prompts) == 1 else None,
+        own_prompts=len(system_prompts) > 1 or len(prompts) > 1,
+    )
 
 
 def creation_order(group: CompareGroup, variants: list[Variant]) -> list[Variant]:

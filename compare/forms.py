@@ -1,4 +1,5 @@
-"""Inputs of the comparison pages: the history's filters, and the editor's "save and run" body."""
+"""Inputs of the comparison pages: the history's filters, the editor's "save and run" body, and the prompt
+library's "New prompt"."""
 
 from django import forms
 from rest_framework import serializers
@@ -33,6 +34,23 @@ class HistoryFilterForm(forms.Form):
         """The valid, non-empty filters, by the names `page_selectors.history` takes."""
         self.is_valid()  # keeps the valid fields in cleaned_data; an invalid one shows its error and is ignored
         return {name: value for name, value in self.cleaned_data.items() if value not in (None, "")}
+
+
+class PromptNewForm(forms.Form):
+    """The library page's "New prompt": a prompt with its first version. The form checks what a browser could;
+    the name's rules and the text's storability are compare.prompts.services', whose errors land on these fields."""
+
+    name = forms.CharField(label="Name", max_length=200)
+    text = forms.CharField(label="Text", widget=forms.Textarea(attrs={"rows": 5}), strip=False)
+    system_prompt = forms.CharField(
+        label="System prompt", required=False, widget=forms.Textarea(attrs={"rows": 2}), strip=False
+    )
+    message = forms.CharField(label="What it is for", required=False, max_length=2000)
+
+    def add_service_errors(self, errors: dict[str, list[str]]) -> None:
+        """A service's ValidationError (by field) on the form: on its field, or on the form when it has none."""
+        for field, messages in errors.items():
+            self.add_error(field if field in self.fields else None, messages)
 
 
 class EditorSaveIn(GroupFieldsIn):

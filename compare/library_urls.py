@@ -6,6 +6,7 @@ from . import baseline_views, prompt_views
 
 urlpatterns = [
     path("w/<int:pk>/prompts/", prompt_views.prompt_list, name="prompts"),
+    path("w/<int:pk>/prompts/new/", prompt_views.prompt_new_page, name="prompt_new"),
     path("w/<int:pk>/prompts/import/", prompt_views.library_import_page, name="prompt_import"),
     path("w/<int:pk>/prompts/export/", prompt_views.library_export_page, name="prompt_export"),
     path("prompts/<int:pk>/", prompt_views.prompt_detail, name="prompt"),

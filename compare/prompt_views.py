@@ -1,5 +1,5 @@
-"""Prompt library pages: the list (with YAML import and export), a prompt with its versions and the word diff
-of any two, adding and promoting versions, and the answer diff partial of the comparison page.
+"""Prompt library pages: the list (with "New prompt" and YAML import and export), a prompt with its versions and
+the word diff of any two, adding and promoting versions, and the answer diff partial of the comparison page.
 
 Thin: objects come through the access helpers, writes through compare.prompts.services. A version's win rate,
 rating and judge scores are voting's, fetched by the page from voting's partial URL.
@@ -17,6 +17,7 @@ from lab.models import Role
 
 from . import page_selectors
 from .access import group_for_user, prompt_for_user, prompt_version_for_user, variant_for_user
+from .forms import PromptNewForm
 from .prompts import library, services
 from .prompts.diff import side_by_side
 from .prompts.selectors import prompt_versions, workspace_prompts
@@ -27,13 +28,35 @@ MAX_IMPORT_BYTES = 5 * 2**20
 @login_required
 @require_safe
 def prompt_list(request, pk):
-    membership = membership_for_user(request.user, pk)
+    return _library_page(request, membership_for_user(request.user, pk), PromptNewForm())
+
+
+def _library_page(request, membership, form: PromptNewForm, status: int = 200):
     workspace = membership.workspace
-    return render(
-        request,
-        "compare/prompts/list.html",
-        {"workspace": workspace, "can_edit": membership.allows(Role.EDITOR), "prompts": workspace_prompts(workspace)},
-    )
+    context = {
+        "workspace": workspace,
+        "can_edit": membership.allows(Role.EDITOR),
+        "prompts": workspace_prompts(workspace),
+        "form": form,
+    }
+    return render(request, "compare/prompts/list.html", context, status=status)
+
+
+@login_required
+@require_POST
+def prompt_new_page(request, pk):
+    """A prompt with its first version; on a refusal the library again, each error beside its field (400)."""
+    membership = membership_for_user(request.user, pk, Role.EDITOR)
+    form = PromptNewForm(request.POST)
+    if form.is_valid():
+        try:
+            prompt = services.prompt_create(workspace=membership.workspace, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_service_errors(exc.message_dict)
+        else:
+            messages.success(request, f"Created {prompt.name} with its first version.")
+            return redirect("compare:prompt", prompt.pk)
+    return _library_page(request, membership, form, status=400)
 
 
 @login_required

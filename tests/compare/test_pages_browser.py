@@ -152,6 +152,7 @@ def test_one_persons_vote_changes_the_tally_another_person_is_watching(
     voter.wait_for_selector(".vote-status:has-text('You voted for B')")
     until(watcher, f"document.querySelector('[data-tally=\"{second.pk}\"]').textContent.trim() === '1'")
     assert watcher.locator("[data-tally=total]").inner_text() == "1"
+    assert "1 vote so far." in watcher.locator("[data-role=vote-status]").inner_text()  # not "1 votes"
 
     watcher.keyboard.press("1")
     until(voter, f"document.querySelector('[data-tally=\"{first.pk}\"]').textContent.trim() === '1'")

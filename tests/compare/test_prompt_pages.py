@@ -144,3 +144,51 @@ def test_a_version_whose_text_the_database_cannot_store_is_refused_with_a_messag
     assert response.status_code == 200
     assert "text may not contain the NUL character" in response.content.decode()
     assert prompt.versions.count() == before
+
+
+def test_new_prompt_on_the_library_page_creates_a_prompt_with_its_first_version(client, owner, workspace):
+    client.force_login(owner)
+    listed = client.get(f"/w/{workspace.pk}/prompts/").content.decode()
+    assert 'href="#new-prompt"' in listed and f'action="/w/{workspace.pk}/prompts/new/"' in listed
+    response = client.post(
+        f"/w/{workspace.pk}/prompts/new/",
+        {"name": " Apology ", "text": "Apologise for {{issue}}.", "system_prompt": "Be brief.", "message": "v1"},
+    )
+    created = Prompt.objects.get(workspace=workspace, name="Apology")
+    assert response.status_code == 302 and response.url == f"/prompts/{created.pk}/"
+    version = created.current
+    assert (version.number, version.text, version.system_prompt, version.message) == (
+        1,
+        "Apologise for {{issue}}.",
+        "Be brief.",
+        "v1",
+    )
+    assert version.author == owner
+
+
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ({"name": "", "text": "Hi"}, "Name: This field is required."),
+        ({"name": "Greeter", "text": ""}, "Text: This field is required."),
+        ({"name": "Greeter", "text": "Hi"}, "Name: This workspace already has a prompt named &quot;Greeter&quot;."),
+        ({"name": "Nul", "text": "a\x00b"}, "Text: Null characters are not allowed."),
+    ],
+)
+def test_a_refused_new_prompt_names_the_field_and_keeps_what_was_typed(client, owner, workspace, prompt, body, shown):
+    client.force_login(owner)
+    response = client.post(f"/w/{workspace.pk}/prompts/new/", body)
+    page = response.content.decode()
+    assert response.status_code == 400 and shown in page
+    assert Prompt.objects.filter(workspace=workspace).count() == 1  # only the fixture's
+    if body["text"] == "Hi":
+        assert ">\nHi</textarea>" in page
+
+
+def test_viewers_cannot_create_a_prompt_and_strangers_get_404(client, viewer, stranger, workspace):
+    client.force_login(viewer)
+    assert 'href="#new-prompt"' not in client.get(f"/w/{workspace.pk}/prompts/").content.decode()
+    assert client.post(f"/w/{workspace.pk}/prompts/new/", {"name": "X", "text": "Y"}).status_code == 403
+    client.force_login(stranger)
+    assert client.post(f"/w/{workspace.pk}/prompts/new/", {"name": "X", "text": "Y"}).status_code == 404
+    assert not Prompt.objects.exists()

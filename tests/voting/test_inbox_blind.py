@@ -1,9 +1,13 @@
-"""The inbox's blind mode is the comparison page's: the same per-person column order, names revealed on voting."""
+"""The inbox's blind mode is the comparison page's: the same per-person column order, names revealed on voting; what
+the answers were asked shows where it was the same for all, and per answer only with the names."""
+
+import json
 
 import pytest
 
 from compare.blind import blind_order
 from compare.models import Round
+from tests.fixtures.compare_factories import INSTANT, make_group
 from tests.fixtures.voting_factories import finished_round, voting_group
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +63,46 @@ def test_blind_false_shows_names_but_never_lifts_a_blind_comparison(api, workspa
     assert "outputs" in served["tally"]
     served = inbox(api, workspace, blind="false", group=blind_group.pk)
     assert served["labels_visible"] is False
+
+
+def sent(round_, prompts: dict[str, str], system_prompt: str = "Be kind.") -> None:
+    """What the worker records as sent to each variant (by label), as a run would."""
+    for output in round_.outputs.select_related("variant"):
+        output.rendered_system_prompt, output.rendered_prompt = system_prompt, prompts[output.variant.label]
+        output.save(update_fields=["rendered_system_prompt", "rendered_prompt"])
+
+
+def test_a_blind_round_shows_what_every_answer_was_asked_alike_and_nothing_that_tells_them_apart(api, workspace, owner):
+    round_ = finished_round(voting_group(workspace, owner, n=3, blind=True), owner)
+    sent(round_, {label: f"Prompt of version {label}: write about tea." for label in "ABC"})
+    served = inbox(api, workspace)
+    assert served["input"] == {
+        "variables": {"topic": "tea"},
+        "system_prompt": "Be kind.",
+        "prompt": None,
+        "own_prompts": True,
+    }
+    assert "Prompt of version" not in json.dumps(served)  # neither in the input nor in any answer
+
+    open_round = finished_round(voting_group(workspace, owner, n=2, title="open"), owner)
+    sent(open_round, {"A": "Short about tea.", "B": "Long about tea."})
+    served = inbox(api, workspace, blind="false", group=open_round.group_id)
+    assert served["input"]["prompt"] is None and served["input"]["own_prompts"] is True
+    assert {o["label"]: o["rendered_prompt"] for o in served["outputs"]} == {
+        "A": "Short about tea.",
+        "B": "Long about tea.",
+    }  # with the names, each answer's own prompt
+
+
+def test_a_blind_comparison_of_models_shows_the_one_prompt_they_were_all_sent(api, workspace, owner):
+    group = make_group(workspace, owner, models=[INSTANT, "simulated::coder"], blind=True)
+    round_ = finished_round(group, owner)
+    sent(round_, dict.fromkeys("AB", "Say something about tea."), system_prompt="")
+    served = inbox(api, workspace)
+    assert served["labels_visible"] is False
+    assert served["input"] == {
+        "variables": {"topic": "tea"},
+        "system_prompt": "",
+        "prompt": "Say something about tea.",
+        "own_prompts": False,
+    }

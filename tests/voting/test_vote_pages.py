@@ -51,7 +51,10 @@ def test_the_panel_shows_my_vote_and_the_tally(as_owner, workspace, owner):
     html = panel(as_owner, round_)
     assert re.search(rf'data-output="{second.pk}" data-key="2"\s+aria-pressed="true"', html)
     assert f'data-tally="{second.pk}">1<' in html and 'data-tally="all_bad">1<' in html
-    assert "2</span> votes so far" in html and "You voted for <strong>B</strong>" in html
+    assert (
+        '2</span> <span data-role="votes-word">votes</span> so far' in html
+        and "You voted for <strong>B</strong>" in html
+    )
 
 
 def test_voting_waits_for_the_answers_and_a_failed_answer_cannot_win(as_owner, workspace, owner):

@@ -59,11 +59,23 @@ class InboxTallyOut(serializers.Serializer):
     total = serializers.IntegerField()
 
 
+class InboxInputOut(serializers.Serializer):
+    variables = serializers.DictField(help_text="the round's variables (shared ones and its dataset row), as run")
+    system_prompt = serializers.CharField(
+        allow_null=True, help_text="the system prompt every answer was sent; null when they differ"
+    )
+    prompt = serializers.CharField(allow_null=True, help_text="the prompt every answer was sent; null when they differ")
+    own_prompts = serializers.BooleanField(
+        help_text="the answers were sent prompts of their own: each output's, once names are shown"
+    )
+
+
 class InboxNextOut(serializers.Serializer):
     round = InboxRoundOut(allow_null=True, help_text="null when nothing is left to vote on")
     group = InboxGroupOut(allow_null=True)
     labels_visible = serializers.BooleanField()
     outputs = OutputOut(many=True, help_text="in the columns' order as you see them; keys 1–5 follow it")
+    input = InboxInputOut(allow_null=True, help_text="what the answers were asked, as blind mode lets you see it")
     tally = InboxTallyOut(allow_null=True)
     blind = serializers.BooleanField()
     remaining = serializers.IntegerField(help_text="rounds still open to you under these filters, this one included")

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
-from compare.blind import outputs_as_seen_by, tally_as_seen
+from compare.blind import input_as_seen, outputs_as_seen_by, tally_as_seen
 from compare.models import CompareGroup, Round, RoundStatus
 from compare.selectors import round_with_outputs
 from lab.models import Workspace
@@ -104,10 +104,19 @@ def inbox_remaining(workspace: Workspace, user, filters: InboxFilters) -> int:
 
 def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: InboxFilters, blind: bool) -> dict:
     """What the inbox shows: the round's answers as this person may see them (blind mode's shuffle and reveal, as on
-    the comparison page), its tally (only the total while names are hidden), and what is left."""
+    the comparison page), what they were asked (blind mode's shared input), its tally (only the total while names
+    are hidden), and what is left."""
     view = {"blind": blind, "remaining": inbox_remaining(workspace, user, filters), "rule": RULE_SENTENCE}
     if round_ is None:
-        return {**view, "round": None, "group": None, "outputs": [], "labels_visible": False, "tally": None}
+        return {
+            **view,
+            "round": None,
+            "group": None,
+            "outputs": [],
+            "labels_visible": False,
+            "tally": None,
+            "input": None,
+        }
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user, blind=blind)
     tally = round_tally(round_)
@@ -117,5 +126,6 @@ def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: Inb
         "group": round_.group,
         "outputs": outputs,
         "labels_visible": visible,
+        "input": input_as_seen(round_, outputs),
         "tally": tally_as_seen(tally, labels_visible=visible),
     }

@@ -1,4 +1,4 @@
-"""The "To vote" inbox page: the round to vote on is fetched from the inbox API and voted on by keyboard alone."""
+"""The "To vote" inbox page: the round to vote on is fetched from the inbox API and voted on by button or key."""
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render

@@ -65,6 +65,8 @@ export class VotePanel {
       else if (key === "all_bad") counter.textContent = event.all_bad;
       else counter.textContent = event.outputs[key] || 0;
     }
+    const word = section.querySelector("[data-role=votes-word]"); // "1 vote so far", "2 votes so far"
+    if (word) word.textContent = event.total === 1 ? "vote" : "votes";
   }
 }
 

@@ -1,5 +1,6 @@
-// The "To vote" inbox: one round at a time from the inbox API, voted on by keyboard alone (1–5 pick, T tie,
-// B all bad, S skip, U undo the last vote or skip); the next round loads at once and the tally updates live.
+// The "To vote" inbox: one round at a time from the inbox API, with what it asked, voted on by button or by key
+// (1–5 pick, T tie, B all bad, S skip, U undo the last vote or skip; each key has its button); the next round
+// loads at once and the tally updates live.
 import { postJSON, socketURL } from "../csrf.js";
 
 const root = document.getElementById("inbox");
@@ -61,6 +62,69 @@ function column(output, index) {
   return article;
 }
 
+function pickButton(output, index) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "vote-choice";
+  button.dataset.key = String(index + 1);
+  button.disabled = output.status !== "ok"; // only a complete answer can win
+  const key = document.createElement("kbd");
+  key.textContent = String(index + 1);
+  button.append(key, ` ${output.label}`);
+  button.setAttribute("aria-label", `Vote for ${output.label}`);
+  return button;
+}
+
+function text(value) {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function block(title, body) {
+  const heading = document.createElement("h3");
+  heading.textContent = title;
+  const pre = document.createElement("pre");
+  pre.textContent = body;
+  return [heading, pre];
+}
+
+// What the answers were asked: the round's variables and, where every answer got the same, its system prompt and
+// prompt. Prompts of their own show per answer only once names do (blind mode: they would say which is which).
+function showInput(view) {
+  const details = part("input");
+  details.hidden = !view.input;
+  if (!view.input) return;
+  const { variables, system_prompt: system, prompt, own_prompts: own } = view.input;
+  const body = [];
+  const names = Object.keys(variables);
+  if (names.length) {
+    const list = document.createElement("dl");
+    for (const name of names) {
+      const term = document.createElement("dt");
+      term.textContent = name;
+      const value = document.createElement("dd");
+      value.textContent = text(variables[name]);
+      list.append(term, value);
+    }
+    body.push(list);
+  }
+  if (system) body.push(...block("System prompt", system));
+  if (prompt) body.push(...block("Prompt", prompt));
+  if (own && view.labels_visible) {
+    for (const output of view.outputs) {
+      const sent = [output.rendered_system_prompt, output.rendered_prompt].filter(Boolean).join("\n\n");
+      body.push(...block(`Prompt of ${output.label}`, sent));
+    }
+  } else if (own) {
+    const note = document.createElement("p");
+    note.className = "muted";
+    note.textContent = "Each answer was asked in words of its own; they show once you vote, as they would say which is which.";
+    body.push(note);
+  }
+  part("input-body").replaceChildren(...body);
+  const first = names.length ? `${names[0]}: ${text(variables[names[0]])}` : prompt || "";
+  part("input-preview").textContent = first.length > 80 ? `${first.slice(0, 79)}…` : first;
+}
+
 function showTally(tally) {
   if (!tally) return (part("tally").textContent = "");
   const total = `${tally.total} vote${tally.total === 1 ? "" : "s"} so far`;
@@ -91,6 +155,9 @@ function render(view) {
   part("empty").hidden = view.round !== null;
   part("remaining").textContent = `${view.remaining} round${view.remaining === 1 ? "" : "s"} left to vote on`;
   root.dataset.round = view.round?.id ?? "";
+  showInput(view);
+  part("picks").replaceChildren(...view.outputs.map(pickButton));
+  for (const button of root.querySelectorAll("[data-needs-round]")) button.hidden = view.round === null;
   if (view.round === null) {
     part("title").textContent = "All done";
     part("blind-note").hidden = true;
@@ -120,7 +187,7 @@ async function showLast(roundId, title, choice) {
   const what = picked ? `${picked.shown_as} (${picked.model})` : choice.verdict === "tie" ? "a tie" : "all bad";
   const last = part("last");
   last.hidden = false;
-  last.textContent = `Your vote on ${title}, round ${round.number}: ${what}. Press U to undo.`;
+  last.textContent = `Your vote on ${title}, round ${round.number}: ${what}. Undo (U) takes it back.`;
 }
 
 async function vote(body) {
@@ -139,7 +206,7 @@ async function skip() {
   if (!result.ok) return showError(`Could not skip: ${errorText(result.data)}`);
   history.push({ round: roundId, kind: "skip" });
   part("last").hidden = false;
-  part("last").textContent = "Skipped; it will not come back unless you press U.";
+  part("last").textContent = "Skipped; it will not come back unless you undo (U).";
   await loadNext();
 }
 
@@ -164,13 +231,9 @@ function action(key) {
   return { t: () => vote({ verdict: "tie" }), b: () => vote({ verdict: "all_bad" }), s: skip }[key] || null;
 }
 
-document.addEventListener("keydown", async (event) => {
-  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
-  if (event.target.closest("input, textarea, select, [contenteditable]")) return;
-  const run = action(event.key.toLowerCase());
-  if (!run) return;
-  event.preventDefault();
-  if (busy) return; // one action at a time: the next key acts on the round it sees
+// A key and its button do the same; one action at a time, so the next acts on the round it sees.
+async function perform(run) {
+  if (busy) return;
   busy = true;
   showError("");
   try {
@@ -179,6 +242,21 @@ document.addEventListener("keydown", async (event) => {
     busy = false;
     root.dataset.actions = String(Number(root.dataset.actions || 0) + 1); // finished actions, for page tests
   }
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (event.target.closest("input, textarea, select, [contenteditable]")) return;
+  const run = action(event.key.toLowerCase());
+  if (!run) return;
+  event.preventDefault();
+  perform(run);
+});
+
+part("actions").addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-key]");
+  const run = button && !button.disabled && action(button.dataset.key);
+  if (run) perform(run);
 });
 
 loadNext();

@@ -1,5 +1,6 @@
 """Create (or reset the password of) a demo user with a workspace, for `make run`, and fill the workspace the
-first time with a finished comparison (votes, verdicts), a dataset, a judge and an experiment (voting.demo)."""
+first time with a prompt library, finished comparisons of prompts and of models (votes, verdicts), datasets, a
+judge and an experiment (voting.demo)."""
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
@@ -24,5 +25,8 @@ class Command(BaseCommand):
         membership = user.memberships.select_related("workspace").first()
         workspace = membership.workspace if membership else workspace_create(owner=user, name="Demo workspace")
         if not empty and demo_seed(workspace=workspace, user=user):
-            self.stdout.write("Filled the demo workspace with a comparison, a dataset, a judge and an experiment.")
+            self.stdout.write(
+                "Filled the demo workspace with a prompt library, comparisons of prompts and of models, datasets, "
+                "a judge and an experiment."
+            )
         self.stdout.write(self.style.SUCCESS(f"Log in at http://127.0.0.1:8000/ as {username} / {password}"))
