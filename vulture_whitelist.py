@@ -42,6 +42,6 @@ Not Python to run: vulture counts every name below as used.
 # Settings the tests set through pytest-django's `settings` fixture; fixtures asked for by name for their effect.
 (CACHES, SOCIALACCOUNT_PROVIDERS, wide, openrouter)
 
-# Event names no sender uses yet: compare/rounds.py and compare/execution.py still write them as string literals
-# (issue 37 has the senders use lab/events.py). Delete an entry here when its constant is used.
-(ROUND_STARTED, OUTPUT_WAITING, OUTPUT_DONE, ROUND_DONE)
+# Fields of the realtime events' payload types (lab/events.py TypedDicts), read by key by the browser scripts and
+# tests only.
+(answers_total,)

@@ -23,7 +23,7 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import Result, fan_out
 from lab.engine.runtime import Runtime, runtime
-from lab.events import OUTPUT_DELTAS
+from lab.events import OUTPUT_DELTAS, OUTPUT_DONE, OUTPUT_WAITING, output_delta, output_deltas, output_waiting
 from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
@@ -159,8 +159,8 @@ class RoundHooks:
             return
         # One channel message per tick for the whole round; the socket consumer hands the browser one
         # `output.delta` event per answer (see GroupConsumer).
-        deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
-        await abroadcast(self.channel, OUTPUT_DELTAS, deltas=deltas)
+        deltas = [output_delta(output=d.key, offset=d.offset, text=d.text) for d in batch]
+        await abroadcast(self.channel, OUTPUT_DELTAS, **output_deltas(deltas=deltas))
         if time.monotonic() - self.checkpointed_at >= CHECKPOINT_S:
             await self._checkpoint()
 
@@ -179,7 +179,7 @@ class RoundHooks:
         self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved
         payload = await database_sync_to_async(rounds.output_record)(result=result)
         if payload is not None:
-            await abroadcast(self.channel, "output.done", **payload)
+            await abroadcast(self.channel, OUTPUT_DONE, **payload)
 
     async def cancelled(self) -> bool:
         if self.batch:
@@ -192,5 +192,5 @@ class RoundHooks:
         if not self.watched_at_claim:
             return
         send = abroadcast_to_listeners if self.batch else abroadcast
-        payload = for_channel({"output": key, "connection": connection, "ahead": ahead}, blind=self.blind)
-        await send(self.channel, "output.waiting", **payload)
+        payload = for_channel(output_waiting(output=key, connection=connection, ahead=ahead), blind=self.blind)
+        await send(self.channel, OUTPUT_WAITING, **payload)

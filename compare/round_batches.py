@@ -35,6 +35,7 @@ from collections.abc import Callable
 from channels.db import database_sync_to_async
 
 from lab.engine.fanout import Result
+from lab.events import OUTPUT_DONE
 from lab.realtime import abroadcast, alistened, group_channel
 
 from . import rounds
@@ -164,7 +165,7 @@ class RoundBatches:
         channel_of = {claimed.round_id: group_channel(claimed.group_id) for claimed, _ in batch}
         for payload in payloads:
             if channel_of[payload["round"]] in watched:
-                await abroadcast(channel_of[payload["round"]], "output.done", **payload)
+                await abroadcast(channel_of[payload["round"]], OUTPUT_DONE, **payload)
         if self.finished is not None:
             self.finished([claimed.round_id for claimed, _ in batch])
 

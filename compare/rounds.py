@@ -24,6 +24,17 @@ from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import Call, Result
 from lab.engine.scheduler import queue_deadline_s
+from lab.events import (
+    OUTPUT_DONE,
+    PROGRESS,
+    ROUND_DONE,
+    ROUND_STARTED,
+    OutputDone,
+    output_done,
+    progress,
+    round_done,
+    round_started,
+)
 from lab.jobs.kinds import Lane
 from lab.markdown import render_markdown
 from lab.models import Connection, Workspace
@@ -107,10 +118,8 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 partial(
                     broadcast,
                     group_channel(round_.group_id),
-                    "round.started",
-                    round=round_.pk,
-                    number=round_.number,
-                    outputs=sorted(o.pk for o in outputs[round_.pk]),  # by id: never the variants' order (blind)
+                    ROUND_STARTED,
+                    **round_started(round=round_.pk, number=round_.number, outputs=[o.pk for o in outputs[round_.pk]]),
                 )
             )
         round_calls, cache_keys = uncached[round_.pk]
@@ -248,7 +257,7 @@ def outputs_checkpoint(*, texts: dict[int, str]) -> None:
     _update_from_values(["text"], [[pk, text] for pk, text in texts.items()], only_status=[OutputStatus.RUNNING])
 
 
-def output_record(*, result: Result) -> dict | None:
+def output_record(*, result: Result) -> OutputDone | None:
     """Store one finished answer and return the `output.done` payload; None if the row was already final.
 
     A row the user cancelled stays cancelled but keeps whatever text arrived.
@@ -347,26 +356,26 @@ def _update_from_values(
         return [pk for (pk,) in cursor.fetchall()]
 
 
-def output_event(output: Output) -> dict:
-    """The `output.done` payload: status, figures and the sanitized HTML; `length` lets a client check it has all.
-    A blind comparison's push carries no figures (compare.blind; the output comes with its round and group)."""
-    payload = {
-        "output": output.pk,
-        "round": output.round_id,
-        "status": output.status,
-        "html": output.html,
-        "length": len(output.text),
-        "error": output.error,
-        "finish_reason": output.finish_reason,
-        "queued_ms": output.queued_ms,
-        "ttft_ms": output.ttft_ms,
-        "latency_ms": output.latency_ms,
-        "input_tokens": output.input_tokens,
-        "output_tokens": output.output_tokens,
-        "tokens_estimated": output.tokens_estimated,
-        "cost": float(output.cost) if output.cost is not None else None,
-        "cached": output.cached,
-    }
+def output_event(output: Output) -> OutputDone:
+    """The `output.done` payload of an answer (lab.events.output_done). A blind comparison's push carries no
+    figures (compare.blind; the output comes with its round and group)."""
+    payload = output_done(
+        output=output.pk,
+        round=output.round_id,
+        status=output.status,
+        html=output.html,
+        length=len(output.text),
+        error=output.error,
+        finish_reason=output.finish_reason,
+        queued_ms=output.queued_ms,
+        ttft_ms=output.ttft_ms,
+        latency_ms=output.latency_ms,
+        input_tokens=output.input_tokens,
+        output_tokens=output.output_tokens,
+        tokens_estimated=output.tokens_estimated,
+        cost=float(output.cost) if output.cost is not None else None,
+        cached=output.cached,
+    )
     return for_channel(payload, blind=blind_now(output.round.group))
 
 
@@ -385,7 +394,7 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
     if events and written:
         channel = group_channel(claimed.group_id)
         for output in Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk"):
-            transaction.on_commit(partial(broadcast, channel, "output.done", **output_event(output)))
+            transaction.on_commit(partial(broadcast, channel, OUTPUT_DONE, **output_event(output)))
     response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     _finish([claimed.round_id])
 
@@ -393,7 +402,7 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
 @transaction.atomic
 def rounds_complete(
     *, results: list[Result], round_ids: list[int], events: bool, cache_keys: dict[int, dict[int, str]] | None = None
-) -> list[dict]:
+) -> list[OutputDone]:
     """Store the answers of these batch rounds (every one of their calls is done) and finish the rounds, in one
     transaction: their answers, the response cache's `round_cache_store` (`cache_keys`: workspace id → output id →
     key), then the finish. Returns the `output.done` payloads when `events` (the caller sends them: the experiment
@@ -450,11 +459,11 @@ def rounds_announce(finished: list[Round]) -> None:
         if round_.lane == Lane.BATCH and not watched(round_.group_id):
             continue
         channel = group_channel(round_.group_id)
-        broadcast(channel, "round.done", round=round_.pk, status=round_.status, error=round_.error)
+        broadcast(channel, ROUND_DONE, **round_done(round=round_.pk, status=round_.status, error=round_.error))
         runs[round_.run_id] = channel
     for run_id, channel in runs.items():
         counts = Round.objects.filter(run_id=run_id).aggregate(
             total=Count("id"), finished=Count("id", filter=~Q(status__in=ROUND_UNFINISHED))
         )
         if counts["total"] > 1:
-            broadcast(channel, "progress", run=str(run_id), done=counts["finished"], total=counts["total"])
+            broadcast(channel, PROGRESS, **progress(run=str(run_id), done=counts["finished"], total=counts["total"]))

@@ -23,7 +23,7 @@ from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
 from lab.copy_insert import copy_insert
-from lab.events import RESYNC
+from lab.events import RESYNC, resync
 from lab.jobs.enqueue import enqueue_on_commit
 from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
@@ -429,7 +429,7 @@ def group_reveal(*, group: CompareGroup, user) -> CompareGroup:
     group.save(update_fields=["revealed_at", "updated_at"])
     audit_record(actor=user, action=Action.COMPARISON_REVEALED, target=group)
     # Open pages reload their round over HTTP, now with names and figures.
-    transaction.on_commit(partial(broadcast, group_channel(group.pk), RESYNC))
+    transaction.on_commit(partial(broadcast, group_channel(group.pk), RESYNC, **resync()))
     return group
 
 

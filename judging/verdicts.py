@@ -23,7 +23,7 @@ from django.utils import timezone
 from compare.models import Output
 from compare.round_rows import round_reference
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
-from lab.events import VERDICT_DONE
+from lab.events import VERDICT_DONE, verdict_done
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 from lab.realtime import broadcast, group_channel
@@ -212,10 +212,12 @@ def announce(verdict: Verdict) -> None:
     broadcast(
         group_channel(verdict.round.group_id),
         VERDICT_DONE,
-        round=verdict.round_id,
-        verdict=verdict.pk,
-        status=verdict.status,
-        winner=verdict.winner_id,
-        tie=verdict.tie,
-        error=verdict.error,
+        **verdict_done(
+            round=verdict.round_id,
+            verdict=verdict.pk,
+            status=verdict.status,
+            winner=verdict.winner_id,
+            tie=verdict.tie,
+            error=verdict.error,
+        ),
     )

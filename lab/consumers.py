@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from .cancellation import raise_if_cancelled
-from .events import RESYNC
+from .events import RESYNC, resync
 from .outages import REDIS_DOWN
 from .realtime import PUSH, group_rejoin
 
@@ -63,7 +63,7 @@ class ScopedConsumer(AsyncJsonWebsocketConsumer):
             except REDIS_DOWN:
                 continue  # Redis is away: the next renewal finds out whether it lost our membership
             if lost:
-                await self.send_json({"type": RESYNC})
+                await self.send_json({"type": RESYNC, **resync()})
 
     async def still_authorised(self) -> bool:
         try:

@@ -6,7 +6,7 @@ from celery import shared_task
 
 from . import services
 from .audit import services as audit_services
-from .events import WORKER_PONG
+from .events import WORKER_PONG, worker_pong
 from .jobs.lifecycle import jobs_sweep
 from .realtime import broadcast, workspace_channel
 
@@ -17,7 +17,7 @@ logger = logging.getLogger(__name__)
 def worker_check(workspace_id: int) -> None:
     """Health check from the settings page: proves worker → database → websocket all work."""
     services.workspace_mark_worker_seen(workspace_id=workspace_id)
-    broadcast(workspace_channel(workspace_id), WORKER_PONG, workspace=workspace_id)
+    broadcast(workspace_channel(workspace_id), WORKER_PONG, **worker_pong(workspace=workspace_id))
 
 
 @shared_task(name="lab.audit_prune")

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from compare.blind import tally_for_channel
 from compare.models import Output, OutputStatus, Round, RoundStatus
-from lab.events import VOTE_TALLY
+from lab.events import VOTE_TALLY, vote_tally
 from lab.realtime import broadcast, group_channel
 
 from .cache import votes_changed
@@ -78,7 +78,7 @@ def _after_votes_commit(round: Round) -> None:
 def broadcast_tally(round: Round) -> None:
     # The round comes with its comparison (round_for_user), so blind mode's rule reads no row.
     tally = tally_for_channel(round, round_tally(round))
-    broadcast(group_channel(round.group_id), VOTE_TALLY, round=round.pk, **tally)
+    broadcast(group_channel(round.group_id), VOTE_TALLY, **vote_tally(round=round.pk, **tally))
 
 
 @transaction.atomic

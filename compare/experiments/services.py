@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lab.copy_insert import copy_insert
-from lab.events import PROGRESS
+from lab.events import PROGRESS, ExperimentFigures, progress
 from lab.models import Workspace
 from lab.realtime import broadcast, group_channel
 
@@ -131,5 +131,17 @@ def experiment_announce(experiment_id: int) -> None:
     experiment = Experiment.objects.filter(pk=experiment_id).first()
     if experiment is None:
         return
-    progress = experiment_progress(experiment)
-    broadcast(group_channel(experiment.group_id), PROGRESS, experiment=experiment.pk, **progress)
+    figures = experiment_progress(experiment)
+    own = ExperimentFigures(
+        experiment=experiment.pk,
+        answers_done=figures["answers_done"],
+        answers_total=figures["answers_total"],
+        evaluations_done=figures["evaluations_done"],
+        evaluations_total=figures["evaluations_total"],
+        spent=figures["spent"],
+        unpriced_calls=figures["unpriced_calls"],
+        stopped=figures["stopped"],
+        finished=figures["finished"],
+    )
+    payload = progress(run=figures["run"], done=figures["done"], total=figures["total"], experiment=own)
+    broadcast(group_channel(experiment.group_id), PROGRESS, **payload)
