@@ -40,6 +40,7 @@ from support import start_fake_server  # noqa: E402
 from lab.engine.deltas import Delta  # noqa: E402
 from lab.engine.fanout import Call, Result, fan_out  # noqa: E402
 from lab.engine.limiter import Limit, Limiter, LocalLimiter, RedisLimiter  # noqa: E402
+from lab.events import OUTPUT_DELTAS, output_delta, output_deltas  # noqa: E402
 from lab.providers.base import ChatRequest, ConnectionConfig, TextDelta  # noqa: E402
 from lab.providers.openai import OpenAICompatibleAdapter  # noqa: E402
 from lab.providers.registry import register  # noqa: E402
@@ -124,8 +125,8 @@ class ChannelHooks(QuietHooks):
     async def deltas(self, batch: list[Delta]) -> None:
         from lab.realtime import abroadcast
 
-        deltas = [{"output": d.key, "offset": d.offset, "text": d.text} for d in batch]
-        await abroadcast(self.channel_group, "output.deltas", deltas=deltas)
+        deltas = [output_delta(output=d.key, offset=d.offset, text=d.text) for d in batch]
+        await abroadcast(self.channel_group, OUTPUT_DELTAS, **output_deltas(deltas=deltas))
 
 
 def calls(base_url: str, count: int, *, model: str, stagger_ms: int, max_concurrency: int) -> list[Call]:
