@@ -17,9 +17,9 @@ from typing import Any
 import yaml
 from django.core.exceptions import ValidationError
 
-from lab import values
+from lab import safe_yaml, values
 
-from .services import MAX_DATASET_ROWS
+from .services import MAX_DATASET_ROWS, row_size_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
 EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
@@ -116,7 +116,7 @@ def _json_records(content: str, problems: list[str]) -> list[Record]:
 
 def _yaml_records(content: str, problems: list[str]) -> list[Record]:
     try:
-        data = yaml.safe_load(content)
+        data = safe_yaml.load(content)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"Line {mark.line + 1}: " if mark is not None else ""
@@ -170,11 +170,14 @@ def _rows(records: list[Record], problems: list[str]) -> list[dict[str, Any]]:
 
 def row_from_record(value: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
     """`{"name", "vars"}` or a flat record of variables, as `{"name", "vars"}`; None (and a problem) otherwise,
-    also when a part of it cannot be stored (lab.values)."""
+    also when a part of it cannot be stored (lab.values) or is larger than a row may be (services.row_size_problem)."""
     row = _row_shape(value, where, problems)
     if row is not None and (found := values.value_problem(row)):
         path, problem = found
         problems.append(f"{where}: {values.dotted(path)}: {problem}")
+        return None
+    if row is not None and (found := row_size_problem(row["vars"])):
+        problems.append(f"{where}: {found[0]}: {found[1]}")
         return None
     return row
 
