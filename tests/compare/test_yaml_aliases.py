@@ -3,7 +3,9 @@ every way YAML comes in, quickly and with nothing stored; a dataset row's values
 limit, named in the message."""
 
 import json
+import re
 import time
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -128,3 +130,15 @@ def test_a_rows_value_and_a_whole_row_have_a_size_limit_named_in_the_message(api
 
 def _file(name: str, text: str) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, text.encode(), content_type="application/yaml")
+
+
+def test_no_module_but_safe_yaml_loads_yaml():
+    root = Path(__file__).resolve().parents[2]
+    loading = re.compile(r"\byaml\.(safe_load|load|full_load|unsafe_load|load_all|safe_load_all)\(")
+    found = [
+        str(path.relative_to(root))
+        for app in ("lab", "compare", "judging", "voting", "promptlab")
+        for path in (root / app).rglob("*.py")
+        if loading.search(path.read_text()) and path != root / "lab" / "safe_yaml.py"
+    ]
+    assert found == []
