@@ -59,6 +59,7 @@ MAX_DATASET_NAME = 200  # Dataset.name's length
 # grow a row past these (safe_yaml refuses aliases, so a row is never larger than its text).
 MAX_VALUE_CHARS = 200_000  # one variable's value
 MAX_ROW_CHARS = 1_000_000  # all of a row's variables with their names
+MAX_ROW_VARIABLES = 1_000  # a CSV file's columns too
 MAX_STAGGER_MS = 5_000
 # A round must end well inside the worker's soft time limit, which is the last line of defence.
 TIME_LIMIT_MARGIN_S = 30
@@ -398,8 +399,11 @@ def dataset_name_problem(name: str) -> str | None:
 
 
 def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
-    """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS, and why;
-    None when the row fits. Every way a row is written asks this (dataset_create, dataset_files.row_from_record)."""
+    """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS or gives more
+    than MAX_ROW_VARIABLES, and why; None when the row fits. Every way a row is written asks this (dataset_create,
+    dataset_files.row_from_record)."""
+    if len(vars) > MAX_ROW_VARIABLES:
+        return "vars", f"a row has at most {MAX_ROW_VARIABLES:,} variables; this one has {len(vars):,}."
     total = 0
     for name, value in vars.items():
         size = len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
