@@ -2,6 +2,7 @@
 an empty multipart body and an over-long query string (the last three through the real web process, daphne)."""
 
 import json
+from importlib.metadata import version
 
 import httpx
 import pytest
@@ -47,3 +48,34 @@ def test_a_chunked_body_is_a_411_saying_to_send_its_length(token_client, workspa
         "/api/v1/datasets/", json={"workspace": workspace.pk, "name": "Sized", "rows": [{"vars": {"a": 1}}]}
     )
     assert sized.status_code == 201, sized.text
+
+
+def test_an_empty_multipart_body_is_a_400_naming_the_fields_or_the_boundary(token_client):
+    for content_type, expected in [
+        (
+            "multipart/form-data; boundary=xyz",
+            {"workspace": ["This field is required."], "name": ["This field is required."]},
+        ),
+        ("multipart/form-data", {"detail": "Multipart form parse error - Invalid boundary in multipart: None"}),
+    ]:
+        for body in [b"--xyz--\r\n", b"\r\n"]:
+            response = token_client.post(
+                "/api/v1/datasets/import/", content=body, headers={"Content-Type": content_type}
+            )
+            assert response.status_code == 400, (content_type, body)  # was a 400 with no body at all
+            assert response.json() == expected
+
+
+def test_a_query_string_past_the_line_limit_is_a_414_naming_it(token_client):
+    response = token_client.get(f"/api/v1/datasets/?workspace={'1' * 20_000}")
+    assert response.status_code == 414  # the connection was closed without an answer
+    assert response.json()["detail"].startswith("The request line is longer than 16,384 bytes")
+    within_but_with_headers = token_client.get(f"/api/v1/datasets/?workspace={'1' * 16_300}")
+    assert within_but_with_headers.status_code == 431  # was a bare 400
+    assert "request line and headers are over 16,384 bytes" in within_but_with_headers.json()["detail"]
+    assert token_client.get(f"/api/v1/datasets/?q={'1' * 8_000}").status_code == 200
+
+
+def test_the_http_layer_runs_on_the_versions_it_was_checked_with():
+    # promptlab/daphne_http.py relies on Twisted's and daphne's internals: on another version, read it again.
+    assert (version("Twisted"), version("daphne")) == ("26.10.0", "4.2.3")
