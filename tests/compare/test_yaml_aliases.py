@@ -33,6 +33,7 @@ def bomb(indent: str) -> str:
 DATASET = "- name: bomb\n  vars:\n" + bomb("    ")
 LIBRARY = "prompt-library: 1\nprompts:\n  - name: Bomb\n    versions:\n      - number: 1\n        text: hi\n"
 LIBRARY += "        variables:\n" + bomb("          ")
+FORMSET = {"TOTAL_FORMS": "0", "INITIAL_FORMS": "0", "MIN_NUM_FORMS": "0", "MAX_NUM_FORMS": "10"}
 EXPERIMENT = sample("minimal.yaml").read_text().split("dataset:")[0] + "dataset:\n" + DATASET
 
 
@@ -82,7 +83,7 @@ def test_the_import_page_refuses_the_bomb_on_the_preview_and_on_the_confirmation
     assert not Dataset.objects.exists()
 
 
-def test_an_experiment_file_with_the_bomb_is_refused_by_the_api_and_the_page(api, client, owner, workspace):
+def test_an_experiment_file_or_form_with_the_bomb_is_refused_by_the_api_and_the_pages(api, client, owner, workspace):
     with Clock() as clock:
         response = api.post("/api/v1/experiments/", {"workspace": workspace.pk, "file": EXPERIMENT}, format="json")
     assert response.status_code == 400 and clock.seconds < GENEROUS_S
@@ -91,6 +92,9 @@ def test_an_experiment_file_with_the_bomb_is_refused_by_the_api_and_the_page(api
     upload = {"kind": "upload", "config": _file("bomb.yaml", EXPERIMENT)}
     page = client.post(f"/w/{workspace.pk}/experiments/estimate/", upload)
     assert page.status_code == 400 and REFUSED in page.content.decode()
+    management = {f"{prefix}-{key}": value for prefix in ("params", "prompts") for key, value in FORMSET.items()}
+    built = client.post(f"/w/{workspace.pk}/experiments/estimate/", {"name": "Bomb", "rows": DATASET, **management})
+    assert built.status_code == 400 and REFUSED in built.content.decode()
     assert not CompareGroup.objects.exists()
 
 
