@@ -14,7 +14,7 @@ from typing import Any
 
 from lab.stats import wilson_interval
 
-from ..models import Output, OutputStatus, Round
+from ..models import OUTPUT_UNFINISHED, Output, OutputStatus, Round
 from .models import Evaluation, EvaluationStatus, Experiment
 from .naming import combination_names
 
@@ -93,7 +93,8 @@ class CategoryShare:
 class Average:
     key: str
     answers: int = 0
-    failed: int = 0
+    failed: int = 0  # finished without an answer: an error, a timeout, cancelled
+    unfinished: int = 0  # queued or running: not failed (yet)
     score: float | None = None  # mean on the evaluation type's scale, over the answers judged
     scored: int = 0
     valid_share: float | None = None  # share of checked answers matching the schema
@@ -189,7 +190,8 @@ def _average(key: str, cells: list[Cell]) -> Average:
     return Average(
         key=key,
         answers=len(cells),
-        failed=len(cells) - len(answered),
+        failed=sum(1 for c in cells if not c.ok and c.output.status not in OUTPUT_UNFINISHED),
+        unfinished=sum(1 for c in cells if c.output.status in OUTPUT_UNFINISHED),
         score=_mean(scores),
         scored=len(scores),
         valid_share=_mean([1.0 if valid else 0.0 for valid in checked]),

@@ -2,8 +2,9 @@
 entries; another workspace's experiment is a 404."""
 
 import pytest
+from django.utils import timezone
 
-from compare.models import CompareGroup, RoundStatus
+from compare.models import CompareGroup, Output, OutputStatus, RoundStatus
 from tests.fixtures.experiments import sample
 
 pytestmark = pytest.mark.django_db
@@ -30,6 +31,15 @@ def test_an_experiment_is_started_and_read_back(api, workspace, connections):
     assert (detail["progress"]["done"], detail["progress"]["total"]) == (0, 8)
     assert [a["key"] for a in detail["averages"]["row"]] == ["love-it", "broke"]
     assert group.experiment.budget == pytest.approx(0.5)
+
+
+def test_answers_not_yet_given_count_as_unfinished_not_failed(api, workspace, connections):
+    group = api.post("/api/v1/experiments/", body(workspace, "classifier.yaml"), format="json").json()["group"]
+    first, second, *_ = Output.objects.filter(round__group=group).order_by("pk")
+    Output.objects.filter(pk=first.pk).update(status=OutputStatus.ERROR, finished_at=timezone.now())
+    Output.objects.filter(pk=second.pk).update(status=OutputStatus.RUNNING)
+    overall = api.get(f"/api/v1/experiments/{group}/").json()["averages"]["row"]
+    assert [(a["answers"], a["failed"], a["unfinished"]) for a in overall] == [(2, 1, 1), (2, 0, 2)]
 
 
 def test_a_broken_file_is_a_400_naming_its_entries(api, workspace, connections):
