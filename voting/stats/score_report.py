@@ -82,7 +82,9 @@ def _pair_entry(
     elif significant:
         more_rounds = None
     else:
-        required = paired_scores_sample_size(paired_differences(scores_a, scores_b), alpha=ALPHA / pairs_in_family)
+        required = paired_scores_sample_size(
+            paired_differences(scores_a, scores_b), mean=test.mean_difference, alpha=ALPHA / pairs_in_family
+        )
         more_rounds = None if required is None else more_needed(required, test.n_pairs)
     return ScorePairReport(
         a=test.a,
@@ -119,8 +121,13 @@ def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
     if entry.significant:
         return f"{result}; a significant difference (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."
     verdict = f"{result}; not yet significant (Wilcoxon signed-rank {p_text(entry.p_holm)}{adjusted})."
-    if entry.more_rounds is None:
+    if entry.more_rounds is None and entry.mean_difference == 0:
         return f"{verdict} On average they are level, so there is no difference for more rounds to confirm."
+    if entry.more_rounds is None:
+        return (
+            f"{verdict} The difference is so small beside its spread that no practical number of rounds would "
+            "confirm it."
+        )
     return (
         f"{verdict} About {count_of(entry.more_rounds, 'more round')} would give the Wilcoxon test about an 80% "
         f"chance of a significant result at {power_level(pairs_in_family)}, if the true mean difference and its "

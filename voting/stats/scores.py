@@ -1,5 +1,6 @@
 """Judge scores: mean with a seeded bootstrap interval per variant, and a paired Wilcoxon test between two variants."""
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -81,8 +82,20 @@ def score_summary(
 
 
 def paired_differences(scores_a: Mapping[Hashable, float], scores_b: Mapping[Hashable, float]) -> np.ndarray:
-    """A − B for every round scored for both variants (rounds keyed by any id), in A's round order."""
-    return np.array([scores_a[round_id] - scores_b[round_id] for round_id in scores_a if round_id in scores_b])
+    """A − B for every round scored for both variants (rounds keyed by any id), sorted: every figure computed from
+    them is then the same however the scores were stored."""
+    return np.sort([scores_a[round_id] - scores_b[round_id] for round_id in scores_a if round_id in scores_b])
+
+
+def mean_difference(scores_a: Mapping[Hashable, float], scores_b: Mapping[Hashable, float]) -> float | None:
+    """Mean of A − B over the rounds scored for both: the correctly rounded sum of A's scores minus B's (`math.fsum`)
+    over their number, so it is exactly 0 when B's scores are a reshuffle of A's (a plain float mean of the
+    differences can come out as −9e-18, which the power solver cannot take), and it never depends on storage order.
+    None without such rounds."""
+    shared = [round_id for round_id in scores_a if round_id in scores_b]
+    if not shared:
+        return None
+    return math.fsum([*(scores_a[key] for key in shared), *(-scores_b[key] for key in shared)]) / len(shared)
 
 
 def paired_score_test(
@@ -99,7 +112,7 @@ def paired_score_test(
     """
     differences = paired_differences(scores_a, scores_b)
     nonzero = differences[differences != 0]
-    mean = float(differences.mean()) if len(differences) else None
+    mean = mean_difference(scores_a, scores_b)
     if len(nonzero) == 0:
         return PairedScoreTest(
             a=a, b=b, n_pairs=len(differences), n_nonzero=0, mean_difference=mean, statistic=None, p_value=None
