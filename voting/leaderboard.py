@@ -167,9 +167,16 @@ def leaderboard(
         "seed": seed,
         "confidence": CONFIDENCE,
         "minimum_matches": MIN_DECISIVE_PER_PAIR,
-        "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        **board_figures(ratings, described, by=by, votes=total),
         "left_out": left_out(every_vote, workspace.pk),
-        "summary": summary(ratings, described, by=by, votes=total),
+    }
+
+
+def board_figures(ratings: list[Rating], described: dict[str, Entity], *, by: str, votes: int) -> dict:
+    """The leaderboard's figures from its ratings alone: {"ratings", "summary", "one_sided", "fit"}."""
+    return {
+        "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        "summary": summary(ratings, described, by=by, votes=votes),
         "one_sided": any(rating.one_sided for rating in ratings),
         "fit": FIT_PENALISED if any(rating.one_sided for rating in ratings) else FIT_EXACT,
     }
