@@ -12,8 +12,8 @@ from scipy.stats import binom, norm
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 
-ALPHA = 0.05
-CONFIDENCE = 1 - ALPHA
+from lab.stats import ALPHA, CONFIDENCE  # noqa: F401  (re-exported: one significance level for the whole lab)
+
 TARGET_POWER = 0.8
 # Below this many decisive outcomes for a pair (or runs per variant, or non-zero score differences) the lab shows
 # counts and intervals only. With fewer, even a clean sweep is fragile evidence and exact p-values jump around.
