@@ -208,8 +208,10 @@ def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
 
 
 def leaderboard_chart(board: dict) -> list[dict]:
-    """The leaderboard chart's points: each rating with its interval."""
+    """The leaderboard chart's points: each rating with a measured interval (one that measures nothing, as from
+    one-sided votes, is left out: the table says why)."""
     return [
         {"label": rating["label"], "estimate": rating["rating"], "low": rating["ci_low"], "high": rating["ci_high"]}
         for rating in board["ratings"]
+        if rating["ci_low"] is not None
     ]

@@ -112,4 +112,6 @@ def test_the_report_and_leaderboard_pages_write_counts_with_thousands_separators
     assert "11,000 votes, 10,000 of them naming a winner" in report
     assert '<td class="num">10,000</td>' in report and '<td class="num">1,000</td>' in report
     assert "11,000 votes counted" in board
+    # The bounds' seed noise is given as a size, not as "a little".
+    assert "another seed could move a bound by up to about" in board and "a little" not in board
     assert not re.search(r"\b1[01]000\b", report + board)

@@ -284,8 +284,17 @@ class RatingOut(serializers.Serializer):
     groups = serializers.IntegerField(help_text="comparisons it appears in")
     prompt = serializers.CharField(allow_null=True, help_text="an excerpt of the prompt version (by=prompt)")
     rating = serializers.FloatField()
-    ci_low = serializers.FloatField()
-    ci_high = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval; null when not measured")
+    ci_high = serializers.FloatField(allow_null=True)
+    not_measured = serializers.CharField(
+        allow_null=True,
+        help_text="why the interval measures nothing (one-sided votes, or every resample gives the same rating); "
+        "null when it does",
+    )
+    bound_error = serializers.FloatField(
+        help_text="how far another bootstrap seed could move either bound, in rating points (a 95% range from the "
+        "resamples' order statistics)"
+    )
     rank = serializers.IntegerField(
         help_text="1 + how many ratings are clearly higher: their difference from this one is more than 1.96 "
         "standard errors (a z-test per pair at 5%, not adjusted; deterministic, not from the resamples)"
@@ -321,6 +330,9 @@ class LeaderboardOut(serializers.Serializer):
     left_out = LeftOutOut(help_text="votes left out of the ratings: voters an owner excluded")
     summary = serializers.CharField()
     one_sided = serializers.BooleanField(help_text="some rating is one-sided (see ratings[].one_sided)")
+    bound_error = serializers.FloatField(
+        allow_null=True, help_text="the largest ratings[].bound_error among measured intervals; null without any"
+    )
     fit = serializers.CharField(help_text="how the ratings were fitted: exact maximum likelihood where it exists")
 
 

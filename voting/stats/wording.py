@@ -14,6 +14,11 @@ def points(share: float) -> str:
     return f"{half_up(100 * share):+.0f} points".replace("-", "−").replace("+0 ", "0 ").replace("−0 ", "0 ")
 
 
+def rating_text(value: float) -> str:
+    """A rating, whole and with thousands separators, halves up: "1,507"."""
+    return f"{half_up(value):,.0f}"
+
+
 def count_of(count: int, noun: str) -> str:
     """ "1 vote", "3 votes"."""
     return f"{count} {noun}" if count == 1 else f"{count:,} {noun}s"

@@ -2,7 +2,7 @@
 
 from django import template
 
-from lab.numbers import half_up
+from voting.stats.wording import rating_text
 
 register = template.Library()
 NONE = "—"
@@ -11,4 +11,4 @@ NONE = "—"
 @register.filter
 def rating(value: float | None) -> str:
     """A Bradley–Terry rating, whole and with thousands separators (halves up, as every figure)."""
-    return NONE if value is None else f"{half_up(value):,.0f}"
+    return NONE if value is None else rating_text(value)
