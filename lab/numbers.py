@@ -23,6 +23,39 @@ def count(value: int) -> str:
     return f"{value:,}"
 
 
+# Scores (0–1) get at least two decimals, and more, up to this many, where two would hide a difference.
+SCORE_DECIMALS = 2
+MOST_SCORE_DECIMALS = 6
+
+
+def places_apart(*values: float, least: int = SCORE_DECIMALS, most: int = MOST_SCORE_DECIMALS) -> int:
+    """The fewest decimals, from `least` to `most`, at which values that differ are written differently
+    (0.500 and 0.502 need three)."""
+    for places in range(least, most + 1):
+        if len({half_up(value, places) for value in values}) == len(set(values)):
+            return places
+    return most
+
+
+def decimal(value: float, places: int = SCORE_DECIMALS) -> str:
+    """A number to `places` decimals, halves up: "0.50"."""
+    return f"{half_up(value, places):.{places}f}"
+
+
+def decimal_interval(low: float, high: float) -> str:
+    """ "0.500–0.502": bounds with as many decimals as it takes to tell them apart."""
+    places = places_apart(low, high)
+    return f"{decimal(low, places)}–{decimal(high, places)}"
+
+
+def nonzero_decimal(value: float) -> str:
+    """A difference written so that a non-zero one never reads as 0: "0.002", or "less than 0.000001"."""
+    places = places_apart(0.0, value)
+    if value != 0 and half_up(value, places) == 0:
+        return f"less than {10**-places:.{places}f}"
+    return decimal(value, places)
+
+
 def percent(share: float) -> str:
     """ "13%" for 0.125 (halves up)."""
     return f"{half_up(100 * share):.0f}%"

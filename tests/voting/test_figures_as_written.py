@@ -5,6 +5,7 @@ a figure claim only what it shows."""
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from django.db.models import F
 from django.template.loader import render_to_string
@@ -12,11 +13,12 @@ from django.urls import reverse
 from scipy.stats import spearmanr
 
 from judging.selectors import PositionBias, Verbosity
-from lab.numbers import percent_interval
+from lab.numbers import decimal_interval, nonzero_decimal, percent_interval
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.voting_factories import finished_round
 from voting.models import VoteCount
 from voting.services import vote_cast
+from voting.stats.report import build_report
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
@@ -115,3 +117,16 @@ def test_the_report_and_leaderboard_pages_write_counts_with_thousands_separators
     # The bounds' seed noise is given as a size, not as "a little".
     assert "another seed could move a bound by up to about" in board and "a little" not in board
     assert not re.search(r"\b1[01]000\b", report + board)
+
+
+def test_six_identical_scores_have_no_interval_and_close_scores_show_their_difference():
+    scores = {"a": {r: 0.5 for r in range(6)}, "b": {r: 0.5 + 0.002 * (r % 2) for r in range(6)}}
+    report = build_report(variants=["a", "b"], votes=[], scores=scores, score_resamples=200)
+    same, close = report["scores"]["variants"]
+    assert (same["ci_low"], same["ci_high"], same["not_measured"]) == (None, None, "every score is the same")
+    low, high = decimal_interval(close["ci_low"], close["ci_high"]).split("–")
+    assert low != high and low.startswith("0.500") and len(high) >= 5  # "0.50–0.50" showed no interval at all
+    # The mean difference is −0.001 (scipy's/numpy's mean of the paired differences agrees).
+    assert np.mean([0.5 - s for s in scores["b"].values()]) == pytest.approx(-0.001)
+    assert "averages 0.001 points more than" in report["scores"]["pairs"][0]["sentence"]
+    assert nonzero_decimal(4e-9) == "less than 0.000001"

@@ -130,6 +130,7 @@ class ScoreSummaryOut(serializers.Serializer):
     mean = serializers.FloatField(**Interval)
     ci_low = serializers.FloatField(**Interval)
     ci_high = serializers.FloatField(**Interval)
+    not_measured = serializers.CharField(allow_null=True, help_text="why there is no interval (every score the same)")
 
 
 class ScorePairOut(PairNamesOut):

@@ -5,6 +5,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
 
+from lab.numbers import nonzero_decimal
 from voting.stats.pairwise import holm
 from voting.stats.sample_size import (
     ALPHA,
@@ -108,7 +109,7 @@ def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
         return f"No round has judge scores for both {entry.a_label} and {entry.b_label} yet."
     higher, lower = (entry.a_label, entry.b_label) if entry.mean_difference >= 0 else (entry.b_label, entry.a_label)
     result = f"Over {count_of(entry.n_pairs, 'round')} scored for both, " + (
-        f"{higher} averages {abs(entry.mean_difference):.2f} points more than {lower}"
+        f"{higher} averages {nonzero_decimal(abs(entry.mean_difference))} points more than {lower}"
         if entry.mean_difference
         else f"{entry.a_label} and {entry.b_label} average the same score"
     )

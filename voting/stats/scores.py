@@ -24,13 +24,19 @@ BATCH_VALUES = 2_000_000
 
 @dataclass(frozen=True, slots=True)
 class ScoreSummary:
-    """Mean judge score of one variant with its bootstrap interval (None with fewer than two scores)."""
+    """Mean judge score of one variant with its bootstrap interval: None with fewer than two scores, and None when
+    every score is the same (`not_measured` says so): every resample would have that mean, and a zero-width
+    interval from no spread is no evidence of precision."""
 
     variant: str
     n: int
     mean: float | None
     ci_low: float | None
     ci_high: float | None
+    not_measured: str | None = None
+
+
+NO_SPREAD = "every score is the same"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +62,19 @@ def score_summary(
 ) -> ScoreSummary:
     """Mean with a bootstrap interval (scipy `bootstrap`, BCa, seeded numpy Generator: reruns give the same interval).
 
-    With all scores equal every resample has that mean, so the interval is that single value.
+    With all scores equal every resample has that mean: no interval, and `not_measured` says why. The mean is the
+    correctly rounded sum over the count (`math.fsum`), the same in any order.
     """
-    values = np.asarray(scores, dtype=float)
+    values = np.sort(np.asarray(scores, dtype=float))
     if len(values) == 0:
         return ScoreSummary(variant=variant, n=0, mean=None, ci_low=None, ci_high=None)
-    mean = float(values.mean())
+    mean = math.fsum(values) / len(values)
     if len(values) < 2:
         return ScoreSummary(variant=variant, n=1, mean=mean, ci_low=None, ci_high=None)
     if np.all(values == values[0]):
-        return ScoreSummary(variant=variant, n=len(values), mean=mean, ci_low=mean, ci_high=mean)
+        return ScoreSummary(
+            variant=variant, n=len(values), mean=mean, ci_low=None, ci_high=None, not_measured=NO_SPREAD
+        )
     result = bootstrap(
         (values,),
         np.mean,
