@@ -59,3 +59,20 @@ def test_a_power_solver_that_finds_no_size_gives_no_guidance_rather_than_a_crash
     assert paired_scores_sample_size(differences, mean=tiny) is None
     with pytest.raises(ValueError, match="no finite sample size"):
         more_needed(float("nan"), 10)
+
+
+def test_rounds_that_never_differ_promise_no_number_of_rounds():
+    scores = {"a": {r: 0.6 for r in range(10)}, "b": {r: 0.6 for r in range(10)}}
+    pair = build_report(variants=["a", "b"], votes=[], scores=scores, score_resamples=200)["scores"]["pairs"][0]
+
+    assert (pair["n_pairs"], pair["n_nonzero"], pair["more_rounds"]) == (10, 0, None)
+    assert "more round" not in pair["sentence"]
+    assert "no number of such rounds gets there" in pair["sentence"]
+
+
+def test_rounds_that_sometimes_differ_scale_the_missing_ones_by_that_rate():
+    scores = {"a": {r: 0.6 for r in range(8)}, "b": {r: 0.6 if r % 2 else 0.8 for r in range(8)}}
+    pair = build_report(variants=["a", "b"], votes=[], scores=scores, score_resamples=200)["scores"]["pairs"][0]
+    # 4 of 8 rounds differed; 6 more differing rounds at that rate take 12 rounds.
+    assert (pair["n_nonzero"], pair["more_rounds"]) == (4, 12)
+    assert "about 12 more rounds" in pair["sentence"]

@@ -23,7 +23,8 @@ from voting.stats.wording import adjusted_for, count_of, p_text, power_level, wi
 @dataclass(frozen=True, slots=True)
 class ScorePairReport:
     """Wilcoxon test of A − B judge scores over shared rounds; p-values only from the minimum of non-zero
-    differences on. `more_rounds` is how many more rounds scored for both are needed (None once significant)."""
+    differences on. `more_rounds` is how many more rounds scored for both are needed (None once significant, and
+    None below the minimum when no round scored for both has differed: at that rate none would)."""
 
     a: str
     b: str
@@ -78,8 +79,12 @@ def _pair_entry(
     significant = enough and p_holm is not None and p_holm < ALPHA
     if not enough:
         more = more_to_reach_minimum(test.n_nonzero)
-        # Scale missing non-zero differences to rounds by the share of rounds that differed so far.
-        more_rounds = math.ceil(more * test.n_pairs / test.n_nonzero) if test.n_nonzero else more
+        # Scale missing non-zero differences to rounds by the share of rounds that differed so far. When rounds were
+        # scored for both and none differed, that share is 0: no number of such rounds gets there (None).
+        if test.n_nonzero:
+            more_rounds = math.ceil(more * test.n_pairs / test.n_nonzero)
+        else:
+            more_rounds = None if test.n_pairs else more
     elif significant:
         more_rounds = None
     else:
@@ -113,6 +118,12 @@ def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
         if entry.mean_difference
         else f"{entry.a_label} and {entry.b_label} average the same score"
     )
+    if entry.verdict == NOT_ENOUGH_DATA and entry.more_rounds is None:
+        return (
+            f"{result}. Not enough data for a verdict yet: the scores are the same in every one of these rounds, and "
+            f"{MIN_DECISIVE_PER_PAIR} rounds where they differ are needed; at the rate so far no number of such rounds "
+            "gets there, so it takes rounds on which the two answer differently."
+        )
     if entry.verdict == NOT_ENOUGH_DATA:
         return (
             f"{result}. Not enough data for a verdict yet: the scores differ in {entry.n_nonzero} of these rounds and "
