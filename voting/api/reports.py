@@ -98,6 +98,10 @@ class PairOut(PairNamesOut):
     p_always_valid = serializers.FloatField(**Interval)
     p_always_valid_holm = serializers.FloatField(**Interval)
     more_decisive_votes = serializers.IntegerField(allow_null=True)
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     more_votes = serializers.IntegerField(allow_null=True)
     always_valid_low = serializers.FloatField(
         **Interval,
@@ -142,6 +146,10 @@ class ScorePairOut(PairNamesOut):
     p_value = serializers.FloatField(**Interval)
     p_holm = serializers.FloatField(**Interval)
     more_rounds = serializers.IntegerField(allow_null=True)
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     sentence = serializers.CharField()
 
 
@@ -175,6 +183,10 @@ class SuccessPairOut(PairNamesOut):
     p_holm = serializers.FloatField(**Interval)
     more_runs = serializers.IntegerField(allow_null=True)
     more_runs_at_least = serializers.BooleanField(help_text="more_runs is for the z-test; Fisher's test needs more")
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     sentence = serializers.CharField()
 
 

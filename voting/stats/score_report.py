@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 
 from lab.numbers import nonzero_decimal
-from voting.stats.pairwise import holm
+from voting.stats.pairwise import holm, holm_divisors
 from voting.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
@@ -38,6 +38,7 @@ class ScorePairReport:
     p_value: float | None
     p_holm: float | None
     more_rounds: int | None
+    holm_divisor: int = 1
 
 
 def score_section(
@@ -61,8 +62,8 @@ def score_section(
     tests = [paired_score_test(a, b, scores.get(a, {}), scores.get(b, {})) for a, b in pairs]
     adjusted = holm([test.p_value for test in tests])
     entries = [
-        _pair_entry(test, p_holm, scores.get(a, {}), scores.get(b, {}), labels, len(pairs))
-        for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True)
+        _pair_entry(test, p_holm, scores.get(a, {}), scores.get(b, {}), labels, divisor)
+        for (a, b), test, p_holm, divisor in zip(pairs, tests, adjusted, holm_divisors(adjusted), strict=True)
     ]
     return {"variants": summaries, "pairs": with_sentences(entries, score_sentence)}
 
@@ -73,7 +74,7 @@ def _pair_entry(
     scores_a: Mapping[Hashable, float],
     scores_b: Mapping[Hashable, float],
     labels: Mapping[str, str],
-    pairs_in_family: int,
+    holm_divisor: int,
 ) -> ScorePairReport:
     enough = test.n_nonzero >= MIN_DECISIVE_PER_PAIR
     significant = enough and p_holm is not None and p_holm < ALPHA
@@ -89,7 +90,7 @@ def _pair_entry(
         more_rounds = None
     else:
         required = paired_scores_sample_size(
-            paired_differences(scores_a, scores_b), mean=test.mean_difference, alpha=ALPHA / pairs_in_family
+            paired_differences(scores_a, scores_b), mean=test.mean_difference, alpha=ALPHA / holm_divisor
         )
         more_rounds = None if required is None else more_needed(required, test.n_pairs)
     return ScorePairReport(
@@ -105,6 +106,7 @@ def _pair_entry(
         p_value=test.p_value if enough else None,
         p_holm=p_holm if enough else None,
         more_rounds=more_rounds,
+        holm_divisor=holm_divisor,
     )
 
 
@@ -140,8 +142,9 @@ def score_sentence(entry: ScorePairReport, pairs_in_family: int) -> str:
             f"{verdict} The difference is so small beside its spread that no practical number of rounds would "
             "confirm it."
         )
+    level = power_level(pairs_in_family, entry.holm_divisor)
     return (
         f"{verdict} About {count_of(entry.more_rounds, 'more round')} would give the Wilcoxon test about an 80% "
-        f"chance of a significant result at {power_level(pairs_in_family)}, if the true mean difference and its "
+        f"chance of a significant result at {level}, if the true mean difference and its "
         "spread are as so far (from the paired t-test's power, over Wilcoxon's efficiency of 95%)."
     )

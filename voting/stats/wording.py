@@ -36,9 +36,20 @@ def before_adjustment(tests_in_family: int) -> str:
     return " before adjustment" if tests_in_family > 1 else ""
 
 
-def power_level(tests_in_family: int) -> str:
-    """The significance level a power figure was computed at, as the guidance sentences state it."""
-    return f"α = {ALPHA:g}{adjusted_for(tests_in_family)}"
+def power_level(tests_in_family: int, divisor: int | None = None) -> str:
+    """The significance level a power figure was computed at, as the guidance sentences state it: α / `divisor`,
+    the level Holm's method would test the pair at given the other pairs (`pairwise.holm_divisors`)."""
+    divisor = tests_in_family if divisor is None else divisor
+    if tests_in_family == 1:
+        return f"α = {ALPHA:g}"
+    others = tests_in_family - divisor
+    level = f"α = {ALPHA:g}" if divisor == 1 else f"α/{divisor} = {ALPHA / divisor:.3g}"
+    if others == 0:
+        return f"{level} (Holm's first step for {tests_in_family} pairs)"
+    return (
+        f"{level}, the level Holm's method tests this pair at while the other {others} significant "
+        f"pair{'' if others == 1 else 's'} of the {tests_in_family} stay{'s' if others == 1 else ''} significant"
+    )
 
 
 def with_sentences(entries: Sequence, sentence: Callable[[Any, int], str]) -> list[dict]:
