@@ -32,8 +32,9 @@ def test_with_the_other_pairs_significant_the_guidance_is_at_alpha_itself():
     assert [p["verdict"] for p in report["pairs"]] == ["significant", "significant", "not significant"]
     required = exact_required_total(0.6, 0.05, start=150, up_to=260)
     assert pair["more_decisive_votes"] == required - 25
-    assert "at α = 0.05, the level Holm's method tests this pair at while the other 2 significant pairs" in (
-        pair["sentence"]
+    assert (
+        "at α = 0.05, the level Holm's method tests this pair at while the other 2 significant pairs"
+        in (pair["sentence"])
     )
 
 
