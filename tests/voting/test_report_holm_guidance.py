@@ -1,8 +1,12 @@
 """How many more votes a pair needs is computed at the level Holm's method would test it at, given the other pairs:
 with the other pairs already significant, that is α itself, not α divided by the number of pairs."""
 
+import pytest
 from scipy.stats import binom, binomtest
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
+from lab.numbers import percent_interval
 from tests.voting.test_stats_report import votes_between
 from voting.stats.pairwise import holm_divisors
 from voting.stats.report import build_report
@@ -49,3 +53,17 @@ def test_holm_divisors_count_the_other_significant_pairs():
     assert holm_divisors([0.001, 0.02, 0.4]) == [2, 2, 1]
     assert holm_divisors([0.2, None, 0.4]) == [3, 3, 3]
     assert holm_divisors([0.01]) == [1]
+
+
+def test_an_interval_that_excludes_half_beside_a_holm_verdict_is_labelled_unadjusted():
+    # 15 of 20: the exact interval excludes 50% and the raw sign test is significant, yet Holm over 3 pairs is not.
+    votes = votes_between("a", "b", 15, 5) + votes_between("a", "c", 5, 5) + votes_between("b", "c", 6, 5)
+    pair = build_report(variants=["a", "b", "c"], votes=votes)["pairs"][0]
+    low, high = proportion_confint(15, 20, method="beta")
+    raw, holm = binomtest(15, 20).pvalue, multipletests([binomtest(15, 20).pvalue, 1.0, 1.0], method="holm")[1][0]
+    assert low > 0.5 and raw < 0.05 and pair["p_holm"] == pytest.approx(holm) and holm > 0.05
+    assert pair["verdict"] == "not significant"
+    assert (
+        f"(75%; before adjustment for 3 pairs: 95% CI {percent_interval(low, high)}, exact sign test p = {raw:.3f})"
+        in (pair["sentence"])
+    )

@@ -137,14 +137,17 @@ def pair_sentence(entry: PairReport, pairs_in_family: int) -> str:
     leader, other = (entry.a_label, entry.b_label) if a_leads else (entry.b_label, entry.a_label)
     leader_wins = entry.a_wins if a_leads else entry.b_wins
     low, high = _leader_side(entry.ci_low, entry.ci_high, a_leads)
+    # The exact interval and the sign test agree with each other, not with the Holm-adjusted verdict: with several
+    # pairs both are labelled as before adjustment, so an interval excluding 50% beside "not yet significant" is
+    # not read as a contradiction.
+    unadjusted = f"before adjustment for {pairs_in_family} pairs: " if pairs_in_family > 1 else ""
     counts = (
         f"{leader} won {leader_wins:,} of {count_of(entry.decisive, 'decisive vote')} against {other} "
-        f"({percent(leader_wins / entry.decisive)}, 95% CI {percent_interval(low, high)}"
+        f"({percent(leader_wins / entry.decisive)}; {unadjusted}95% CI {percent_interval(low, high)}"
     )
     if entry.verdict == NOT_ENOUGH_DATA:
         return f"{counts}). Not enough data for a verdict yet: {_more_phrase(entry, exact=True)} needed."
-    raw = f"exact sign test {p_text(entry.p_value)}{before_adjustment(pairs_in_family)}"
-    result = f"{counts}; {raw})"
+    result = f"{counts}, exact sign test {p_text(entry.p_value)})"
     fixed = f"{p_text(entry.p_holm)}{adjusted_for(pairs_in_family)}"
     peek_safe = _peek_safe_clause(entry, a_leads, pairs_in_family)
     if entry.verdict == SIGNIFICANT:
