@@ -57,6 +57,12 @@ def test_a_power_solver_that_finds_no_size_gives_no_guidance_rather_than_a_crash
     # statsmodels itself answers NaN here (it cannot bracket a size for an effect this small).
     assert np.isnan(TTestPower().solve_power(effect_size=tiny / np.std(differences, ddof=1), alpha=0.05, power=0.8))
     assert paired_scores_sample_size(differences, mean=tiny) is None
+    # It answers NaN for a huge effect too, where the smallest sample already has the power (at d = 10 statsmodels
+    # still solves it: 2.0 rounds).
+    huge = 60 * np.std(differences, ddof=1)
+    assert np.isnan(TTestPower().solve_power(effect_size=60, alpha=0.05, power=0.8))
+    assert TTestPower().solve_power(effect_size=10, alpha=0.05, power=0.8) == pytest.approx(2, abs=1e-3)
+    assert paired_scores_sample_size(differences, mean=huge) == pytest.approx(2 / (3 / np.pi))
     with pytest.raises(ValueError, match="no finite sample size"):
         more_needed(float("nan"), 10)
 

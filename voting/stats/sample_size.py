@@ -6,11 +6,13 @@ test's by the t-test's power over its efficiency. They are guidance for planning
 """
 
 import math
+import warnings
 
 import numpy as np
 from scipy.stats import binom, norm
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
+from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
 from lab.stats import ALPHA, CONFIDENCE  # noqa: F401  (re-exported: one significance level for the whole lab)
 
@@ -120,13 +122,25 @@ def paired_scores_sample_size(
     Method: paired t-test power (statsmodels `TTestPower`, effect size d = mean / sd of the differences), divided
     by the Wilcoxon test's asymptotic relative efficiency 3/π. None when the mean difference is zero, when every
     difference is the same non-zero value (no spread: any sample already shows it), or when the solver finds no
-    finite size (an effect so small that no practical number of rounds would show it).
+    finite size for an effect so small that no practical number of rounds would show it (where it finds none for a
+    large effect, the smallest sample, two rounds, already has the power).
     """
     spread = float(np.std(np.sort(differences), ddof=1)) if len(differences) > 1 else 0.0
     if mean == 0 or spread == 0:
         return None
-    rounds = float(TTestPower().solve_power(effect_size=abs(mean) / spread, alpha=alpha, power=power))
-    return rounds / WILCOXON_ARE if math.isfinite(rounds) else None
+    effect = abs(mean) / spread
+    with warnings.catch_warnings():
+        # The solver warns and answers NaN when it cannot bracket a size; that answer is handled below.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rounds = float(TTestPower().solve_power(effect_size=effect, alpha=alpha, power=power))
+    if not math.isfinite(rounds):
+        # It fails at both ends (statsmodels 0.14: below d ≈ 1e-7 no size it tries reaches the power; from d ≈ 10
+        # the answer lies below its smallest sample of 2, where even its power function answers NaN). It solves
+        # everything in between, so the effect says which end this is.
+        if effect < 1:
+            return None
+        rounds = 2.0
+    return rounds / WILCOXON_ARE
 
 
 def more_needed(required_total: float, have: int) -> int:
