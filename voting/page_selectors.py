@@ -102,7 +102,7 @@ class WinRateRow:
 
 
 def group_win_rates(group: CompareGroup) -> dict:
-    """Win count and win rate per variant with its 95% Wilson interval, from every vote on the group's rounds."""
+    """Win count and win rate per variant with its exact 95% interval, from every vote on the group's rounds."""
     variants = group_variants(group)
     votes = group_round_votes(group, variants)
     rates = win_rates(encode_votes(votes, [row.key for row in variants]))

@@ -67,3 +67,13 @@ def test_an_interval_that_excludes_half_beside_a_holm_verdict_is_labelled_unadju
         f"(75%; before adjustment for 3 pairs: 95% CI {percent_interval(low, high)}, exact sign test p = {raw:.3f})"
         in (pair["sentence"])
     )
+
+
+def test_a_share_has_one_interval_the_one_that_agrees_with_the_test_beside_it():
+    # 9 of 11: Wilson 52–95% excludes 50% while the exact sign test gives p = 0.065 (not significant).
+    report = build_report(variants=["a", "b"], votes=votes_between("a", "b", 9, 2))
+    rate, pair = report["variants"][0], report["pairs"][0]
+    low, high = proportion_confint(9, 11, alpha=0.05, method="beta")
+    assert binomtest(9, 11).pvalue > 0.05 and low < 0.5
+    assert (rate["ci_low"], rate["ci_high"]) == pytest.approx((low, high)) == (pair["ci_low"], pair["ci_high"])
+    assert proportion_confint(9, 11, alpha=0.05, method="wilson")[0] > 0.5  # the interval it no longer shows

@@ -249,7 +249,7 @@ class CategoryShareOut(serializers.Serializer):
     category = serializers.CharField()
     count = serializers.IntegerField()
     share = serializers.FloatField(allow_null=True)
-    ci_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    ci_low = serializers.FloatField(allow_null=True, help_text="exact (Clopper–Pearson) 95% interval")
     ci_high = serializers.FloatField(allow_null=True)
 
 

@@ -103,7 +103,7 @@ def summary(rates: list[WinRate], pairs: list[PairReport], overall_sentence: str
     leader = ranked[0]
     parts = [
         f"{labels.get(leader.variant, leader.variant)} has the highest win rate: it won {percent(leader.win_rate)} of "
-        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% Wilson interval "
+        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% exact interval "
         f"{percent_interval(leader.ci_low, leader.ci_high)})."
     ]
     if len(ranked) > 1:
