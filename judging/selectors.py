@@ -14,6 +14,7 @@ from scipy.stats import binomtest, spearmanr
 from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import Round
 from lab.models import Connection, ConnectionKind, Workspace
+from lab.stats import ALPHA
 
 from .judgement import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
@@ -158,8 +159,8 @@ class PositionBias:
 
     @property
     def favoured(self) -> str | None:
-        """ "first" or "second" when flips lean one way significantly (p < 0.05), else None."""
-        if self.p_value is None or self.p_value >= 0.05:
+        """ "first" or "second" when flips lean one way significantly (p < α), else None."""
+        if self.p_value is None or self.p_value >= ALPHA:
             return None
         return "first" if self.first_favoured > self.second_favoured else "second"
 
@@ -187,6 +188,15 @@ class Verbosity:
     answers: int
     rho: float | None  # Spearman's rank correlation of score with answer length (characters)
     p_value: float | None
+
+    @property
+    def reading(self) -> str:
+        """What the correlation says, in words: a tendency only when Spearman's test is significant (p < α)."""
+        if self.rho is None:
+            return ""
+        if self.p_value >= ALPHA or self.rho == 0:
+            return "no clear tendency either way yet"
+        return f"{'longer' if self.rho > 0 else 'shorter'} answers tend to score higher"
 
 
 @dataclass(frozen=True)

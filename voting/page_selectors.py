@@ -102,7 +102,7 @@ class WinRateRow:
 
 
 def group_win_rates(group: CompareGroup) -> dict:
-    """Win count and win rate per variant with its 95% Wilson interval, from every vote on the group's rounds."""
+    """Win count and win rate per variant with its exact 95% interval, from every vote on the group's rounds."""
     variants = group_variants(group)
     votes = group_round_votes(group, variants)
     rates = win_rates(encode_votes(votes, [row.key for row in variants]))
@@ -208,8 +208,10 @@ def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
 
 
 def leaderboard_chart(board: dict) -> list[dict]:
-    """The leaderboard chart's points: each rating with its interval."""
+    """The leaderboard chart's points: each rating with a measured interval (one that measures nothing, as from
+    one-sided votes, is left out: the table says why)."""
     return [
         {"label": rating["label"], "estimate": rating["rating"], "low": rating["ci_low"], "high": rating["ci_high"]}
         for rating in board["ratings"]
+        if rating["ci_low"] is not None
     ]
