@@ -103,6 +103,13 @@ def workspace_by_name_or_id(value: str | None) -> Workspace:
     return found[0]
 
 
+def workspace_member(workspace: Workspace, username: str):
+    """The member of the workspace with this username, or None."""
+    membership = Membership.objects.filter(workspace=workspace, user__username=username).select_related("user")
+    found = membership.first()
+    return found.user if found else None
+
+
 def workspace_owner(workspace: Workspace):
     """Who the command line acts as: the workspace's first owner."""
     membership = Membership.objects.filter(workspace=workspace, role=Role.OWNER).order_by("pk").first()
