@@ -51,9 +51,14 @@ POLL_S = 1.0
 
 @dataclass(frozen=True)
 class Progress:
-    done: int
+    done: int  # calls made and finished
     total: int
     elapsed_s: float
+    not_started: int = 0  # calls that will never be made (the budget cap, a cancelled round, nothing to judge)
+
+    @property
+    def finished(self) -> bool:
+        return self.done + self.not_started >= self.total
 
     @property
     def rate(self) -> float:
@@ -62,7 +67,7 @@ class Progress:
 
     @property
     def left_s(self) -> float | None:
-        return (self.total - self.done) / self.rate if self.rate > 0 else None
+        return (self.total - self.done - self.not_started) / self.rate if self.rate > 0 else None
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,7 @@ def experiment_run_here(
 
     def report() -> None:
         counts = experiment_progress(experiment)
-        on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started))
+        on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started, counts["not_started"]))
 
     outcome = Outcome()
     children = spread.Children.start(experiment_id=experiment.pk, plans=plans[1:], shares=len(plans), debug=debug)

@@ -38,11 +38,12 @@ from compare.experiment_urls import experiment_page_path
 from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
+from compare.experiments.budget import budget_check
 from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
-from compare.experiments.models import Experiment
-from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
+from compare.experiments.models import EvaluationStatus, Experiment
+from compare.experiments.results import experiment_results, failed_cells
 from compare.experiments.runner import (
     Outcome,
     Plan,
@@ -182,6 +183,10 @@ class Command(BaseCommand):
         baseline = self._baseline(workspace, config.name, options["baseline"])
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
+        try:
+            budget_check(budget=budget, estimate=estimate)
+        except ValidationError as exc:
+            raise CommandError(f"--budget: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
         if options["dry_run"]:
             self.stdout.write("\nDry run: nothing was run or saved.\n")
             return
@@ -249,14 +254,17 @@ class Command(BaseCommand):
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
         self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {experiment_page_path(group.pk)}\n')
-        failed, unstarted = failed_cells(results), unstarted_cells(results)
+        failed = failed_cells(results)
         unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
         calls = overall.priced_calls + overall.unpriced_calls
         spent = report.priced(experiment_spent(experiment), calls=calls, unpriced=overall.unpriced_calls)
-        summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
-        summary += f", {len(unstarted)} not started" if unstarted else ""
+        # The same counts as the averages' table, the page and the API (results.Average, selectors.experiment_progress).
+        summary = f"{report.count(overall.answers, 'answer')}, {overall.failed} failed"
+        summary += f", {overall.not_started} not started" if overall.not_started else ""
         summary += f", {len(unfinished)} not finished" if unfinished else ""
+        judge_failed = sum(1 for c in results.cells if c.evaluation and c.evaluation.status == EvaluationStatus.FAILED)
+        summary += f", {report.count(judge_failed, 'evaluation')} failed" if judge_failed else ""
         summary += f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
         if comparison is not None:
@@ -346,7 +354,7 @@ class _ProgressPrinter:
         self.finished = False
 
     def __call__(self, progress: Progress) -> None:
-        final = progress.done >= progress.total
+        final = progress.finished
         if self.finished:
             return
         line = report.progress_text(progress)
