@@ -10,7 +10,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from lab.access import workspaces_of
 from lab.models import Membership, Role, Workspace
 
-from ..models import OUTPUT_UNFINISHED, Output, OutputStatus, RoundStatus
+from ..models import OUTPUT_UNFINISHED, UNPRICED, Output, OutputStatus, RoundStatus
 from .models import EVALUATION_UNFINISHED, EvaluationStatus, Experiment
 
 
@@ -40,9 +40,7 @@ def _answer_figures(experiment: Experiment) -> dict:
         unfinished=Count("id", filter=Q(status__in=OUTPUT_UNFINISHED)),
         not_started=Count("id", filter=Q(status=OutputStatus.CANCELLED)),
         spent=Sum("cost"),
-        unpriced=Count(
-            "id", filter=Q(cost__isnull=True, finished_at__isnull=False) & ~Q(status=OutputStatus.CANCELLED)
-        ),
+        unpriced=Count("id", filter=UNPRICED),
     )
     return {**figures, "spent": figures["spent"] or Decimal(0)}
 
