@@ -106,3 +106,27 @@ def test_a_user_who_is_not_a_member_is_refused(workspace, stranger):
 
     assert ran.code == 2
     assert f"--user: '{stranger.username}' is not a member of this workspace." in ran.err
+
+
+def test_another_member_cannot_run_a_comparison_on_someone_s_private_connection(
+    monkeypatch, fake_llm, workspace, editor, api
+):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.url("v1", id=uuid.uuid4().hex[:10]))
+    assert run_command("run", str(sample("toor/toor.experiment.yaml")), "--user", "editor", "--dry-run").code == 0
+
+    body = {
+        "workspace": workspace.pk,
+        "title": "On her key",
+        "mode": "models",
+        "variants": [
+            {"label": "a", "model": "openai-editor::gpt-4o-mini", "prompt": "Hi"},
+            {"label": "b", "model": "simulated::instant", "prompt": "Hi"},
+        ],
+    }
+    response = api.post("/api/v1/groups/", body, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["variants"] == [
+        "Variant 1 (a): model: the connection openai-editor is private to another member."
+    ]
