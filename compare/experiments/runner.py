@@ -42,7 +42,8 @@ from .selectors import experiment_progress
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
 # at least half of them: at --concurrency 4 a round or two fit, and a claim that small cost more CPU than its calls.
-# With a cap, no more than CLAIM_AHEAD: a claimed round runs even once the cap is reached.
+# With a cap, no more than CLAIM_AHEAD: the cap cancels a round not yet claimed whole, while a claimed round's calls
+# are refused one by one as they come to reserve (compare.experiments.budget).
 MIN_AHEAD = 8
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.

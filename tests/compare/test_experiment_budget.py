@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
 from compare.experiments.budget import worst_case
 from compare.experiments.models import Experiment
+from compare.experiments.selectors import experiment_progress
 from compare.models import Output, OutputStatus
 from lab.providers.base import ModelInfo
 from lab.services import connection_create
@@ -109,6 +112,38 @@ def test_the_cap_holds_across_processes(workspace, fake_llm, tmp_path):
     seen = fake_llm.scenario(model)
     assert seen["requests"] == len(made) and seen["max_in_flight"] > 1
     assert f"{ROWS} answers, 0 failed, {ROWS - len(made)} not started; spent ${spent:.6f}." in ran.stderr
+
+
+@pytest.mark.services
+def test_the_cap_holds_when_a_worker_runs_the_rounds(workspace, api, fake_llm, tmp_path, celery_worker_process):
+    # Started through the API: the worker process runs the rounds, its calls reserving against the same ledger.
+    connection_create(workspace=workspace, name="priced", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    model = fake_llm.model("fake", tokens=50)
+    file = Path(budgeted_file(tmp_path, model)).read_text()
+    body = {"workspace": workspace.pk, "file": file, "format": "yaml", "budget": str(BUDGET)}
+    response = api.post("/api/v1/experiments/", body, format="json")
+    assert response.status_code == 201, response.json()
+
+    experiment = Experiment.objects.get()
+    progress = wait_until_finished(experiment)
+    experiment.refresh_from_db()
+    made = Output.objects.filter(round__group=experiment.group, status=OutputStatus.OK)
+    spent = sum(o.cost for o in made)
+    assert 0 < made.count() < ROWS and spent <= BUDGET
+    assert (experiment.budget_spent, experiment.budget_reserved) == (spent, 0)
+    assert fake_llm.scenario(model)["requests"] == made.count()
+    assert (progress["done"], progress["not_started"], progress["total"]) == (made.count(), ROWS - made.count(), ROWS)
+    assert experiment.stopped_reason.startswith(f"Stopped at the budget cap of ${BUDGET}: ${spent.normalize()} spent")
+
+
+def wait_until_finished(experiment: Experiment, timeout_s: float = 60) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        progress = experiment_progress(experiment)
+        if progress["finished"]:
+            return progress
+        time.sleep(0.1)
+    pytest.fail(f"The experiment did not finish: {experiment_progress(experiment)}")
 
 
 def test_a_budget_needs_every_model_s_price(workspace, fake_llm, tmp_path):
