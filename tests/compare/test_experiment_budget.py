@@ -114,6 +114,30 @@ def test_the_cap_holds_across_processes(workspace, fake_llm, tmp_path):
     assert f"{ROWS} answers, 0 failed, {ROWS - len(made)} not started; spent ${spent:.6f}." in ran.stderr
 
 
+def test_judge_evaluations_reserve_their_worst_case_too(workspace, fake_llm, tmp_path):
+    # Each evaluation reserves the judge's two attempts at its maximum output (4,096 tokens: about $0.0166), far
+    # above what it costs: the cap lets evaluations through while it has that much room, then stops the run.
+    connection_create(workspace=workspace, name="priced", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    connection_create(workspace=workspace, name="judge", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    model = fake_llm.model("fake", tokens=50)
+    path = Path(budgeted_file(tmp_path, model))
+    path.write_text("evaluation: {type: 1-5, model: 'judge:fake'}\n" + path.read_text())
+
+    ran = run_command("run", str(path), "--budget", "0.03", "--concurrency", "4")
+
+    assert ran.code == 3, ran.err + ran.out
+    experiment = Experiment.objects.get()
+    outputs = Output.objects.filter(round__group=experiment.group)
+    evaluations = experiment.evaluations.all()
+    spent = sum(o.cost for o in outputs if o.cost is not None) + sum(e.cost for e in evaluations if e.cost)
+    judged = [e for e in evaluations if e.judge_calls]
+    assert judged and len(judged) < ROWS and spent <= Decimal("0.03")
+    assert (experiment.budget_spent, experiment.budget_reserved) == (spent, 0)
+    progress = experiment_progress(experiment)
+    assert progress["finished"] and progress["done"] + progress["not_started"] == progress["total"] == 2 * ROWS
+    assert progress["evaluations_done"] == len(judged)
+
+
 @pytest.mark.services
 def test_the_cap_holds_when_a_worker_runs_the_rounds(workspace, api, fake_llm, tmp_path, celery_worker_process):
     # Started through the API: the worker process runs the rounds, its calls reserving against the same ledger.
