@@ -7,7 +7,9 @@ import json
 import uuid
 
 import pytest
+from django.core.exceptions import ValidationError
 
+from judging.services import judge_config_create
 from lab.models import Action, AuditEntry, Connection
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command, sample
@@ -129,4 +131,17 @@ def test_another_member_cannot_run_a_comparison_on_someone_s_private_connection(
     assert response.status_code == 400
     assert response.json()["variants"] == [
         "Variant 1 (a): model: the connection openai-editor is private to another member."
+    ]
+
+
+def test_a_team_judge_cannot_use_a_private_connection(monkeypatch, fake_llm, workspace, editor, owner):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.url("v1", id=uuid.uuid4().hex[:10]))
+    assert run_command("run", str(sample("toor/toor.experiment.yaml")), "--user", "editor", "--dry-run").code == 0
+
+    with pytest.raises(ValidationError) as refused:
+        judge_config_create(workspace=workspace, user=editor, name="On my key", model="openai-editor::gpt-4o")
+
+    assert refused.value.message_dict["model"] == [
+        "A judge cannot use a connection private to one person (made from their environment)."
     ]
