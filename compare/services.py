@@ -129,7 +129,7 @@ def group_create(
         errors.add("dataset", "No such dataset in this workspace.")
     variants = picked_versions(errors, workspace, variants)
     templates = variant_templates(variants)
-    _check_variants(errors, workspace, mode, variants, templates, params)
+    _check_variants(errors, workspace, user, mode, variants, templates, params)
     _check_templates(errors, system_prompt, shared_variables, templates, dataset)
     errors.raise_if_any()
 
@@ -201,6 +201,7 @@ def _check_unknown_params(errors: _Errors, field: str, params: dict[str, Any], w
 def _check_variants(
     errors: _Errors,
     workspace: Workspace,
+    user,
     mode: str,
     variants: Sequence[dict],
     templates: list[VariantTemplate],
@@ -222,6 +223,10 @@ def _check_variants(
             connection, info = resolve_model(workspace, (variant.get("model") or "").strip())
         except ValidationError as exc:
             errors.add("variants", f"{name}: model: {' '.join(exc.messages)}")
+            continue
+        if connection.owner_id is not None and connection.owner_id != getattr(user, "pk", None):
+            # A person's own key (lab.connection_env) runs only what that person starts.
+            errors.add("variants", f"{name}: model: the connection {connection.name} is private to another member.")
             continue
         model_id = variant["model"].strip()
         kinds = {model_id: connection.kind}

@@ -8,11 +8,11 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, QuerySet, Sum
+from django.db.models import Count, Prefetch, QuerySet, Sum
 from scipy.stats import binomtest, spearmanr
 
 from compare.blind import labels_visible, outputs_as_seen_by
-from compare.models import Round
+from compare.models import UNPRICED, Round
 from lab.models import Connection, ConnectionKind, Workspace
 from lab.stats import ALPHA
 
@@ -70,8 +70,10 @@ class Panel:
     round: Round
     verdicts: list[PanelVerdict]
     hidden: bool  # blind mode before this person voted: the judge's view would sway theirs
-    answers_cost: Decimal | None
-    judge_cost: Decimal | None
+    answers_cost: Decimal | None  # of the answers whose cost is known
+    judge_cost: Decimal | None  # of the verdicts whose cost is known
+    answers_unpriced: int = 0  # finished answers whose cost is unknown: not in answers_cost
+    judge_unpriced: int = 0  # verdicts that made calls whose cost is unknown: not in judge_cost
 
     @property
     def pending(self) -> bool:
@@ -98,14 +100,19 @@ def verdict_panel(round_: Round, user) -> Panel:
         winner_label = label_of.get(verdict.winner_id, "") if verdict.winner_id else ""
         columns = [(name, verdict.weights.get(name)) for name in metrics]
         panel_verdicts.append(PanelVerdict(verdict, rows, columns, winner_label))
-    answers_cost = round_.outputs.aggregate(total=Sum("cost"))["total"]
+    answers = round_.outputs.aggregate(
+        total=Sum("cost"),
+        unpriced=Count("pk", filter=UNPRICED),
+    )
     judge_costs = [v.cost for v in verdicts if v.cost is not None]
     return Panel(
         round=round_,
         verdicts=panel_verdicts,
         hidden=hidden,
-        answers_cost=answers_cost,
+        answers_cost=answers["total"],
         judge_cost=sum(judge_costs, Decimal(0)) if judge_costs else None,
+        answers_unpriced=answers["unpriced"],
+        judge_unpriced=sum(1 for v in verdicts if v.cost is None and v.judge_calls),
     )
 
 

@@ -21,6 +21,7 @@ from .cache import cached_group_report
 from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
+from .variant_figures import group_variant_figures
 
 
 def history_vote_figures() -> dict:
@@ -147,6 +148,7 @@ def report_page_view(group: CompareGroup) -> dict:
             {**row, "passed": passed_of.get(row["variant"])} for row in (report["scores"] or {}).get("variants", [])
         ],
         "matrix": pair_matrix(report),
+        "figures": group_variant_figures(group, data["group"]["variants"]),
         "chart": [
             {"label": rate["label"], "estimate": rate["win_rate"], "low": rate["ci_low"], "high": rate["ci_high"]}
             for rate in report["variants"]

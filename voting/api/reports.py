@@ -19,7 +19,9 @@ from lab.access import workspace_for_user
 from ..cache import cached_group_report, cached_leaderboard
 from ..leaderboard import By, LeaderboardFilters
 from ..reports import DEFAULT_PASS_THRESHOLD
+from ..variant_figures import group_variant_figures
 from .csv_export import CSVRenderer, leaderboard_rows, report_rows
+from .variant_figures import VariantFiguresOut
 
 Interval = {"allow_null": True}  # bounds and estimates are null until there is data for them
 
@@ -287,6 +289,9 @@ class GroupReportOut(serializers.Serializer):
     pass_threshold = serializers.FloatField()
     left_out = LeftOutOut(help_text="votes left out of the figures: voters an owner excluded")
     report = StatsReportOut()
+    variant_figures = VariantFiguresOut(
+        many=True, help_text="per variant: latency, output tokens and cost (mean and spread), answers' consistency"
+    )
 
 
 class RatingOut(serializers.Serializer):
@@ -368,7 +373,8 @@ class GroupReport(APIView):
         query = ReportQueryIn(data=request.query_params)
         query.is_valid(raise_exception=True)
         report = cached_group_report(group, pass_threshold=query.validated_data["pass_threshold"])
-        data = GroupReportOut(report).data
+        figures = group_variant_figures(group, report["group"]["variants"])
+        data = GroupReportOut({**report, "variant_figures": figures}).data
         if request.accepted_renderer.format == CSVRenderer.format:
             return Response(report_rows(data), headers=attachment(f"report-{group.pk}"))
         return Response(data)
