@@ -35,7 +35,13 @@ Not Python to run: vulture counts every name below as used.
 (pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET)
 # Read by templates only.
 (vars_json, round_number, last_number, is_winner, judge_cost, share_interval, kappa_interval, can_win)
-(bar_start, bar_width, bar_point)
+(bar_start, bar_width, bar_point, answers_cost, answers_unpriced, judge_unpriced)
+# Serializer fields of the report's API.
+(variant_figures,)
+# Read by a serializer's `source` or a browser script (static/js/voting/inbox.js): blind mode's names and input.
+(variant_label, own_prompts, input, timeout_step_ms)
+# Twisted's HTTP channel hooks that promptlab/daphne_http.py overrides: Twisted calls them by name.
+(_parsePOSTFormSubmission, requestFactory, lineLengthExceeded, _respondToBadRequestAndDisconnect)
 # The fake LLM server's counters, read from its JSON stats; the end-to-end benchmark's parts, read by field name.
 (completed, disconnected, to_first_call, to_done)
 

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from django import forms
 
+from lab import safe_yaml
 from lab.values import MAX_DEPTH
 
 from .dataset_files import FORMATS
@@ -61,7 +62,7 @@ PromptFormSet = forms.formset_factory(PromptForm, extra=3, max_num=10)
 def _structured(text: str) -> Any:
     """JSON or YAML text as data; a field error when it is neither."""
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except yaml.YAMLError as exc:
         raise forms.ValidationError(f"Not valid JSON or YAML: {exc}") from None
 

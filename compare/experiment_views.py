@@ -58,7 +58,7 @@ def experiment_new(request, pk):
 
 
 def _new_page(request, workspace, *, upload=None, build=None, params=None, prompts=None, errors=(), status=200):
-    models = [model["id"] for model in workspace_models(workspace)]
+    models = [model["id"] for model in workspace_models(workspace, user=request.user)]
     context = {
         "workspace": workspace,
         "can_edit": True,
@@ -90,7 +90,7 @@ def experiment_estimate(request, pk):
         except (ConfigError, ValidationError) as exc:
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
-        models = [model["id"] for model in workspace_models(workspace)]
+        models = [model["id"] for model in workspace_models(workspace, user=request.user)]
         build = BuildForm(request.POST, workspace=workspace, model_choices=models)
         params, prompts = ParamSetFormSet(request.POST, prefix="params"), PromptFormSet(request.POST, prefix="prompts")
         forms_valid = all([build.is_valid(), params.is_valid(), prompts.is_valid()])

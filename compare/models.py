@@ -242,6 +242,12 @@ class OutputStatus(models.TextChoices):
 OUTPUT_UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
 
 
+# Finished answers whose cost is unknown (a model without a known price, or no usage reported): every sum of costs
+# leaves them out and says how many, never counting them as $0. An answer cancelled is not counted: it was never
+# asked, or its partial cost was never reported.
+UNPRICED = Q(cost__isnull=True, finished_at__isnull=False) & ~Q(status=OutputStatus.CANCELLED)
+
+
 class OutputQuerySet(models.QuerySet):
     def unfinished(self) -> OutputQuerySet:
         return self.filter(status__in=OUTPUT_UNFINISHED)
@@ -282,6 +288,11 @@ class Output(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round} / {self.variant.label}: {self.status}"
+
+    @property
+    def unpriced(self) -> bool:
+        """Finished with no known cost (the UNPRICED rule, for an answer already read)."""
+        return self.cost is None and self.finished_at is not None and self.status != OutputStatus.CANCELLED
 
     @property
     def is_cut_off(self) -> bool:

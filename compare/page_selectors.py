@@ -159,7 +159,7 @@ def round_totals(outputs: list[Output]) -> dict[str, Any]:
         "output_tokens": sum(o.output_tokens or 0 for o in finished),
         "tokens_estimated": any(o.tokens_estimated for o in finished),
         "cost": sum(costs, Decimal(0)) if costs else None,
-        "cost_complete": len(costs) == len(finished),
+        "cost_complete": not any(o.unpriced for o in finished),
     }
 
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
-from lab.engine.fanout import Call, Result
+from lab.engine.fanout import Call, Result, Spending
 from lab.engine.scheduler import queue_deadline_s
 from lab.events import (
     OUTPUT_DONE,
@@ -47,6 +47,7 @@ from lab.templating import render_variants
 from . import response_cache
 from .blind import blind_now, for_channel
 from .catalog import resolve_model
+from .experiments.budget import rounds_spending
 from .models import (
     ROUND_TRANSITIONS,
     ROUND_UNFINISHED,
@@ -103,8 +104,12 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
     # streams. Asked once per comparison.
     watched = cache(lambda group_id: listened(group_channel(group_id)))
     heard = {r.pk: r.lane != Lane.BATCH or watched(r.group_id) for r in taken}
+    spending = rounds_spending(taken)  # a budgeted experiment's calls reserve their worst case before they go
     calls = {
-        r.pk: _prepare_calls(r, outputs[r.pk], resolvers[r.group.workspace_id], now, stream=heard[r.pk]) for r in taken
+        r.pk: _prepare_calls(
+            r, outputs[r.pk], resolvers[r.group.workspace_id], now, stream=heard[r.pk], spending=spending.get(r.pk)
+        )
+        for r in taken
     }
     every_output = [o for round_outputs in outputs.values() for o in round_outputs]
     _outputs_set(every_output, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
@@ -188,7 +193,9 @@ def _resolvers(taken: list[Round], outputs: dict[int, list[Output]]) -> dict[int
     return {pk: cache(partial(_resolved, workspace, connections[pk])) for pk, workspace in workspaces.items()}
 
 
-def _prepare_calls(round_: Round, outputs: list[Output], resolve, now, *, stream: bool) -> list[Call]:
+def _prepare_calls(
+    round_: Round, outputs: list[Output], resolve, now, *, stream: bool, spending: Spending | None = None
+) -> list[Call]:
     """The round's calls, its prompts rendered; an answer that cannot be asked is failed with a readable error
     (its row is written with the claim's)."""
     group = round_.group
@@ -200,7 +207,8 @@ def _prepare_calls(round_: Round, outputs: list[Output], resolve, now, *, stream
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
-            calls.append(_call(group, output, output.variant, *resolve(output.variant.model), stream=stream))
+            config, info = resolve(output.variant.model)
+            calls.append(_call(group, output, output.variant, config, info, stream=stream, spending=spending))
             output.status = OutputStatus.RUNNING
         except ValidationError as exc:
             output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
@@ -230,6 +238,7 @@ def _call(
     info: ModelInfo | None,
     *,
     stream: bool = True,
+    spending: Spending | None = None,
 ) -> Call:
     """What the engine needs for one answer."""
     messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
@@ -248,6 +257,7 @@ def _call(
         lane=output.round.lane,
         queue_deadline_s=queue_deadline_s(output.round.lane),
         stream=stream,
+        spending=spending,
     )
 
 

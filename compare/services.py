@@ -7,6 +7,7 @@ The worker's side of a round (claim, record, finish, fail) is in `rounds.py`; it
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from functools import partial
@@ -58,6 +59,11 @@ from .selectors import group_settings
 MAX_REPEAT = 100
 MAX_DATASET_ROWS = 1000
 MAX_DATASET_NAME = 200  # Dataset.name's length
+# A dataset row's size, as the JSON it is stored as: a long document fits in one value, and a file's rows cannot
+# grow a row past these (safe_yaml refuses aliases, so a row is never larger than its text).
+MAX_VALUE_CHARS = 200_000  # one variable's value
+MAX_ROW_CHARS = 1_000_000  # all of a row's variables with their names
+MAX_ROW_VARIABLES = 1_000  # a CSV file's columns too
 MAX_STAGGER_MS = 5_000
 # A round must end well inside the worker's soft time limit, which is the last line of defence.
 TIME_LIMIT_MARGIN_S = 30
@@ -123,7 +129,7 @@ def group_create(
         errors.add("dataset", "No such dataset in this workspace.")
     variants = picked_versions(errors, workspace, variants)
     templates = variant_templates(variants)
-    _check_variants(errors, workspace, mode, variants, templates, params)
+    _check_variants(errors, workspace, user, mode, variants, templates, params)
     _check_templates(errors, system_prompt, shared_variables, templates, dataset)
     errors.raise_if_any()
 
@@ -195,6 +201,7 @@ def _check_unknown_params(errors: _Errors, field: str, params: dict[str, Any], w
 def _check_variants(
     errors: _Errors,
     workspace: Workspace,
+    user,
     mode: str,
     variants: Sequence[dict],
     templates: list[VariantTemplate],
@@ -216,6 +223,10 @@ def _check_variants(
             connection, info = resolve_model(workspace, (variant.get("model") or "").strip())
         except ValidationError as exc:
             errors.add("variants", f"{name}: model: {' '.join(exc.messages)}")
+            continue
+        if connection.owner_id is not None and connection.owner_id != getattr(user, "pk", None):
+            # A person's own key (lab.connection_env) runs only what that person starts.
+            errors.add("variants", f"{name}: model: the connection {connection.name} is private to another member.")
             continue
         model_id = variant["model"].strip()
         kinds = {model_id: connection.kind}
@@ -389,12 +400,29 @@ def round_cancel(*, round: Round, user) -> Round:
     return round
 
 
-@transaction.atomic
 def dataset_name_problem(name: str) -> str | None:
     """Why `name` (stripped) cannot name a dataset: the one rule for creating and renaming one, by API or page."""
     return values.name_problem(name, noun="dataset", max_length=MAX_DATASET_NAME)
 
 
+def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
+    """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS or gives more
+    than MAX_ROW_VARIABLES, and why; None when the row fits. Every way a row is written asks this (dataset_create,
+    dataset_files.row_from_record)."""
+    if len(vars) > MAX_ROW_VARIABLES:
+        return "vars", f"a row has at most {MAX_ROW_VARIABLES:,} variables; this one has {len(vars):,}."
+    total = 0
+    for name, value in vars.items():
+        size = len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
+        if size > MAX_VALUE_CHARS:
+            return f"vars.{name}", f"a value has at most {MAX_VALUE_CHARS:,} characters; this one has {size:,}."
+        total += len(name) + size
+    if total > MAX_ROW_CHARS:
+        return "vars", f"a row has at most {MAX_ROW_CHARS:,} characters of variables; this one has {total:,}."
+    return None
+
+
+@transaction.atomic
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
     """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
     errors = _Errors()
@@ -406,6 +434,8 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
     for position, row in enumerate(rows, start=1):
         if not isinstance(row.get("vars"), dict) or not row["vars"]:
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
+        elif found := row_size_problem(row["vars"]):
+            errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
     errors.raise_if_any()
     dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
     DatasetRow.objects.bulk_create(

@@ -47,6 +47,7 @@ class JudgeModel:
     config: ConnectionConfig
     model: str  # the provider's name for it
     info: ModelInfo | None
+    private: bool = False  # on a connection private to one person (lab.connection_env)
 
 
 def judge_model_resolve(*, workspace: Workspace, model_id: str) -> JudgeModel:
@@ -63,6 +64,7 @@ def judge_model_resolve(*, workspace: Workspace, model_id: str) -> JudgeModel:
         config=ConnectionConfig.from_connection(connection),
         model=model_id.strip().split("::", 1)[1],
         info=info,
+        private=connection.owner_id is not None,
     )
 
 

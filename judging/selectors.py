@@ -8,12 +8,13 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, QuerySet, Sum
+from django.db.models import Count, Prefetch, QuerySet, Sum
 from scipy.stats import binomtest, spearmanr
 
 from compare.blind import labels_visible, outputs_as_seen_by
-from compare.models import Round
+from compare.models import UNPRICED, Round
 from lab.models import Connection, ConnectionKind, Workspace
+from lab.stats import ALPHA
 
 from .judgement import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
@@ -69,8 +70,10 @@ class Panel:
     round: Round
     verdicts: list[PanelVerdict]
     hidden: bool  # blind mode before this person voted: the judge's view would sway theirs
-    answers_cost: Decimal | None
-    judge_cost: Decimal | None
+    answers_cost: Decimal | None  # of the answers whose cost is known
+    judge_cost: Decimal | None  # of the verdicts whose cost is known
+    answers_unpriced: int = 0  # finished answers whose cost is unknown: not in answers_cost
+    judge_unpriced: int = 0  # verdicts that made calls whose cost is unknown: not in judge_cost
 
     @property
     def pending(self) -> bool:
@@ -97,14 +100,19 @@ def verdict_panel(round_: Round, user) -> Panel:
         winner_label = label_of.get(verdict.winner_id, "") if verdict.winner_id else ""
         columns = [(name, verdict.weights.get(name)) for name in metrics]
         panel_verdicts.append(PanelVerdict(verdict, rows, columns, winner_label))
-    answers_cost = round_.outputs.aggregate(total=Sum("cost"))["total"]
+    answers = round_.outputs.aggregate(
+        total=Sum("cost"),
+        unpriced=Count("pk", filter=UNPRICED),
+    )
     judge_costs = [v.cost for v in verdicts if v.cost is not None]
     return Panel(
         round=round_,
         verdicts=panel_verdicts,
         hidden=hidden,
-        answers_cost=answers_cost,
+        answers_cost=answers["total"],
         judge_cost=sum(judge_costs, Decimal(0)) if judge_costs else None,
+        answers_unpriced=answers["unpriced"],
+        judge_unpriced=sum(1 for v in verdicts if v.cost is None and v.judge_calls),
     )
 
 
@@ -158,8 +166,8 @@ class PositionBias:
 
     @property
     def favoured(self) -> str | None:
-        """ "first" or "second" when flips lean one way significantly (p < 0.05), else None."""
-        if self.p_value is None or self.p_value >= 0.05:
+        """ "first" or "second" when flips lean one way significantly (p < α), else None."""
+        if self.p_value is None or self.p_value >= ALPHA:
             return None
         return "first" if self.first_favoured > self.second_favoured else "second"
 
@@ -187,6 +195,15 @@ class Verbosity:
     answers: int
     rho: float | None  # Spearman's rank correlation of score with answer length (characters)
     p_value: float | None
+
+    @property
+    def reading(self) -> str:
+        """What the correlation says, in words: a tendency only when Spearman's test is significant (p < α)."""
+        if self.rho is None:
+            return ""
+        if self.p_value >= ALPHA or self.rho == 0:
+            return "no clear tendency either way yet"
+        return f"{'longer' if self.rho > 0 else 'shorter'} answers tend to score higher"
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,9 @@ def _config_fields(
         errors.update(exc.message_dict)
         rubric = None
     try:
-        judge_model_resolve(workspace=workspace, model_id=model or "")
+        if judge_model_resolve(workspace=workspace, model_id=model or "").private:
+            # A judge is the team's: it may not spend one person's own key.
+            errors["model"] = ["A judge cannot use a connection private to one person (made from their environment)."]
     except ValidationError as exc:
         errors.update(exc.message_dict)
     classifier = None

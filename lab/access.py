@@ -62,7 +62,7 @@ def connection_for_user(user, workspace_id, connection_id, role: str = Role.VIEW
     """A connection of a workspace; membership is checked first so a stranger gets 404, never 403."""
     workspace = membership_for_user(user, workspace_id).workspace
     try:
-        connection = Connection.objects.get(pk=int(connection_id), workspace=workspace)
+        connection = Connection.objects.visible_to(user).get(pk=int(connection_id), workspace=workspace)
     except (Connection.DoesNotExist, TypeError, ValueError) as exc:
         raise Http404("No such connection.") from exc
     membership_for_user(user, workspace_id, role)

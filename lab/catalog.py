@@ -54,12 +54,14 @@ def connection_models_refresh(*, connection: Connection) -> list[ModelInfo]:
     return models
 
 
-def workspace_catalog(workspace: Workspace) -> tuple[list[dict], list[dict]]:
-    """Every model of every connection, plus `{"connection", "error"}` for each catalog that could not be fetched.
+def workspace_catalog(workspace: Workspace, *, user=None) -> tuple[list[dict], list[dict]]:
+    """Every model of every connection `user` sees (the team's only, without one), plus `{"connection", "error"}`
+    for each catalog that could not be fetched.
 
     Connections never fetched are fetched now, all at once.
     """
-    connections = list(Connection.objects.filter(workspace=workspace).order_by("name"))
+    connections = Connection.objects.filter(workspace=workspace)
+    connections = list((connections.visible_to(user) if user else connections.shared()).order_by("name"))
     fetched = _fetch_many([c for c in connections if c.models_fetched_at is None])
     models, errors = [], []
     for connection in connections:
@@ -70,9 +72,9 @@ def workspace_catalog(workspace: Workspace) -> tuple[list[dict], list[dict]]:
     return models, errors
 
 
-def workspace_models(workspace: Workspace) -> list[dict]:
-    """Every model of every connection in the workspace, as `catalog_entry` dicts."""
-    return workspace_catalog(workspace)[0]
+def workspace_models(workspace: Workspace, *, user=None) -> list[dict]:
+    """Every model of every connection `user` sees in the workspace, as `catalog_entry` dicts."""
+    return workspace_catalog(workspace, user=user)[0]
 
 
 def model_info_for(

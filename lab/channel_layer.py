@@ -9,6 +9,11 @@ then one script that expires and pushes) and a process takes the events waiting 
 one script, then hands them over one by one with no trip at all; it waits on Redis (BZPOPMIN) only when nothing
 is waiting.
 
+A receive rides out a Redis outage: when Redis cannot be reached (after redis-py's own retries, see settings), it
+tries again every RETRY_S until the failures have lasted OUTAGE_S; only then does the error reach the consumer,
+which closes its socket so the page reconnects. Without this, a socket closed anywhere between half a second and
+five into an outage, depending on what its receive was doing when Redis went away.
+
 What a backup is for stays true: an event popped but not yet handed over (the receive was cancelled while its
 answer was on the way) is put back in front of the queue by the next receive. Events handed over are dropped
 from the backup by the next script instead of one trip each.
@@ -16,16 +21,22 @@ from the backup by the next script instead of one trip each.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import time
 
 from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer
 
+from .outages import REDIS_DOWN
+
 logger = logging.getLogger(__name__)
 
 # The events one receive takes at once from Redis; the rest of a burst waits there for the next one.
 RECEIVE_BATCH = 100
+# How long a receive keeps trying while Redis is unreachable (docs/operations.md), and how often.
+OUTAGE_S = 5.0
+RETRY_S = 0.5
 
 # KEYS: the channels' keys; ARGV: their messages, then their capacities, then the time, the expiry and the cutoff
 # before which a channel's messages have expired.
@@ -87,6 +98,20 @@ class RedisChannelLayer(BaseRedisChannelLayer):
             over_capacity = await script(keys=channel_keys, args=args)
             if over_capacity > 0:
                 logger.info("%s of %s channels over capacity in group %s", over_capacity, len(channel_names), group)
+
+    async def receive(self, channel):
+        # channels_redis leaves its receive state whole when Redis fails (buffers dropped, locks released), and an
+        # event popped but not handed over is still in the backup: trying again loses nothing.
+        loop = asyncio.get_running_loop()
+        failing_since = None
+        while True:
+            try:
+                return await super().receive(channel)
+            except REDIS_DOWN:
+                failing_since = failing_since or loop.time()
+                if loop.time() - failing_since >= OUTAGE_S:
+                    raise
+                await asyncio.sleep(RETRY_S)
 
     async def _brpop_with_clean(self, index, channel, timeout):
         taken = self._taken.get(channel)

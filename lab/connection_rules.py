@@ -7,10 +7,14 @@ always a paste mistake (and a CR/LF would split the header). Base URLs are web a
 from urllib.parse import urlsplit
 
 BASE_URL_SCHEMES = ("http", "https")
+# Providers' keys are 40 to 200 characters; a JWT some OpenAI-compatible servers take runs to a kilobyte or so.
+MAX_API_KEY_CHARS = 2048
 
 
 def api_key_problem(key: str) -> str | None:
     """Why `key` cannot be an API key, naming the position of the first bad character but never the key itself."""
+    if len(key) > MAX_API_KEY_CHARS:
+        return f"An API key has at most {MAX_API_KEY_CHARS:,} characters; this one has {len(key):,}."
     for position, char in enumerate(key, start=1):
         if char in "\r\n":
             return f"An API key is one line; this one has a line break at character {position}."

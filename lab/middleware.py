@@ -2,7 +2,9 @@
 
 Django refuses such a body only when something reads it, and then as an HTML "Bad Request (400)" that names
 nothing; DRF's JSON parser streams the body and never checks at all. Here the declared length is checked first,
-and the limit errors Django raises later (a multipart body with too many fields) become JSON as well.
+and the limit errors Django raises later (a multipart body with too many fields) become JSON as well. A chunked
+body declares no length: DRF reads it as empty and no limit applies, so it is a 411 saying to send the length.
+A query parameter holding text the database cannot store (a NUL) is a 400 naming the parameter, for every filter.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.http import JsonResponse
+
+from . import values
 
 MB = 1024 * 1024
 
@@ -33,6 +37,11 @@ class BodyLimitMiddleware:
             return JsonResponse({"detail": "The Content-Length header is not a number of bytes."}, status=400)
         if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             return body_limit_response(length)
+        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower() and "CONTENT_LENGTH" not in request.META:
+            detail = "Send the body with a Content-Length header; a chunked request body is not read."
+            return JsonResponse({"detail": detail}, status=411)
+        if found := query_problem(request.GET):
+            return JsonResponse(found, status=400)
         return self.get_response(request)
 
     def process_exception(self, request, exception):
@@ -46,3 +55,13 @@ class BodyLimitMiddleware:
             )
             return JsonResponse({"detail": f"The request has more fields than the limit ({name})."}, status=400)
         return None
+
+
+def query_problem(query) -> dict[str, list[str]] | None:
+    """The first query parameter (name or value) that no filter can use, as a 400's body naming it; None when all
+    can. The one rule for every filter, API and page: a NUL reaches Postgres as an error (a 500) or is ignored."""
+    for name, given in query.lists():
+        for text in (name, *given):
+            if problem := values.text_problem(text):
+                return {values.shown(name): [f"A query parameter's {problem[0].lower()}{problem[1:]}"]}
+    return None

@@ -50,10 +50,33 @@ class ConnectionKind(models.TextChoices):
     SIMULATED = "simulated", "Simulated (offline, deterministic)"
 
 
+class ConnectionQuerySet(models.QuerySet):
+    def shared(self):
+        """The team's connections: the ones Settings and the API show and change."""
+        return self.filter(owner__isnull=True)
+
+    def visible_to(self, user):
+        """The team's connections and this person's private ones (made from their environment by the CLI)."""
+        return self.filter(Q(owner__isnull=True) | Q(owner=user))
+
+
 class Connection(models.Model):
-    """A provider account. Its name prefixes model ids: `<name>::<model>`."""
+    """A provider account. Its name prefixes model ids: `<name>::<model>`.
+
+    A connection with an `owner` is private to that person: `manage.py experiment run` makes one from the provider
+    variables of their environment (lab.connection_env) so their key never replaces the team's. Names stay unique
+    in the workspace, so a model id names one connection whoever reads it.
+    """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="connections")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="private_connections",
+        help_text="Set for a person's private connection (from their environment); empty for the team's.",
+    )
     name = models.SlugField(max_length=60)
     kind = models.CharField(max_length=20, choices=ConnectionKind.choices)
     base_url = models.URLField(max_length=300, blank=True)
@@ -68,6 +91,8 @@ class Connection(models.Model):
     models_cache = models.JSONField(default=list, blank=True, editable=False)
     models_fetched_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ConnectionQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

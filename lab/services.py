@@ -152,9 +152,12 @@ def connection_create(
     rpm: int = 60,
     tpm: int = 0,
     actor=None,
+    owner=None,
 ) -> Connection:
+    """A connection of the team, or private to `owner` (lab.connection_env makes those)."""
     connection = Connection(
         workspace=workspace,
+        owner=owner,
         name=name,
         kind=kind,
         base_url=base_url or "",
@@ -167,7 +170,7 @@ def connection_create(
     connection.set_api_key(api_key)
     connection.save()
     logger.info("Connection %s (%s) created in workspace %s", connection.name, connection.kind, workspace.pk)
-    details = {"kind": connection.kind, "base_url": connection.base_url}
+    details = {"kind": connection.kind, "base_url": connection.base_url, "private": owner is not None}
     audit_record(actor=actor, action=Action.CONNECTION_CREATED, target=connection, details=details)
     return connection
 

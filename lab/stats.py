@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-CONFIDENCE = 0.95
+# The significance level of every test the lab reports, and the confidence of every interval beside them.
+ALPHA = 0.05
+CONFIDENCE = 1 - ALPHA
 
 
 def wilson_interval(successes: int, trials: int, *, confidence: float = CONFIDENCE) -> tuple[float, float]:

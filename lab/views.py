@@ -70,7 +70,7 @@ def workspace_settings(request, pk):
             "can_edit": membership.allows(Role.EDITOR),
             "members": workspace.memberships.select_related("user").order_by("user__username"),
             "roles": Role.choices,
-            "connections": workspace.connections.all(),
+            "connections": workspace.connections.visible_to(request.user),
             "member_form": MemberForm(),
             "connection_form": ConnectionForm(),
             "invitation_form": InvitationForm(),

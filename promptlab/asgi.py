@@ -13,7 +13,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
+from . import daphne_http  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
+
+daphne_http.install()  # JSON answers for the requests Twisted refuses itself (a no-op outside daphne)
 
 application = ProtocolTypeRouter(
     {

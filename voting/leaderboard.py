@@ -17,7 +17,7 @@ from lab.models import Workspace
 from voting.stats.identity import prompt_identity
 from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, table_ratings
 from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
-from voting.stats.wording import and_list, count_of
+from voting.stats.wording import and_list, count_of, rating_text
 
 from .models import Vote, VoteCount
 from .reports import RatedVariants, kinds_table
@@ -167,9 +167,18 @@ def leaderboard(
         "seed": seed,
         "confidence": CONFIDENCE,
         "minimum_matches": MIN_DECISIVE_PER_PAIR,
-        "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        **board_figures(ratings, described, by=by, votes=total),
         "left_out": left_out(every_vote, workspace.pk),
-        "summary": summary(ratings, described, by=by, votes=total),
+    }
+
+
+def board_figures(ratings: list[Rating], described: dict[str, Entity], *, by: str, votes: int) -> dict:
+    """The leaderboard's figures from its ratings alone: {"ratings", "summary", "one_sided", "fit"}."""
+    return {
+        "ratings": [_rating_entry(rating, described[rating.key]) for rating in ratings],
+        "summary": summary(ratings, described, by=by, votes=votes),
+        # The most another seed could move a measured bound on this board (see ratings.bound_errors).
+        "bound_error": max((rating.bound_error for rating in ratings if not rating.not_measured), default=None),
         "one_sided": any(rating.one_sided for rating in ratings),
         "fit": FIT_PENALISED if any(rating.one_sided for rating in ratings) else FIT_EXACT,
     }
@@ -181,7 +190,7 @@ FIT_PENALISED = "maximum likelihood with a small L2 penalty (the votes admit no 
 
 def _rating_entry(rating: Rating, entity: Entity) -> dict:
     return {
-        **asdict(rating),
+        **rating.as_shown(),
         "label": entity.label,
         "labels": entity.labels,
         "models": entity.models,
@@ -200,13 +209,14 @@ def summary(ratings: list[Rating], described: dict[str, Entity], *, by: str, vot
             f"least two different {noun}s."
         )
     leader, others = ratings[0], ratings[1:]
-    interval = (
-        "its interval is not a measurement, see below"
-        if leader.one_sided
-        else f"95% bootstrap interval {leader.ci_low:,.0f}–{leader.ci_high:,.0f}"
-    )
+    if leader.one_sided:
+        interval = "its interval is not a measurement, see below"
+    elif leader.not_measured:
+        interval = f"no interval: {leader.not_measured}, so the votes do not show how precise it is"
+    else:
+        interval = f"95% bootstrap interval {rating_text(leader.ci_low)}–{rating_text(leader.ci_high)}"
     parts = [
-        f"{described[leader.key].label} has the highest rating, {leader.rating:,.0f} ({interval}), from "
+        f"{described[leader.key].label} has the highest rating, {rating_text(leader.rating)} ({interval}), from "
         f"{leader.matches:,} match{'' if leader.matches == 1 else 'es'}."
     ]
     level = [described[rating.key].label for rating in others if rating.rank == 1]

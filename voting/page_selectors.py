@@ -21,6 +21,7 @@ from .cache import cached_group_report
 from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
+from .variant_figures import group_variant_figures
 
 
 def history_vote_figures() -> dict:
@@ -102,7 +103,7 @@ class WinRateRow:
 
 
 def group_win_rates(group: CompareGroup) -> dict:
-    """Win count and win rate per variant with its 95% Wilson interval, from every vote on the group's rounds."""
+    """Win count and win rate per variant with its exact 95% interval, from every vote on the group's rounds."""
     variants = group_variants(group)
     votes = group_round_votes(group, variants)
     rates = win_rates(encode_votes(votes, [row.key for row in variants]))
@@ -147,6 +148,7 @@ def report_page_view(group: CompareGroup) -> dict:
             {**row, "passed": passed_of.get(row["variant"])} for row in (report["scores"] or {}).get("variants", [])
         ],
         "matrix": pair_matrix(report),
+        "figures": group_variant_figures(group, data["group"]["variants"]),
         "chart": [
             {"label": rate["label"], "estimate": rate["win_rate"], "low": rate["ci_low"], "high": rate["ci_high"]}
             for rate in report["variants"]
@@ -208,8 +210,10 @@ def _cell(pair: dict, wins: int, losses: int, share, low, high) -> dict:
 
 
 def leaderboard_chart(board: dict) -> list[dict]:
-    """The leaderboard chart's points: each rating with its interval."""
+    """The leaderboard chart's points: each rating with a measured interval (one that measures nothing, as from
+    one-sided votes, is left out: the table says why)."""
     return [
         {"label": rating["label"], "estimate": rating["rating"], "low": rating["ci_low"], "high": rating["ci_high"]}
         for rating in board["ratings"]
+        if rating["ci_low"] is not None
     ]

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from lab.api.inputs import StrictIn
 
 from ..access import experiment_for_user, workspace_from_body
+from ..experiments.budget import budget_check
 from ..experiments.config import config_read
 from ..experiments.files import UploadedFiles
 from ..experiments.models import Experiment
@@ -60,6 +61,7 @@ class ExperimentList(APIView):
         try:
             config = config_read(fields["file"], source=source, files=files)
             _, estimate = experiment_plan(config=config, workspace=workspace)
+            budget_check(budget=fields.get("budget"), estimate=estimate)
             if fields["dry_run"]:
                 body = {"group": None, "estimate": estimate.as_dict(), "progress": None, "averages": None}
                 return Response(body)

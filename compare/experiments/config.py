@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from lab import values
+from lab import safe_yaml, values
 
 from .files import Files
 from .read_combinations import CombinationsReader
@@ -32,17 +32,12 @@ from .read_evaluation import EvaluationReader
 from .reader import parse_problem
 from .spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, TOP_LEVEL, Combination, ConfigError, ExperimentConfig, is_number
 
-# libyaml's parser (PyYAML's C binding, in its wheels) with PyYAML's safe constructor: the same values as
-# `yaml.safe_load`, parsed several times faster — the pure-Python parser took most of a second on a file of 1,000
-# dataset rows.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def config_read(text: str, *, source: str, files: Files) -> ExperimentConfig:
     """Parse YAML or JSON (by the file's extension; YAML otherwise) and check it; raises ConfigError."""
     try:
         suffix = PurePath(source).suffix.lower()
-        data = json.loads(text) if suffix == ".json" else yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506
+        data = json.loads(text) if suffix == ".json" else safe_yaml.load(text)
     except (ValueError, yaml.YAMLError) as exc:
         raise ConfigError([f"{source}: not valid {_syntax(source)}: {parse_problem(exc)}"]) from None
     except RecursionError:

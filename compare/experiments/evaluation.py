@@ -18,16 +18,18 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from lab.catalog import model_info_for
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
 from ..models import ROUND_UNFINISHED, Output, OutputStatus
 from ..round_rows import round_reference
+from .announce import experiment_announce
+from .budget import NOT_EVALUATED, evaluation_cost, evaluation_worst_case, reserve_or_wait, settle
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus
 from .scoring import Score, scorer
-from .services import experiment_announce, experiment_budget_enforce
 from .structured import answer_check
 
 logger = logging.getLogger(__name__)
@@ -71,10 +73,7 @@ def experiment_round_evaluate(*, round_id: int) -> int:
     for evaluation in claimed:
         evaluation.finished_at = now
         if experiment.stopped_reason:
-            evaluation.status, evaluation.reason = (
-                EvaluationStatus.SKIPPED,
-                "Not evaluated: the budget cap was reached.",
-            )
+            evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, NOT_EVALUATED
         elif evaluation.output.status != OutputStatus.OK:
             evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, _no_answer(evaluation.output)
         elif evaluation.output.is_cut_off:
@@ -85,7 +84,6 @@ def experiment_round_evaluate(*, round_id: int) -> int:
         _judge(jobs, experiment)
     Evaluation.objects.bulk_update(claimed, FIELDS)
     experiment_announce(experiment.pk)
-    experiment_budget_enforce(experiment_id=experiment.pk)
     return len(claimed)
 
 
@@ -159,8 +157,9 @@ def _judge(jobs: list[_Job], experiment) -> None:
         return
     engine = runtime()
     limit_s = job_time_limit_s()
+    budget = _Budget.of(experiment, judging, judge, spec["model"])
     try:
-        results = engine.run(_score_all(judging, judge, jobs, engine), timeout=limit_s)
+        results = engine.run(_score_all(judging, judge, jobs, engine, budget), timeout=limit_s)
     except RunTimedOut:
         for job in jobs:
             job.evaluation.status = EvaluationStatus.FAILED
@@ -168,6 +167,9 @@ def _judge(jobs: list[_Job], experiment) -> None:
         return
     for job, (score, latency_ms) in zip(jobs, results, strict=True):
         evaluation = job.evaluation
+        if score is None:  # the budget had no room for it
+            evaluation.status, evaluation.reason = EvaluationStatus.SKIPPED, NOT_EVALUATED
+            continue
         evaluation.estimated_input_tokens = judging.input_tokens(
             judge, request=job.request, response=job.response, reference=job.reference
         )
@@ -180,8 +182,43 @@ def _judge(jobs: list[_Job], experiment) -> None:
         evaluation.status = EvaluationStatus.DONE if judged else EvaluationStatus.FAILED
 
 
-async def _score_all(judging, judge, jobs: list[_Job], engine: Runtime) -> list[tuple[Score, int]]:
-    async def one(job: _Job) -> tuple[Score, int]:
+@dataclass(frozen=True)
+class _Budget:
+    """A budgeted experiment's judge calls: each evaluation reserves its worst case (compare.experiments.budget)."""
+
+    experiment_id: int
+    judging: Any
+    judge: Any
+    info: Any  # the judge model's catalog entry
+
+    @classmethod
+    def of(cls, experiment, judging, judge, model_id: str) -> _Budget | None:
+        if experiment.budget is None:
+            return None
+        _, info = model_info_for(experiment.group.workspace, model_id)
+        return cls(experiment.pk, judging, judge, info)
+
+    def worst_case(self, job: _Job):
+        estimate = self.judging.input_tokens(
+            self.judge, request=job.request, response=job.response, reference=job.reference
+        )
+        return evaluation_worst_case(input_tokens_estimate=estimate, info=self.info)
+
+
+async def _score_all(
+    judging, judge, jobs: list[_Job], engine: Runtime, budget: _Budget | None = None
+) -> list[tuple[Score | None, int]]:
+    async def one(job: _Job) -> tuple[Score | None, int]:
+        if budget is None:
+            return await scored(job)
+        reserved = budget.worst_case(job)
+        if reserved is None or not await reserve_or_wait(budget.experiment_id, reserved):
+            return None, 0
+        score, latency_ms = await scored(job)
+        await settle(budget.experiment_id, reserved, evaluation_cost(score.cost, score.calls, reserved))
+        return score, latency_ms
+
+    async def scored(job: _Job) -> tuple[Score, int]:
         started = time.monotonic()
         try:
             score = await judging.score(

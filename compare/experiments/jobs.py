@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from lab.jobs.kinds import QUEUED, RUNNING, JobKind, Lane, register
 
+from .announce import experiment_announce
 from .models import Evaluation, EvaluationStatus
-from .services import experiment_announce
 
 EVALUATION = "evaluation"
 WORKER_STOPPED = "The worker stopped before this answer was evaluated."

@@ -19,6 +19,10 @@ class Experiment(models.Model):
     # writes the group's variants, which this names; it is also what the page's "run again" starts from.
     config = models.JSONField()
     budget = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)  # USD; None = no cap
+    # The budget's ledger (compare.experiments.budget): the worst cases of the calls in flight, and what the calls
+    # settled so far cost. Changed only by conditional UPDATEs, so the cap holds across processes.
+    budget_reserved = models.DecimalField(max_digits=16, decimal_places=8, default=0)
+    budget_spent = models.DecimalField(max_digits=16, decimal_places=8, default=0)
     estimate = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True)  # the rounds of its run (Round.run_id)
     stopped_reason = models.TextField(blank=True)  # set when the budget cap stopped it, readable
@@ -32,6 +36,7 @@ class Experiment(models.Model):
             models.CheckConstraint(
                 condition=Q(budget__isnull=True) | Q(budget__gt=0), name="experiment_budget_positive"
             ),
+            models.CheckConstraint(condition=Q(budget_reserved__gte=0), name="experiment_budget_reserved_nonnegative"),
         ]
 
     def __str__(self) -> str:

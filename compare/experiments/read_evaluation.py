@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from lab import safe_yaml
 from lab.templating import PLACEHOLDER, placeholders
 
 from .reader import SectionReader, parse_problem
@@ -130,7 +131,7 @@ class EvaluationReader(SectionReader):
         if isinstance(schema, str):
             text = self._file_text(schema, f"{where}: schema")
             try:
-                schema = yaml.safe_load(text) if text is not None else None
+                schema = safe_yaml.load(text) if text is not None else None
             except yaml.YAMLError as exc:
                 self.problem(f"{where}: schema", f"not valid YAML or JSON: {parse_problem(exc)}")
                 return None

@@ -1,8 +1,6 @@
-"""Experiments' answer to compare's round_finished: evaluate the round's answers, and mind the budget."""
+"""Experiments' answer to compare's round_finished: evaluate the round's answers (the budget is held call by
+call, compare.experiments.budget)."""
 
-from functools import partial
-
-from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -11,7 +9,6 @@ from lab.jobs.kinds import Lane
 
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus, Experiment
-from .services import experiment_budget_enforce
 
 
 def on_round_finished(sender, round_ids: list[int], lanes: dict[int, str] | None = None, **kwargs) -> None:
@@ -25,16 +22,9 @@ def on_round_finished(sender, round_ids: list[int], lanes: dict[int, str] | None
     found = (
         Experiment.objects.filter(group__rounds__in=round_ids)
         .annotate(evaluating=Exists(waiting))
-        .values_list("pk", "budget", "group__rounds", "evaluating")
+        .values_list("group__rounds", "evaluating")
     )
-    budgets, evaluating = set(), []
-    for experiment_id, budget, round_id, has_evaluations in found:
-        if budget is not None:  # without a cap there is nothing to enforce: no lock, no sum of the spent per round
-            budgets.add(experiment_id)
-        if has_evaluations:
-            evaluating.append(round_id)
-    for experiment_id in sorted(budgets):
-        transaction.on_commit(partial(experiment_budget_enforce, experiment_id=experiment_id))
+    evaluating = [round_id for round_id, has_evaluations in found if has_evaluations]
     # An experiment without a judge or a schema has no evaluations: its rounds are finished with the one query.
     if not evaluating:
         return

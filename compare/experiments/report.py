@@ -63,11 +63,14 @@ def warnings_lines(warnings: Sequence[str]) -> list[str]:
 
 
 def progress_text(progress: Progress) -> str:
-    share = progress.done / progress.total if progress.total else 1.0
+    """`[####....] 19/40 calls · 21 not started · 3.1 calls/s · 0 s left`: the calls made of all, and apart those
+    that will never be made, so the bar is full when the run is over."""
+    share = (progress.done + progress.not_started) / progress.total if progress.total else 1.0
     filled = round(BAR_WIDTH * share)
-    left = duration(progress.left_s) if progress.done < progress.total else duration(0)
+    left = duration(0) if progress.finished else duration(progress.left_s)
+    not_started = f" · {progress.not_started} not started" if progress.not_started else ""
     return (
-        f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.done}/{progress.total} calls · "
+        f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {progress.done}/{progress.total} calls{not_started} · "
         f"{progress.rate:.1f} calls/s · {left} left"
     )
 
@@ -206,11 +209,13 @@ def _cell_score(cell: Cell) -> str:
 
 
 def averages_table(title: str, averages: list[Average], scale: str, structured: bool) -> str:
-    headers = [title, "Answers", "Failed"] + (["Score"] if scale else []) + (["Valid"] if structured else [])
+    unstarted = any(a.not_started for a in averages)
+    headers = [title, "Answers", "Failed"] + (["Not started"] if unstarted else [])
+    headers += (["Score"] if scale else []) + (["Valid"] if structured else [])
     headers += ["Gen time", "Tokens", "Eval time", "Cost"]
     rows = []
     for a in averages:
-        row = [a.key, a.answers, a.failed]
+        row = [a.key, a.answers, a.failed] + ([a.not_started] if unstarted else [])
         row += [score_text(a.score)] if scale else []
         row += [_share(a.valid_share)] if structured else []
         row += [

@@ -14,10 +14,11 @@ from typing import Any
 
 from lab.stats import wilson_interval
 
-from ..models import Output, OutputStatus, Round
+from ..models import OUTPUT_UNFINISHED, Output, OutputStatus, Round
 from .models import Evaluation, EvaluationStatus, Experiment
 from .naming import combination_names
 
+FAILED = (OutputStatus.ERROR, OutputStatus.TIMEOUT)
 GROUPINGS = (("model", "Model"), ("parameters", "Parameters"), ("prompt", "Prompt"), ("row", "Dataset row"))
 
 
@@ -93,7 +94,9 @@ class CategoryShare:
 class Average:
     key: str
     answers: int = 0
-    failed: int = 0
+    failed: int = 0  # answers that errored or timed out
+    unfinished: int = 0  # queued or running: not failed (yet)
+    not_started: int = 0  # answers never asked (the budget cap, or the round was cancelled)
     score: float | None = None  # mean on the evaluation type's scale, over the answers judged
     scored: int = 0
     valid_share: float | None = None  # share of checked answers matching the schema
@@ -189,7 +192,9 @@ def _average(key: str, cells: list[Cell]) -> Average:
     return Average(
         key=key,
         answers=len(cells),
-        failed=len(cells) - len(answered),
+        failed=sum(1 for c in cells if c.output.status in FAILED),
+        unfinished=sum(1 for c in cells if c.output.status in OUTPUT_UNFINISHED),
+        not_started=sum(1 for c in cells if c.output.status == OutputStatus.CANCELLED),
         score=_mean(scores),
         scored=len(scores),
         valid_share=_mean([1.0 if valid else 0.0 for valid in checked]),
@@ -221,11 +226,6 @@ def failed_cells(results: Results) -> list[Cell]:
     return [
         cell
         for cell in results.cells
-        if cell.output.status in (OutputStatus.ERROR, OutputStatus.TIMEOUT)
+        if cell.output.status in FAILED
         or (cell.evaluation is not None and cell.evaluation.status == EvaluationStatus.FAILED)
     ]
-
-
-def unstarted_cells(results: Results) -> list[Cell]:
-    """Answers cancelled before they ran (the budget cap, or someone cancelled the round)."""
-    return [cell for cell in results.cells if cell.output.status == OutputStatus.CANCELLED]

@@ -42,7 +42,8 @@ from .selectors import experiment_progress
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
 # at least half of them: at --concurrency 4 a round or two fit, and a claim that small cost more CPU than its calls.
-# With a cap, no more than CLAIM_AHEAD: a claimed round runs even once the cap is reached.
+# With a cap, no more than CLAIM_AHEAD: the cap cancels a round not yet claimed whole, while a claimed round's calls
+# are refused one by one as they come to reserve (compare.experiments.budget).
 MIN_AHEAD = 8
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
@@ -51,9 +52,14 @@ POLL_S = 1.0
 
 @dataclass(frozen=True)
 class Progress:
-    done: int
+    done: int  # calls made and finished
     total: int
     elapsed_s: float
+    not_started: int = 0  # calls that will never be made (the budget cap, a cancelled round, nothing to judge)
+
+    @property
+    def finished(self) -> bool:
+        return self.done + self.not_started >= self.total
 
     @property
     def rate(self) -> float:
@@ -62,7 +68,7 @@ class Progress:
 
     @property
     def left_s(self) -> float | None:
-        return (self.total - self.done) / self.rate if self.rate > 0 else None
+        return (self.total - self.done - self.not_started) / self.rate if self.rate > 0 else None
 
 
 @dataclass(frozen=True)
@@ -162,7 +168,7 @@ def experiment_run_here(
 
     def report() -> None:
         counts = experiment_progress(experiment)
-        on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started))
+        on_progress(Progress(counts["done"], counts["total"], time.monotonic() - started, counts["not_started"]))
 
     outcome = Outcome()
     children = spread.Children.start(experiment_id=experiment.pk, plans=plans[1:], shares=len(plans), debug=debug)

@@ -1,5 +1,5 @@
-"""Writes for experiments: create one from a checked file (its dataset, its custom comparison), start it, and stop
-starting calls once its budget is spent.
+"""Writes for experiments: create one from a checked file (its dataset, its custom comparison) and start it. Its
+budget is held call by call in `budget`.
 
 Running goes through compare's own services and task: `round_start` queues one round per dataset row (each runs
 every combination at once), and the round task, or the command line calling the same code, runs them.
@@ -8,23 +8,19 @@ every combination at once), and the round task, or the command line calling the 
 from __future__ import annotations
 
 from decimal import Decimal
-from functools import partial
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
 from lab.copy_insert import copy_insert
-from lab.events import PROGRESS, ExperimentFigures, progress
 from lab.models import Workspace
-from lab.realtime import broadcast, group_channel
 
-from ..models import Mode, Output, OutputStatus, Round, RoundStatus
+from ..models import Mode, Output, Round
 from ..services import dataset_create, group_create, round_start
+from .budget import budget_check
 from .estimate import Estimate, experiment_estimate
-from .models import Evaluation, EvaluationStatus, Experiment
+from .models import Evaluation, Experiment
 from .plan import Plan, plan_check
-from .selectors import experiment_progress, experiment_spent
 from .spec import ConfigError, ExperimentConfig
 
 # Every combination of a row starts at once: the connections' limits (and the command's --concurrency) already
@@ -48,6 +44,7 @@ def experiment_create(
     if budget is not None and budget <= 0:
         raise ValidationError({"budget": "A budget cap is an amount of dollars above 0."})
     plan, estimate = experiment_plan(config=config, workspace=workspace)
+    budget_check(budget=budget, estimate=estimate)
     dataset = plan.dataset
     if dataset is None and plan.rows:
         rows = [{"name": row.name, "vars": row.vars} for row in plan.rows]
@@ -95,53 +92,3 @@ def experiment_start(*, experiment: Experiment, user, run_here: bool = False) ->
         outputs = Output.objects.filter(round__in=rounds).values_list("pk", flat=True)
         copy_insert(Evaluation, ({"experiment_id": experiment.pk, "output_id": pk} for pk in outputs))
     return rounds
-
-
-@transaction.atomic
-def experiment_budget_enforce(*, experiment_id: int) -> bool:
-    """Once the spent cost reaches the cap, cancel the rounds not yet started and skip the evaluations not yet
-    started, saying why; calls already running finish. True when this call stopped the experiment."""
-    experiment = Experiment.objects.select_for_update().filter(pk=experiment_id).first()
-    if experiment is None or experiment.budget is None or experiment.stopped_reason:
-        return False
-    spent = experiment_spent(experiment)
-    if spent < experiment.budget:
-        return False
-    experiment.stopped_reason = (
-        f"Stopped at the budget cap of ${experiment.budget.normalize():f}: ${spent:.6f} spent. Calls not yet "
-        "started were not made; those already running finished."
-    )
-    experiment.save(update_fields=["stopped_reason"])
-    now = timezone.now()
-    queued = Round.objects.filter(group=experiment.group_id, run_id=experiment.run_id, status=RoundStatus.QUEUED)
-    for round_id in queued.values_list("pk", flat=True):
-        if Round.objects.transition(round_id, RoundStatus.CANCELLED, finished_at=now, error=experiment.stopped_reason):
-            Output.objects.filter(round_id=round_id).unfinished().update(
-                status=OutputStatus.CANCELLED, error="Not started: the budget cap was reached.", finished_at=now
-            )
-    experiment.evaluations.filter(status=EvaluationStatus.QUEUED).update(
-        status=EvaluationStatus.SKIPPED, reason="Not evaluated: the budget cap was reached.", finished_at=now
-    )
-    transaction.on_commit(partial(experiment_announce, experiment.pk))
-    return True
-
-
-def experiment_announce(experiment_id: int) -> None:
-    """Tell the experiment's page where it stands: a `progress` event with its counts."""
-    experiment = Experiment.objects.filter(pk=experiment_id).first()
-    if experiment is None:
-        return
-    figures = experiment_progress(experiment)
-    own = ExperimentFigures(
-        experiment=experiment.pk,
-        answers_done=figures["answers_done"],
-        answers_total=figures["answers_total"],
-        evaluations_done=figures["evaluations_done"],
-        evaluations_total=figures["evaluations_total"],
-        spent=figures["spent"],
-        unpriced_calls=figures["unpriced_calls"],
-        stopped=figures["stopped"],
-        finished=figures["finished"],
-    )
-    payload = progress(run=figures["run"], done=figures["done"], total=figures["total"], experiment=own)
-    broadcast(group_channel(experiment.group_id), PROGRESS, **payload)

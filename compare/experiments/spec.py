@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lab.engine.fanout import DEFAULT_TIMEOUT_S
@@ -187,3 +187,21 @@ class ExperimentConfig:
         if self.cache:
             data["cache"] = True
         return data
+
+
+def config_on_connections(config: ExperimentConfig, names: dict[str, str]) -> ExperimentConfig:
+    """The same experiment with models of connection `old` run on connection `names[old]` (the command line's
+    private connections from the environment, lab.connection_env); results still show the model as written."""
+
+    def moved(model_id: str) -> str:
+        connection, sep, model = model_id.partition("::")
+        return f"{names[connection]}::{model}" if sep and connection in names else model_id
+
+    evaluation = config.evaluation and replace(config.evaluation, model=moved(config.evaluation.model))
+    return replace(
+        config,
+        models=[moved(model) for model in config.models],
+        written={moved(model): text for model, text in config.written.items()},
+        combinations=[replace(c, model=moved(c.model)) for c in config.combinations],
+        evaluation=evaluation,
+    )

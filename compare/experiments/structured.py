@@ -14,6 +14,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from lab import safe_yaml
+
 MAX_ERRORS = 5
 # A reply wrapped in a Markdown code fence, as chat models often write it.
 FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n(.*?)\n\s*```\s*$", re.DOTALL)
@@ -56,7 +58,9 @@ def _read(text: str) -> tuple[Any, str]:
     except ValueError:
         pass
     try:
-        return yaml.safe_load(stripped), ""
+        return safe_yaml.load(stripped), ""
+    except safe_yaml.AliasError:
+        return None, f"The answer is YAML whose {safe_yaml.ALIAS_REFUSED}."
     except yaml.YAMLError:
         return None, "The answer is neither JSON nor YAML."
 

@@ -13,7 +13,7 @@ import yaml
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from lab import values
+from lab import safe_yaml, values
 from lab.models import Workspace
 
 from .models import Prompt, PromptVersion
@@ -71,7 +71,7 @@ def _fail(message: str):
 
 def _read(text: str) -> list[dict]:
     try:
-        data = yaml.safe_load(text)
+        data = safe_yaml.load(text)
     except yaml.YAMLError as exc:
         _fail(f"Not valid YAML: {exc}")
     # YAML's escapes ("\0", "\ud800") spell text Postgres cannot store out of plain characters: refused by path.

@@ -44,6 +44,23 @@ def usd(cost: Decimal | float | None) -> str:
 
 
 @register.filter
+def priced_sum(cost: Decimal | float | None, unpriced: int) -> str:
+    """A sum of the costs that are known, saying how many it leaves out: "unknown" when none is known, never $0."""
+    if cost is None:
+        return "unknown" if unpriced else DASH
+    return f"{usd(cost)} + {unpriced} of unknown price" if unpriced else usd(cost)
+
+
+@register.filter
+def answer_cost(output) -> str:
+    """An answer's cost: "unknown" once it is finished without one (its model has no known price, or the provider
+    reported no usage), never $0; a dash while it runs or once cancelled."""
+    if output.cost is not None:
+        return usd(output.cost)
+    return "unknown" if output.unpriced else DASH
+
+
+@register.filter
 def connection_name(model_id: str) -> str:
     """`simulated::writer?tokens=9` → "simulated": the connection that serves a composite model id."""
     return (model_id or "").partition("::")[0]

@@ -16,6 +16,9 @@ from .inputs import StrictIn
 class ConnectionOut(serializers.ModelSerializer):
     has_api_key = serializers.SerializerMethodField()
     model_count = serializers.SerializerMethodField()
+    private = serializers.SerializerMethodField(
+        help_text="A person's own connection, made by the command line from their environment; only they see it"
+    )
 
     class Meta:
         model = Connection
@@ -30,6 +33,7 @@ class ConnectionOut(serializers.ModelSerializer):
             "rpm",
             "tpm",
             "model_count",
+            "private",
             "models_fetched_at",
             "created_at",
         ]
@@ -39,6 +43,9 @@ class ConnectionOut(serializers.ModelSerializer):
 
     def get_model_count(self, connection: Connection) -> int:
         return len(connection.models_cache or [])
+
+    def get_private(self, connection: Connection) -> bool:
+        return connection.owner_id is not None
 
 
 class ConnectionIn(StrictIn):
@@ -108,7 +115,7 @@ class ConnectionList(generics.GenericAPIView):
     @extend_schema(operation_id="connections_list", responses=ConnectionOut(many=True))
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
-        page = self.paginate_queryset(Connection.objects.filter(workspace=workspace))
+        page = self.paginate_queryset(Connection.objects.filter(workspace=workspace).visible_to(request.user))
         return self.get_paginated_response(ConnectionOut(page, many=True).data)
 
     @extend_schema(request=ConnectionIn, responses={201: ConnectionOut})
@@ -151,7 +158,7 @@ class ModelList(APIView):
     @extend_schema(responses=ModelListOut)
     def get(self, request, pk):
         workspace = workspace_for_user(request.user, pk)
-        models, errors = catalog.workspace_catalog(workspace)
+        models, errors = catalog.workspace_catalog(workspace, user=request.user)
         return Response(ModelListOut({"count": len(models), "results": models, "errors": errors}).data)
 
 

@@ -3,7 +3,8 @@
 The engine knows nothing of rounds or outputs: the caller hands it `Call`s and `Hooks` (where deltas and
 finished answers go, and whether the run was cancelled). One call's failure never stops the others, and the
 results come back in the order of the calls. A call first waits for its connection's turn (limiter.py), at most
-its queue deadline, and only then is its request sent and its timeout started.
+its queue deadline, and only then is its request sent and its timeout started. A call with `spending` (a budget
+cap) is sent only once its spending reserves it, and settles it when done.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ class Call:
     queue_deadline_s: float = 60.0  # how long it may wait for its connection's turn
     # False: nobody watches its tokens, so it is asked in one request and parsed once (see `_answer`).
     stream: bool = True
+    spending: Spending | None = None  # a cap on what the calls cost (an experiment's budget); None: no cap
+
+
+class Spending(Protocol):
+    """A cap on what calls cost, held call by call (compare.experiments.budget is the one there is)."""
+
+    async def reserve(self, call: Call) -> str | None:
+        """Reserve the call's worst case, waiting if need be; None when reserved, else why it is not to be made."""
+
+    async def settle(self, call: Call, answer: Answer) -> None:
+        """Replace the call's reservation by what it cost."""
 
 
 @dataclass
@@ -143,30 +155,20 @@ async def _run_call(call: Call, run: _Run) -> Result:
     answer = Answer(status=ERROR)
     result = Result(key=call.key, answer=answer)
     limit = limit_for(call.config)
+    reserved = False
     task = asyncio.current_task()
     run.streaming.add(task)
     try:
         await asyncio.sleep(call.start_after_s)
         result.started_at, waiting_since = datetime.now(tz=UTC), time.monotonic()
-        tokens = expected_tokens(call.request) if limit.tpm else 0
-        on_wait = partial(run.hooks.waiting, call.key, call.config.name)
-        async with (
-            run.calls_in_flight,
-            run.limiter.slot(
-                limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
-            ) as slot,
-        ):
-            result.queued_ms = _ms_since(waiting_since)
-            adapter = get_adapter(call.config, client=run.client)
-            on_delta = partial(run.deltas.add, call.key)
-            gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
-            try:
-                async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it
-                    await _answer(call, adapter, on_delta, answer)
-            finally:
-                attempt_gate.reset(gate)
-            if limit.tpm and answer.input_tokens is not None and answer.output_tokens is not None:
-                await slot.used(answer.input_tokens + answer.output_tokens)
+        async with run.calls_in_flight:
+            # The budget before the connection's turn: a call waiting for room in the budget holds no slot.
+            refusal = await call.spending.reserve(call) if call.spending is not None else None
+            if refusal:
+                answer.status, answer.error = CANCELLED, refusal
+            else:
+                reserved = call.spending is not None
+                await _send(call, run, result, limit, waiting_since)
     except QueueDeadlineExceeded as exc:
         answer.status = TIMEOUT
         answer.error = waited_message(waited_s=exc.waited_s, connection=call.config.name, ahead=exc.ahead)
@@ -185,6 +187,12 @@ async def _run_call(call: Call, run: _Run) -> Result:
         run.streaming.discard(task)
         if result.started_at is not None and result.queued_ms is None:  # it waited until it gave up or was stopped
             result.queued_ms = _ms_since(waiting_since)
+    if reserved:
+        try:
+            await call.spending.settle(call, answer)
+        except Exception:
+            # The reservation stays: the budget then counts the call at its worst case, never at less.
+            logger.exception("Could not settle the budget of call %s", call.key)
     await run.deltas.flush()
     try:
         await run.hooks.done(result)
@@ -192,6 +200,28 @@ async def _run_call(call: Call, run: _Run) -> Result:
         # The row stays unfinished; the sweeper fails it at the deadline, so nothing is lost silently.
         logger.exception("Could not record the result of call %s", call.key)
     return result
+
+
+async def _send(call: Call, run: _Run, result: Result, limit: Limit, waiting_since: float) -> None:
+    """The connection's turn, then the request, within the call's timeout. Every wait from the column's start until
+    the request (for room in the budget, a place among the run's calls, the connection's slot) is its `queued_ms`."""
+    answer = result.answer
+    tokens = expected_tokens(call.request) if limit.tpm else 0
+    on_wait = partial(run.hooks.waiting, call.key, call.config.name)
+    async with run.limiter.slot(
+        limit, lane=call.lane, tokens=tokens, queue_deadline_s=call.queue_deadline_s, on_wait=on_wait
+    ) as slot:
+        result.queued_ms = _ms_since(waiting_since)
+        adapter = get_adapter(call.config, client=run.client)
+        on_delta = partial(run.deltas.add, call.key)
+        gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
+        try:
+            async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it
+                await _answer(call, adapter, on_delta, answer)
+        finally:
+            attempt_gate.reset(gate)
+        if limit.tpm and answer.input_tokens is not None and answer.output_tokens is not None:
+            await slot.used(answer.input_tokens + answer.output_tokens)
 
 
 async def _answer(call: Call, adapter, on_delta, answer: Answer) -> None:

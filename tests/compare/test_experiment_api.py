@@ -2,8 +2,9 @@
 entries; another workspace's experiment is a 404."""
 
 import pytest
+from django.utils import timezone
 
-from compare.models import CompareGroup, RoundStatus
+from compare.models import CompareGroup, Output, OutputStatus, RoundStatus
 from tests.fixtures.experiments import sample
 
 pytestmark = pytest.mark.django_db
@@ -22,14 +23,30 @@ def test_a_dry_run_estimates_and_saves_nothing(api, workspace, connections):
 
 
 def test_an_experiment_is_started_and_read_back(api, workspace, connections):
-    response = api.post("/api/v1/experiments/", body(workspace, "classifier.yaml", budget="0.5"), format="json")
+    response = api.post("/api/v1/experiments/", body(workspace, "classifier.yaml"), format="json")
     assert response.status_code == 201, response.json()
     group = CompareGroup.objects.get(pk=response.json()["group"])
     assert group.mode == "custom" and list(group.rounds.values_list("status", flat=True)) == [RoundStatus.QUEUED] * 2
     detail = api.get(f"/api/v1/experiments/{group.pk}/").json()
     assert (detail["progress"]["done"], detail["progress"]["total"]) == (0, 8)
     assert [a["key"] for a in detail["averages"]["row"]] == ["love-it", "broke"]
-    assert group.experiment.budget == pytest.approx(0.5)
+
+
+def test_a_budget_over_models_without_a_price_is_a_400_naming_it(api, workspace, connections):
+    # The fake models have no price on these connections: a cap could not hold their calls.
+    response = api.post("/api/v1/experiments/", body(workspace, "classifier.yaml", budget="0.5"), format="json")
+    assert response.status_code == 400
+    assert "so a budget cap cannot hold them" in response.json()["budget"][0]
+    assert not CompareGroup.objects.exists()
+
+
+def test_answers_not_yet_given_count_as_unfinished_not_failed(api, workspace, connections):
+    group = api.post("/api/v1/experiments/", body(workspace, "classifier.yaml"), format="json").json()["group"]
+    first, second, *_ = Output.objects.filter(round__group=group).order_by("pk")
+    Output.objects.filter(pk=first.pk).update(status=OutputStatus.ERROR, finished_at=timezone.now())
+    Output.objects.filter(pk=second.pk).update(status=OutputStatus.RUNNING)
+    overall = api.get(f"/api/v1/experiments/{group}/").json()["averages"]["row"]
+    assert [(a["answers"], a["failed"], a["unfinished"]) for a in overall] == [(2, 1, 1), (2, 0, 2)]
 
 
 def test_a_broken_file_is_a_400_naming_its_entries(api, workspace, connections):

@@ -4,11 +4,12 @@ naming the file, the entry and the field (checked against the workspace: models,
 import pytest
 import yaml
 
-from compare.experiments.config import SAFE_LOADER, config_from_data, config_read
+from compare.experiments.config import config_from_data, config_read
 from compare.experiments.files import DirectoryFiles, UploadedFiles
 from compare.experiments.services import experiment_plan
 from compare.experiments.spec import ConfigError
 from compare.models import CompareGroup
+from lab import safe_yaml
 from lab.templating import render
 from tests.fixtures.experiments import SAMPLES, run_command, sample
 
@@ -231,4 +232,4 @@ def test_an_uploaded_prompt_file_with_a_nul_character_is_refused_naming_it(works
 def test_experiment_files_are_read_as_yaml_safe_load_reads_them(path):
     # The command parses with libyaml (several times faster on large datasets); the values must be PyYAML's own.
     text = path.read_text()
-    assert yaml.load(text, Loader=SAFE_LOADER) == yaml.safe_load(text)
+    assert safe_yaml.load(text) == yaml.safe_load(text)

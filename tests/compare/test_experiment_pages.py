@@ -52,7 +52,7 @@ def test_an_uploaded_file_is_estimated_run_by_the_worker_and_shown_as_a_grid(
 
     ran = browser.post(
         f"/w/{workspace.pk}/experiments/run/",
-        {"config": estimate.context["data"], "source": "classifier.yaml", "budget": "1"},
+        {"config": estimate.context["data"], "source": "classifier.yaml"},
     )
 
     experiment = Experiment.objects.get()

@@ -71,12 +71,15 @@ def test_the_minimal_example_runs_with_only_the_key_in_the_environment_and_print
     ran = run_command("run", toor("toor.experiment.yaml"))
 
     assert ran.code == 0, ran.err + ran.out
-    connection = Connection.objects.get(workspace=workspace, name="openai")
+    connection = Connection.objects.get(workspace=workspace, name="openai-owner")
     assert (connection.kind, connection.base_url, connection.api_key()) == ("openai", url, KEY)
-    assert "Connection openai created from OPENAI_API_KEY, OPENAI_BASE_URL" in ran.out
+    assert connection.owner == owner
+    assert (
+        "Connection openai-owner (private, for openai: models) created from OPENAI_API_KEY, OPENAI_BASE_URL" in ran.out
+    )
     # The judge shares the candidate's family: run, with a warning next to the estimate and the results.
     warning = (
-        "  Warning: The judge openai::gpt-4o shares a family (openai) with models[1] (openai:gpt-4o-mini); "
+        "  Warning: The judge openai-owner::gpt-4o shares a family (openai) with models[1] (openai:gpt-4o-mini); "
         "scores may favour it."
     )
     assert ran.out.count(warning) == 2
@@ -143,13 +146,13 @@ def test_a_second_run_updates_nothing_and_a_new_base_url_updates_the_connection(
     fake_llm.script("gpt-4o", scalar_reply(5), scalar_reply(5), url=url)
     assert run_command("run", toor("toor.experiment.yaml")).code == 0
     again = run_command("run", toor("toor.experiment.yaml"), "--dry-run")
-    assert "Connection openai unchanged from OPENAI_API_KEY, OPENAI_BASE_URL" in again.out
+    assert "Connection openai-owner (private, for openai: models) unchanged from OPENAI_API_KEY" in again.out
 
     moved = fake_llm.url("v1", id=uuid.uuid4().hex[:10])
     monkeypatch.setenv("OPENAI_BASE_URL", moved)
     ran = run_command("run", toor("toor.experiment.yaml"), "--dry-run")
-    assert "Connection openai updated from OPENAI_API_KEY, OPENAI_BASE_URL" in ran.out
-    assert Connection.objects.get(name="openai").base_url == moved
+    assert "Connection openai-owner (private, for openai: models) updated from OPENAI_API_KEY" in ran.out
+    assert Connection.objects.get(name="openai-owner").base_url == moved
 
 
 def test_toor_s_binary_evaluator_prompt_and_its_reply_shape(environment, fake_llm):
@@ -229,7 +232,9 @@ def test_the_reference_file_sends_every_parameter_to_gemini_under_its_names(envi
     ran = run_command("run", toor("reference.experiment.yaml"))
 
     assert ran.code == 0, ran.err + ran.out
-    assert "Connection gemini created from GEMINI_API_KEY, GEMINI_BASE_URL" in ran.out
+    assert (
+        "Connection gemini-owner (private, for gemini: models) created from GEMINI_API_KEY, GEMINI_BASE_URL" in ran.out
+    )
     answer = next(r for r in fake_llm.requests("gemini-3.5-flash", url=url) if "responseJsonSchema" not in str(r))
     assert answer["generationConfig"] == {
         "temperature": 0.2,
@@ -291,7 +296,7 @@ def test_openai_gets_the_penalties_and_refuses_top_k_naming_the_model(environmen
 
     refused = run_command("run", reference_for("openai:gpt-4o-mini", tmp_path))
     assert refused.code == 2
-    assert "model-parameters[1] (default): openai::gpt-4o-mini does not support topK" in refused.err
+    assert "model-parameters[1] (default): openai-owner::gpt-4o-mini does not support topK" in refused.err
     assert not fake_llm.requests("gpt-4o-mini", url=url)
 
     yaml_answer(url, fake_llm, "gpt-4o-mini")
@@ -308,8 +313,8 @@ def test_anthropic_gets_top_k_and_refuses_the_penalties_naming_the_model(environ
 
     refused = run_command("run", reference_for("anthropic:claude-test", tmp_path))
     assert refused.code == 2
-    assert "anthropic::claude-test does not support presencePenalty" in refused.err
-    assert "anthropic::claude-test does not support frequencyPenalty" in refused.err
+    assert "anthropic-owner::claude-test does not support presencePenalty" in refused.err
+    assert "anthropic-owner::claude-test does not support frequencyPenalty" in refused.err
 
     yaml_answer(url, fake_llm, "claude-test")
     ran = run_command(
@@ -341,4 +346,4 @@ def test_family_refuse_makes_the_family_rule_strict(environment, fake_llm, tmp_p
     ran = run_command("run", str(path))
 
     assert ran.code == 2
-    assert "evaluation: model: The judge openai::gpt-4o shares a family (openai) with models[1]" in ran.err
+    assert "evaluation: model: The judge openai-owner::gpt-4o shares a family (openai) with models[1]" in ran.err

@@ -10,6 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 from judging.models import VerdictStatus
 from judging.services import judge_config_create, verdict_request
 from judging.verdicts import verdict_execute
+from lab.numbers import percent_interval
 from tests.fixtures.judging_factories import JUDGE, answered_round, judged_group
 
 BINARY = {
@@ -123,7 +124,8 @@ def test_the_report_shows_each_variant_s_share_per_category_with_wilson_interval
         assert share["ci_low"] == pytest.approx(low) and share["ci_high"] == pytest.approx(high)
     client.force_login(owner)
     page = client.get(f"/compare/{group.pk}/report/").content.decode()
-    assert "Categories" in page and "4 · 0.80" in page
+    low, high = proportion_confint(4, 5, alpha=0.05, method="wilson")
+    assert "Categories" in page and f'4 · 80% <span class="muted">({percent_interval(low, high)})</span>' in page
 
 
 @pytest.mark.parametrize(

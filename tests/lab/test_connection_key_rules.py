@@ -7,6 +7,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 from django.test import Client
 
+from lab.connection_rules import MAX_API_KEY_CHARS
 from lab.models import Connection
 from lab.providers.base import ProviderError
 from lab.providers.http import scrub
@@ -37,6 +38,18 @@ def test_a_key_no_header_can_carry_is_refused_with_a_clear_message(api, workspac
     assert message.startswith("An API key ") and "character" in message
     assert key.strip() not in message
     assert not workspace.connections.filter(name="openai").exists()
+
+
+@pytest.mark.django_db
+def test_a_key_longer_than_the_limit_is_refused_naming_it_and_one_at_the_limit_is_kept(api, workspace):
+    for name, length, status in [("long", 100 * 1024, 400), ("longest", MAX_API_KEY_CHARS, 201)]:
+        body = {"name": name, "kind": "openai", "base_url": "http://127.0.0.1:9/v1", "api_key": "k" * length}
+        response = api.post(connections_url(workspace), body, format="json")
+        assert response.status_code == status, response.content
+    assert response.json()["has_api_key"]
+    long = api.post(connections_url(workspace), {**body, "name": "long", "api_key": "k" * 100 * 1024}, format="json")
+    assert long.json() == {"api_key": ["An API key has at most 2,048 characters; this one has 102,400."]}
+    assert not workspace.connections.filter(name="long").exists()
 
 
 @pytest.mark.django_db

@@ -3,7 +3,6 @@ statistics module on the same votes; filters, CSV, a 404 for another workspace a
 
 import csv
 import io
-from dataclasses import asdict
 from datetime import timedelta
 
 import pytest
@@ -23,6 +22,7 @@ pytestmark = pytest.mark.django_db
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"
 RATING_FIELDS = ("key", "rating", "ci_low", "ci_high", "rank", "matches", "wins", "losses", "ties", "one_sided")
+RATING_FIELDS += ("not_measured", "bound_error")
 
 
 class Votes:
@@ -85,14 +85,14 @@ def test_ratings_by_model_equal_bradley_terry_on_the_same_votes(api, workspace, 
     body = board(api, workspace, by="model")
 
     expected = bradley_terry(votes.records, key_of=key_of_model(*groups.values()))
-    assert figures(body["ratings"]) == [asdict(rating) for rating in expected]
+    assert figures(body["ratings"]) == [rating.as_shown() for rating in expected]
     assert [rating["key"] for rating in body["ratings"]][0] == WRITER
     by_model = {rating["key"]: rating for rating in body["ratings"]}
     assert by_model[WRITER]["label"] == WRITER and by_model[WRITER]["groups"] == 2
     assert by_model[INSTANT]["groups"] == 2
     # Two prompts on one model say nothing about models: without those six votes (the last cast) nothing changes.
     without_prompts = bradley_terry(votes.records[:-6], key_of=key_of_model(*groups.values()))
-    assert figures(body["ratings"]) == [asdict(rating) for rating in without_prompts]
+    assert figures(body["ratings"]) == [rating.as_shown() for rating in without_prompts]
     assert body["votes"] == 38 and body["resamples"] == 200 and body["by"] == "model"
     assert body["summary"].startswith(f"{WRITER} has the highest rating, ")
 
@@ -119,7 +119,7 @@ def test_ratings_by_prompt_pool_the_same_text_across_comparisons_and_show_its_la
     }
     assert len(set(key_of.values())) == 3
     expected = bradley_terry(votes.records, key_of=key_of)
-    assert figures(body["ratings"]) == [asdict(rating) for rating in expected]
+    assert figures(body["ratings"]) == [rating.as_shown() for rating in expected]
     brief = next(r for r in body["ratings"] if r["key"] == prompt_identity("", "Be brief."))
     assert brief["labels"] == ["A", "terse"] and brief["label"] == "A / terse"
     assert brief["groups"] == 3 and brief["models"] == [INSTANT, WRITER]

@@ -73,7 +73,7 @@ def test_a_versions_win_rate_counts_the_votes_of_every_comparison_it_was_in(work
     # Shown in 8 votes; decisive in 6 (tie and all-bad excluded); won 3: r1 owner, r2 editor, r3 editor.
     assert (rate.appearances, rate.decisive, rate.wins, rate.losses, rate.ties, rate.all_bad) == (8, 6, 3, 3, 1, 1)
     assert rate.win_rate == pytest.approx(3 / 6)
-    low, high = proportion_confint(3, 6, alpha=0.05, method="wilson")
+    low, high = proportion_confint(3, 6, alpha=0.05, method="beta")
     assert (rate.ci_low, rate.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert one.comparisons == 3
     # Pairwise matches against other prompts: 4 in the first comparison, r3 owner 1 (v1 vs Yo.), r3 editor 2,

@@ -4,10 +4,14 @@ parameter's range."""
 
 import json
 import math
+import random
+from collections import Counter
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.voting.test_report_equal_scores import A_SCORES, B_SCORES
+from voting.leaderboard import By, Entity, board_figures
 from voting.stats.agreement import JudgedRound, judge_agreement
 from voting.stats.ratings import MIN_RESAMPLES, bradley_terry
 from voting.stats.report import build_report
@@ -30,6 +34,38 @@ def judge_scores(draw) -> dict[str, dict[int, float]]:
     return {key: {r: draw(grid) for r in range(rounds) if draw(st.booleans()) or r < 3} for key in VARIANTS}
 
 
+# Weighted scores of three equal-weight 1–5 metrics, normalised to 0–1: fifteenths, which binary floats do not hold
+# exactly, so sums of the same scores in another order can differ in the last digit.
+FIFTEENTHS = st.integers(0, 15).map(lambda k: k / 15)
+
+
+@st.composite
+def data_sets(draw) -> tuple[list[RoundVote], dict[str, dict[int, float]]]:
+    """Votes and judge scores, among them the hard cases: no vote, a single vote, all ties, a one-sided chain of
+    wins, scores where one variant's are a reshuffle of another's (equal means), identical scores."""
+    kind = draw(st.sampled_from(["mixed", "single", "ties", "chain"]))
+    if kind == "single":
+        vote_list = draw(votes(min_size=1, max_size=1))
+    elif kind == "ties":
+        vote_list = [RoundVote(shown, draw(st.sampled_from([TIE, ALL_BAD]))) for shown in draw(st.lists(SHOWN))]
+    elif kind == "chain":
+        vote_list = [RoundVote(("a", "b"), "a")] * draw(st.integers(1, 12))
+        vote_list += [RoundVote(("b", "c"), "b")] * draw(st.integers(0, 12))
+    else:
+        vote_list = draw(votes())
+    rounds = draw(st.integers(0, 25))
+    a = {r: draw(FIFTEENTHS) for r in range(rounds)}
+    shape = draw(st.sampled_from(["reshuffled", "identical", "independent"]))
+    if shape == "reshuffled":
+        b = dict(zip(a, draw(st.permutations(list(a.values()))), strict=True))
+    elif shape == "identical":
+        b = dict.fromkeys(a, draw(FIFTEENTHS))
+    else:
+        b = {r: draw(FIFTEENTHS) for r in range(rounds) if draw(st.booleans())}
+    c = {r: draw(FIFTEENTHS) for r in range(rounds) if draw(st.booleans())}
+    return vote_list, {"a": a, "b": b, "c": c}
+
+
 def report_of(vote_list, scores):
     return build_report(variants=VARIANTS, votes=vote_list, scores=scores, pass_threshold=0.75, score_resamples=200)
 
@@ -41,6 +77,47 @@ def shuffled_scores(scores: dict[str, dict[int, float]], rng) -> dict[str, dict[
         rng.shuffle(rounds)
         result[key] = {r: by_round[r] for r in rounds}
     return result
+
+
+def report_json(votes_or_counts, scores) -> str:
+    return json.dumps(report_of(votes_or_counts, scores), allow_nan=False)
+
+
+def leaderboard_json(votes_or_counts, seed: int = 0) -> str:
+    ratings = bradley_terry(votes_or_counts, n_resamples=MIN_RESAMPLES, seed=seed)
+    described = {key: Entity(label=f"model {key}") for key in VARIANTS}
+    votes_total = sum(votes_or_counts.values()) if isinstance(votes_or_counts, Counter) else len(votes_or_counts)
+    return json.dumps(board_figures(ratings, described, by=By.MODEL, votes=votes_total), allow_nan=False)
+
+
+def counted_in_order(vote_list: list[RoundVote], rng) -> Counter:
+    """The votes counted per kind, the kinds in a shuffled order (as a database may return them)."""
+    counts = list(Counter(vote_list).items())
+    rng.shuffle(counts)
+    return Counter(dict(counts))
+
+
+# B's scores a reshuffle of A's: equal means, which once crashed the report.
+EQUAL_MEANS = {"a": dict(enumerate(A_SCORES)), "b": dict(enumerate(B_SCORES)), "c": {}}
+
+
+@settings(max_examples=25, deadline=None)
+@given(data_sets(), st.randoms(use_true_random=False))
+@example(([], EQUAL_MEANS), random.Random(0))
+@example(([RoundVote(("a", "b"), TIE)], EQUAL_MEANS), random.Random(1))
+def test_permuting_the_stored_order_leaves_every_byte_of_the_report_and_leaderboard_json_unchanged(data, rng):
+    vote_list, scores = data
+    shuffled = list(vote_list)
+    rng.shuffle(shuffled)
+    other_scores = shuffled_scores(scores, rng)
+
+    report = report_json(vote_list, scores)
+    assert report_json(shuffled, other_scores) == report
+    assert report_json(counted_in_order(vote_list, rng), other_scores) == report
+    if vote_list:
+        board = leaderboard_json(vote_list)
+        assert leaderboard_json(shuffled) == board
+        assert leaderboard_json(counted_in_order(vote_list, rng)) == board
 
 
 @settings(max_examples=40, deadline=None)
@@ -97,6 +174,18 @@ def test_no_report_figure_is_nan_or_infinite_and_every_interval_is_in_range(vote
     report = report_of(vote_list, scores)
     json.dumps(report, allow_nan=False)
     intervals_in_range(report)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data_sets())
+@example(([], EQUAL_MEANS))
+def test_no_report_or_leaderboard_raises_for_any_data_set(data):
+    vote_list, scores = data
+    report = report_of(vote_list, scores)
+    json.dumps(report, allow_nan=False)
+    intervals_in_range(report)
+    if vote_list:
+        json.loads(leaderboard_json(vote_list))
 
 
 @settings(max_examples=15, deadline=None)

@@ -102,7 +102,7 @@ def test_not_yet_significant_says_how_many_more_votes_would_settle_it():
     assert pair["more_votes"] == math.ceil(needed / 0.8)
     low, high = proportion_confint(12, 20, method="beta")
     assert pair["sentence"] == (
-        f"Prompt B won 12 of 20 decisive votes against Prompt A (60%, 95% CI {round(100 * low)}–{round(100 * high)}%; "
+        f"Prompt B won 12 of 20 decisive votes against Prompt A (60%; 95% CI {round(100 * low)}–{round(100 * high)}%, "
         f"exact sign test p = {float(p_by_hand):.3f}); not yet significant (p = {float(p_by_hand):.3f}; peek-safe "
         f"test p = 1.000; 95% always-valid interval 31–85%). About {needed} more decisive votes (about "
         f"{math.ceil(needed / 0.8)} votes showing both, since 20 of the 25 so far picked one of the two: 5 were ties "
@@ -218,8 +218,8 @@ def test_the_fixed_sample_interval_and_p_agree_and_say_when_they_are_unadjusted(
     holm = multipletests([raw, binomtest(3, 6).pvalue, binomtest(2, 4).pvalue], method="holm")[1][0]
     assert pair["p_holm"] == pytest.approx(holm)
     assert (
-        f"(82%, 95% CI {round(100 * low)}–{round(100 * high)}%; exact sign test p = {raw:.3f} before adjustment)"
-        in pair["sentence"]
+        f"(82%; before adjustment for 3 pairs: 95% CI {round(100 * low)}–{round(100 * high)}%, exact sign test "
+        f"p = {raw:.3f})" in pair["sentence"]
     )
     assert f"not yet significant (p = {holm:.3f}, Holm-adjusted for 3 pairs;" in pair["sentence"]
 

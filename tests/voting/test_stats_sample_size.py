@@ -72,13 +72,13 @@ def test_paired_scores_sample_size_is_the_t_test_size_over_wilcoxons_efficiency(
     # Differences 1 ± √2 have mean 1 and standard deviation 2, so d = 0.5.
     # R pwr::pwr.t.test(d = 0.5, power = 0.8, type = "one.sample") -> n = 33.36713; divided by 3/π.
     differences = np.array([1 - math.sqrt(2), 1 + math.sqrt(2)])
-    assert paired_scores_sample_size(differences) == pytest.approx(33.36713 / (3 / math.pi), abs=1e-4)
+    assert paired_scores_sample_size(differences, mean=1.0) == pytest.approx(33.36713 / (3 / math.pi), abs=1e-4)
 
 
 def test_a_zero_difference_needs_no_more_data_rather_than_infinitely_much():
     assert sign_test_sample_size(0.5) is None
     assert two_proportion_sample_size(0.4, 0.4) is None
-    assert paired_scores_sample_size(np.array([1.0, -1.0, 2.0, -2.0])) is None
+    assert paired_scores_sample_size(np.array([1.0, -1.0, 2.0, -2.0]), mean=0.0) is None
 
 
 def test_a_smaller_significance_level_asks_for_more_votes():

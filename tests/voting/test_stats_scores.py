@@ -81,14 +81,18 @@ def test_too_few_or_identical_scores_get_honest_intervals():
     assert score_summary("a", []) == score_summary("a", []).__class__("a", 0, None, None, None)
     one = score_summary("a", [4])
     assert (one.n, one.mean, one.ci_low, one.ci_high) == (1, 4.0, None, None)
+    # Identical scores: every resample has the same mean, which measures no precision, so no interval.
     same = score_summary("a", [3, 3, 3])
-    assert (same.mean, same.ci_low, same.ci_high) == (3.0, 3.0, 3.0)
+    assert (same.mean, same.ci_low, same.ci_high, same.not_measured) == (3.0, None, None, "every score is the same")
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 10), min_size=2, max_size=40))
 def test_bootstrap_interval_contains_the_mean(scores):
     summary = score_summary("a", scores, n_resamples=500)
+    if len(set(scores)) == 1:
+        assert summary.ci_low is None and summary.not_measured
+        return
     assert summary.ci_low <= summary.mean <= summary.ci_high
     assert min(scores) <= summary.ci_low and summary.ci_high <= max(scores)
 

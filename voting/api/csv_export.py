@@ -56,6 +56,6 @@ def report_rows(report: dict) -> list[dict]:
 
 
 def leaderboard_rows(board: dict) -> list[dict]:
-    names = ("rank", "key", "label", "rating", "ci_low", "ci_high", "one_sided")
+    names = ("rank", "key", "label", "rating", "ci_low", "ci_high", "not_measured", "one_sided")
     names += ("matches", "wins", "losses", "ties", "groups")
     return [{name: rating[name] for name in names} | {"models": rating["models"]} for rating in board["ratings"]]

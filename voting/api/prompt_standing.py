@@ -28,8 +28,9 @@ class VersionWinRateOut(serializers.Serializer):
 
 class VersionRatingOut(serializers.Serializer):
     rating = serializers.FloatField()
-    ci_low = serializers.FloatField()
-    ci_high = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True, help_text="null when the interval measures nothing")
+    ci_high = serializers.FloatField(allow_null=True)
+    not_measured = serializers.CharField(allow_null=True, help_text="why the interval measures nothing")
     rank = serializers.IntegerField(help_text="among every prompt version of the workspace")
     matches = serializers.IntegerField()
 
@@ -64,7 +65,7 @@ def standing_body(prompt) -> list[dict]:
             "number": s.version.number,
             "comparisons": s.comparisons,
             "win_rate": asdict(s.win_rate) if s.win_rate else None,
-            "rating": asdict(s.rating) if s.rating else None,
+            "rating": s.rating.as_shown() if s.rating else None,
             "judge_scores": [asdict(j) for j in s.judge_scores],
             "experiments": [asdict(e) for e in s.experiments],
         }

@@ -19,7 +19,9 @@ from lab.access import workspace_for_user
 from ..cache import cached_group_report, cached_leaderboard
 from ..leaderboard import By, LeaderboardFilters
 from ..reports import DEFAULT_PASS_THRESHOLD
+from ..variant_figures import group_variant_figures
 from .csv_export import CSVRenderer, leaderboard_rows, report_rows
+from .variant_figures import VariantFiguresOut
 
 Interval = {"allow_null": True}  # bounds and estimates are null until there is data for them
 
@@ -98,6 +100,10 @@ class PairOut(PairNamesOut):
     p_always_valid = serializers.FloatField(**Interval)
     p_always_valid_holm = serializers.FloatField(**Interval)
     more_decisive_votes = serializers.IntegerField(allow_null=True)
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     more_votes = serializers.IntegerField(allow_null=True)
     always_valid_low = serializers.FloatField(
         **Interval,
@@ -130,6 +136,7 @@ class ScoreSummaryOut(serializers.Serializer):
     mean = serializers.FloatField(**Interval)
     ci_low = serializers.FloatField(**Interval)
     ci_high = serializers.FloatField(**Interval)
+    not_measured = serializers.CharField(allow_null=True, help_text="why there is no interval (every score the same)")
 
 
 class ScorePairOut(PairNamesOut):
@@ -141,6 +148,10 @@ class ScorePairOut(PairNamesOut):
     p_value = serializers.FloatField(**Interval)
     p_holm = serializers.FloatField(**Interval)
     more_rounds = serializers.IntegerField(allow_null=True)
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     sentence = serializers.CharField()
 
 
@@ -174,6 +185,10 @@ class SuccessPairOut(PairNamesOut):
     p_holm = serializers.FloatField(**Interval)
     more_runs = serializers.IntegerField(allow_null=True)
     more_runs_at_least = serializers.BooleanField(help_text="more_runs is for the z-test; Fisher's test needs more")
+    holm_divisor = serializers.IntegerField(
+        help_text="the guidance is computed at α / holm_divisor: the level Holm's method would test this pair at, "
+        "given how many other pairs are already significant"
+    )
     sentence = serializers.CharField()
 
 
@@ -236,7 +251,7 @@ class CategoryShareOut(serializers.Serializer):
     category = serializers.CharField()
     count = serializers.IntegerField()
     share = serializers.FloatField(allow_null=True)
-    ci_low = serializers.FloatField(allow_null=True, help_text="Wilson 95% interval")
+    ci_low = serializers.FloatField(allow_null=True, help_text="exact (Clopper–Pearson) 95% interval")
     ci_high = serializers.FloatField(allow_null=True)
 
 
@@ -274,6 +289,9 @@ class GroupReportOut(serializers.Serializer):
     pass_threshold = serializers.FloatField()
     left_out = LeftOutOut(help_text="votes left out of the figures: voters an owner excluded")
     report = StatsReportOut()
+    variant_figures = VariantFiguresOut(
+        many=True, help_text="per variant: latency, output tokens and cost (mean and spread), answers' consistency"
+    )
 
 
 class RatingOut(serializers.Serializer):
@@ -284,8 +302,17 @@ class RatingOut(serializers.Serializer):
     groups = serializers.IntegerField(help_text="comparisons it appears in")
     prompt = serializers.CharField(allow_null=True, help_text="an excerpt of the prompt version (by=prompt)")
     rating = serializers.FloatField()
-    ci_low = serializers.FloatField()
-    ci_high = serializers.FloatField()
+    ci_low = serializers.FloatField(allow_null=True, help_text="95% bootstrap interval; null when not measured")
+    ci_high = serializers.FloatField(allow_null=True)
+    not_measured = serializers.CharField(
+        allow_null=True,
+        help_text="why the interval measures nothing (one-sided votes, or every resample gives the same rating); "
+        "null when it does",
+    )
+    bound_error = serializers.FloatField(
+        help_text="how far another bootstrap seed could move either bound, in rating points (a 95% range from the "
+        "resamples' order statistics)"
+    )
     rank = serializers.IntegerField(
         help_text="1 + how many ratings are clearly higher: their difference from this one is more than 1.96 "
         "standard errors (a z-test per pair at 5%, not adjusted; deterministic, not from the resamples)"
@@ -321,6 +348,9 @@ class LeaderboardOut(serializers.Serializer):
     left_out = LeftOutOut(help_text="votes left out of the ratings: voters an owner excluded")
     summary = serializers.CharField()
     one_sided = serializers.BooleanField(help_text="some rating is one-sided (see ratings[].one_sided)")
+    bound_error = serializers.FloatField(
+        allow_null=True, help_text="the largest ratings[].bound_error among measured intervals; null without any"
+    )
     fit = serializers.CharField(help_text="how the ratings were fitted: exact maximum likelihood where it exists")
 
 
@@ -343,7 +373,8 @@ class GroupReport(APIView):
         query = ReportQueryIn(data=request.query_params)
         query.is_valid(raise_exception=True)
         report = cached_group_report(group, pass_threshold=query.validated_data["pass_threshold"])
-        data = GroupReportOut(report).data
+        figures = group_variant_figures(group, report["group"]["variants"])
+        data = GroupReportOut({**report, "variant_figures": figures}).data
         if request.accepted_renderer.format == CSVRenderer.format:
             return Response(report_rows(data), headers=attachment(f"report-{group.pk}"))
         return Response(data)

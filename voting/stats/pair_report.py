@@ -66,6 +66,7 @@ class PairReport:
     always_valid_low: float | None
     always_valid_high: float | None
     other_wins: int
+    holm_divisor: int = 1
 
 
 def pair_report(
@@ -76,12 +77,15 @@ def pair_report(
     p_always_valid_holm: float,
     pairs_in_family: int,
     labels: Mapping[str, str],
+    holm_divisor: int | None = None,
 ) -> PairReport:
-    """Combine one pair's counts, tests and guidance. The verdict uses the Holm-adjusted fixed-sample p-value."""
+    """Combine one pair's counts, tests and guidance. The verdict uses the Holm-adjusted fixed-sample p-value;
+    `holm_divisor` (default: the whole family) is where Holm's method would test this pair (pairwise.holm_divisors)."""
     decisive = test.decisive
     enough = decisive >= MIN_DECISIVE_PER_PAIR
     significant = enough and test.p_holm is not None and test.p_holm < ALPHA
-    more_decisive = _more_decisive(test, enough=enough, significant=significant, pairs_in_family=pairs_in_family)
+    divisor = pairs_in_family if holm_divisor is None else holm_divisor
+    more_decisive = _more_decisive(test, enough=enough, significant=significant, divisor=divisor)
     decisive_rate = decisive / outcomes.together if decisive else None
     av_low, av_high = always_valid_interval(test.a_wins, decisive) if decisive else (None, None)
     return PairReport(
@@ -109,16 +113,16 @@ def pair_report(
         always_valid_low=av_low,
         always_valid_high=av_high,
         other_wins=outcomes.together - decisive - test.ties,
+        holm_divisor=divisor,
     )
 
 
-def _more_decisive(test: PairTest, *, enough: bool, significant: bool, pairs_in_family: int) -> int | None:
+def _more_decisive(test: PairTest, *, enough: bool, significant: bool, divisor: int) -> int | None:
     if not enough:
         return more_to_reach_minimum(test.decisive)
     if significant:
         return None
-    # Power at the Bonferroni level α / pairs, Holm's first step, so the estimate does not promise too much.
-    required = sign_test_sample_size(test.a_share, alpha=ALPHA / pairs_in_family)
+    required = sign_test_sample_size(test.a_share, alpha=ALPHA / divisor)
     return None if required is None else more_needed(required, test.decisive)
 
 
@@ -133,14 +137,17 @@ def pair_sentence(entry: PairReport, pairs_in_family: int) -> str:
     leader, other = (entry.a_label, entry.b_label) if a_leads else (entry.b_label, entry.a_label)
     leader_wins = entry.a_wins if a_leads else entry.b_wins
     low, high = _leader_side(entry.ci_low, entry.ci_high, a_leads)
+    # The exact interval and the sign test agree with each other, not with the Holm-adjusted verdict: with several
+    # pairs both are labelled as before adjustment, so an interval excluding 50% beside "not yet significant" is
+    # not read as a contradiction.
+    unadjusted = f"before adjustment for {pairs_in_family} pairs: " if pairs_in_family > 1 else ""
     counts = (
         f"{leader} won {leader_wins:,} of {count_of(entry.decisive, 'decisive vote')} against {other} "
-        f"({percent(leader_wins / entry.decisive)}, 95% CI {percent_interval(low, high)}"
+        f"({percent(leader_wins / entry.decisive)}; {unadjusted}95% CI {percent_interval(low, high)}"
     )
     if entry.verdict == NOT_ENOUGH_DATA:
         return f"{counts}). Not enough data for a verdict yet: {_more_phrase(entry, exact=True)} needed."
-    raw = f"exact sign test {p_text(entry.p_value)}{before_adjustment(pairs_in_family)}"
-    result = f"{counts}; {raw})"
+    result = f"{counts}, exact sign test {p_text(entry.p_value)})"
     fixed = f"{p_text(entry.p_holm)}{adjusted_for(pairs_in_family)}"
     peek_safe = _peek_safe_clause(entry, a_leads, pairs_in_family)
     if entry.verdict == SIGNIFICANT:
@@ -161,10 +168,11 @@ def pair_sentence(entry: PairReport, pairs_in_family: int) -> str:
             f"{result}; not significant by the fixed-sample test ({fixed}), but the peek-safe test, which stays "
             f"valid however often you look, shows a difference ({peek_safe})."
         )
+    level = power_level(pairs_in_family, entry.holm_divisor)
     return (
         f"{result}; not yet significant ({fixed}; peek-safe test {peek_safe}). "
         f"{_more_phrase(entry, exact=False).capitalize()} would give the exact sign test an "
-        f"{percent(TARGET_POWER)} chance of a significant result at {power_level(pairs_in_family)}, if {leader}'s "
+        f"{percent(TARGET_POWER)} chance of a significant result at {level}, if {leader}'s "
         f"true share of these votes is {percent(leader_wins / entry.decisive)}, as so far."
     )
 

@@ -11,6 +11,7 @@ from itertools import combinations
 import numpy as np
 from scipy.stats import binomtest, chisquare
 
+from voting.stats.sample_size import ALPHA
 from voting.stats.votes import EncodedVotes
 from voting.stats.winrate import exact_interval, wins_of
 
@@ -111,6 +112,16 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         running = max(running, min(1.0, (len(family) - rank) * family[index]))
         adjusted[index] = None if p_values[index] is None else running
     return adjusted
+
+
+def holm_divisors(p_holm: Sequence[float | None], *, alpha: float = ALPHA) -> list[int]:
+    """Per pair, the divisor of α at which Holm's method would test it, given the other pairs: m − k, with k the
+    other pairs already significant (Holm-adjusted p below α). While they stay significant they are rejected
+    first, and this pair is significant exactly when its own p is below α / (m − k): that is the level its power
+    guidance is computed at (α/m, Holm's first step, would ask for more than needed)."""
+    significant = [p is not None and p < alpha for p in p_holm]
+    total = sum(significant)
+    return [len(p_holm) - (total - own) for own in significant]
 
 
 def pairwise_tests(outcomes: Sequence[PairOutcomes]) -> list[PairTest]:

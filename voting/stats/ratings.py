@@ -16,14 +16,14 @@ deterministic test on the fitted ratings (`ranks_from_differences`), not from th
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from itertools import combinations
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
-from scipy.stats import norm
+from scipy.stats import binom, norm
 
 from voting.stats.resampling import multinomial_draws
 from voting.stats.sample_size import CONFIDENCE
@@ -56,6 +56,9 @@ class Rating:
 
     `one_sided`: the votes leave this entity's rating unbounded (see the module docstring), so the rating and its
     interval are set by the fitting penalty; `rank` is 1 + how many entities are rated clearly higher.
+    `not_measured` says why the interval measures nothing (None when it does): one-sided votes, or resamples that
+    all give the same rating (one tie, only ties): a zero-width interval from no spread is no evidence of
+    precision. `bound_error`: how far another seed could move either bound, in points (see `bound_errors`).
     """
 
     key: str
@@ -68,6 +71,21 @@ class Rating:
     losses: int
     ties: int
     one_sided: bool = False
+    not_measured: str | None = None
+    bound_error: float = 0.0
+
+    def as_shown(self) -> dict:
+        """The fields as pages, the API and exports show them: the interval None when it measures nothing."""
+        shown = asdict(self)
+        if self.not_measured:
+            shown["ci_low"] = shown["ci_high"] = None
+        return shown
+
+
+ONE_SIDED = "one-sided votes"
+NO_SPREAD = "every resample of the votes gives the same rating"
+# Resampled bounds closer than this (rating points) are one value: the fits agree to rounding, not to a measurement.
+NO_SPREAD_WIDTH = 1e-6
 
 
 def matches_from_vote(vote: RoundVote, key_of: Mapping[str, str] | None = None) -> list[Match]:
@@ -437,6 +455,21 @@ def _of_differences(covariance: np.ndarray) -> np.ndarray:
     return diagonal[:, None] + diagonal[None, :] - 2 * covariance
 
 
+def bound_errors(
+    resampled: np.ndarray, quantile: float, bounds: np.ndarray, *, confidence: float = CONFIDENCE
+) -> np.ndarray:
+    """Per entity, how far the `quantile` bound of `resampled` (resamples × entities) could move with another seed:
+    the largest distance from `bounds` to the ends of the distribution-free 95% range of that quantile, the
+    order statistics j and k of the sorted resamples with j, k the binomial(n, quantile) 2.5% and 97.5% points
+    (David & Nagaraja, Order Statistics, §7.1). At 200 resamples the 2.5% bound rests on about 5 of them, so this
+    is often a sizeable share of the interval's width."""
+    n = len(resampled)
+    tail = (1 - confidence) / 2
+    low, high = (int(np.clip(binom.ppf(q, n, quantile), 0, n - 1)) for q in (tail, 1 - tail))
+    ordered = np.sort(resampled, axis=0)
+    return np.maximum(np.abs(bounds - ordered[low]), np.abs(ordered[high] - bounds))
+
+
 def bradley_terry(
     votes: Sequence[RoundVote] | VoteCounts,
     *,
@@ -487,6 +520,7 @@ def table_ratings(
     resampled = fit_many(every_points, l2=resample_penalties(points, every_points, l2), start=start)
     tail = (1 - confidence) / 2
     lows, highs = np.quantile(resampled, [tail, 1 - tail], axis=0)
+    errors = np.maximum(bound_errors(resampled, tail, lows), bound_errors(resampled, 1 - tail, highs))
     ranks = ranks_from_differences(estimate, difference_variance(table, estimate, penalty), confidence=confidence)
     one_sided = one_sided_entities(points)
     ratings = [
@@ -497,6 +531,12 @@ def table_ratings(
             ci_high=float(highs[index]),
             rank=int(ranks[index]),
             one_sided=bool(one_sided[index]),
+            not_measured=ONE_SIDED
+            if one_sided[index]
+            else NO_SPREAD
+            if highs[index] - lows[index] < NO_SPREAD_WIDTH
+            else None,
+            bound_error=float(errors[index]),
             **table.tallies[key],
         )
         for index, key in enumerate(table.keys)

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 from voting.stats.overall_report import overall_report
 from voting.stats.pair_report import PairReport, pair_report, pair_sentence
-from voting.stats.pairwise import holm, overall_test, pair_outcomes, pairwise_tests
+from voting.stats.pairwise import holm, holm_divisors, overall_test, pair_outcomes, pairwise_tests
 from voting.stats.sample_size import ALPHA, CONFIDENCE, MIN_DECISIVE_PER_PAIR, MIN_EXPECTED_WINS
 from voting.stats.score_report import score_section
 from voting.stats.scores import DEFAULT_RESAMPLES
@@ -52,6 +52,7 @@ def build_report(
     outcomes = pair_outcomes(encoded)
     tests = pairwise_tests(outcomes)
     always_valid = [always_valid_p(pair.a_wins, pair.decisive) for pair in outcomes]
+    divisors = holm_divisors([test.p_holm for test in tests])
     pairs = [
         pair_report(
             pair,
@@ -60,9 +61,10 @@ def build_report(
             p_always_valid_holm=p_always_valid_holm,
             pairs_in_family=len(outcomes),
             labels=labels,
+            holm_divisor=divisor,
         )
-        for pair, test, p_always_valid, p_always_valid_holm in zip(
-            outcomes, tests, always_valid, holm(always_valid), strict=True
+        for pair, test, p_always_valid, p_always_valid_holm, divisor in zip(
+            outcomes, tests, always_valid, holm(always_valid), divisors, strict=True
         )
     ]
     overall = overall_report(overall_test(encoded), labels)
@@ -101,7 +103,7 @@ def summary(rates: list[WinRate], pairs: list[PairReport], overall_sentence: str
     leader = ranked[0]
     parts = [
         f"{labels.get(leader.variant, leader.variant)} has the highest win rate: it won {percent(leader.win_rate)} of "
-        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% Wilson interval "
+        f"the {count_of(leader.decisive, 'decisive vote')} it was in (95% exact interval "
         f"{percent_interval(leader.ci_low, leader.ci_high)})."
     ]
     if len(ranked) > 1:

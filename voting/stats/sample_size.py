@@ -6,14 +6,16 @@ test's by the t-test's power over its efficiency. They are guidance for planning
 """
 
 import math
+import warnings
 
 import numpy as np
 from scipy.stats import binom, norm
 from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
+from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
-ALPHA = 0.05
-CONFIDENCE = 1 - ALPHA
+from lab.stats import ALPHA, CONFIDENCE  # noqa: F401  (re-exported: one significance level for the whole lab)
+
 TARGET_POWER = 0.8
 # Below this many decisive outcomes for a pair (or runs per variant, or non-zero score differences) the lab shows
 # counts and intervals only. With fewer, even a clean sweep is fragile evidence and exact p-values jump around.
@@ -92,15 +94,16 @@ def two_proportion_sample_size(
     Method: statsmodels `samplesize_proportions_2indep_onetail` (pooled variance under the null, unpooled under
     the alternative, two-sided alpha; the far tail's tiny share of power is left out), equal group sizes. Where
     the counts are so small that the report uses Fisher's exact test instead (`uses_fisher`), Fisher needs more
-    than this. None when the rates are equal.
+    than this. None when the rates are equal, or when the formula gives no finite size.
     """
     if rate_a == rate_b:
         return None
-    return float(
+    runs = float(
         samplesize_proportions_2indep_onetail(
             rate_a - rate_b, rate_b, power, ratio=1, alpha=alpha, alternative="two-sided"
         )
     )
+    return runs if math.isfinite(runs) else None
 
 
 def uses_fisher(rate_a: float, rate_b: float, runs_each: float) -> bool:
@@ -111,20 +114,33 @@ def uses_fisher(rate_a: float, rate_b: float, runs_each: float) -> bool:
 
 
 def paired_scores_sample_size(
-    differences: np.ndarray, *, alpha: float = ALPHA, power: float = TARGET_POWER
+    differences: np.ndarray, *, mean: float, alpha: float = ALPHA, power: float = TARGET_POWER
 ) -> float | None:
-    """Paired rounds needed for the Wilcoxon signed-rank test to detect the current mean score difference.
+    """Paired rounds needed for the Wilcoxon signed-rank test to detect the mean score difference `mean` (computed
+    by the caller so that equal score multisets give exactly 0: `scores.mean_difference`).
 
     Method: paired t-test power (statsmodels `TTestPower`, effect size d = mean / sd of the differences), divided
-    by the Wilcoxon test's asymptotic relative efficiency 3/π. None when the mean difference is zero, or when
-    every difference is the same non-zero value (no spread: any sample already shows it).
+    by the Wilcoxon test's asymptotic relative efficiency 3/π. None when the mean difference is zero, when every
+    difference is the same non-zero value (no spread: any sample already shows it), or when the solver finds no
+    finite size for an effect so small that no practical number of rounds would show it (where it finds none for a
+    large effect, the smallest sample, two rounds, already has the power).
     """
-    mean = float(np.mean(differences))
-    spread = float(np.std(differences, ddof=1)) if len(differences) > 1 else 0.0
+    spread = float(np.std(np.sort(differences), ddof=1)) if len(differences) > 1 else 0.0
     if mean == 0 or spread == 0:
         return None
-    rounds = TTestPower().solve_power(effect_size=abs(mean) / spread, alpha=alpha, power=power)
-    return float(rounds) / WILCOXON_ARE
+    effect = abs(mean) / spread
+    with warnings.catch_warnings():
+        # The solver warns and answers NaN when it cannot bracket a size; that answer is handled below.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rounds = float(TTestPower().solve_power(effect_size=effect, alpha=alpha, power=power))
+    if not math.isfinite(rounds):
+        # It fails at both ends (statsmodels 0.14: below d ≈ 1e-7 no size it tries reaches the power; from d ≈ 10
+        # the answer lies below its smallest sample of 2, where even its power function answers NaN). It solves
+        # everything in between, so the effect says which end this is.
+        if effect < 1:
+            return None
+        rounds = 2.0
+    return rounds / WILCOXON_ARE
 
 
 def more_needed(required_total: float, have: int) -> int:
@@ -133,4 +149,6 @@ def more_needed(required_total: float, have: int) -> int:
     At least one because this is only asked when a test was not significant: the exact tests are a little more
     conservative than the normal approximation, so "already enough" would mislead.
     """
+    if not math.isfinite(required_total):
+        raise ValueError(f"no finite sample size to reach: {required_total!r}")
     return max(1, math.ceil(required_total) - have)

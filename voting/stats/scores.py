@@ -1,5 +1,6 @@
 """Judge scores: mean with a seeded bootstrap interval per variant, and a paired Wilcoxon test between two variants."""
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,13 +24,19 @@ BATCH_VALUES = 2_000_000
 
 @dataclass(frozen=True, slots=True)
 class ScoreSummary:
-    """Mean judge score of one variant with its bootstrap interval (None with fewer than two scores)."""
+    """Mean judge score of one variant with its bootstrap interval: None with fewer than two scores, and None when
+    every score is the same (`not_measured` says so): every resample would have that mean, and a zero-width
+    interval from no spread is no evidence of precision."""
 
     variant: str
     n: int
     mean: float | None
     ci_low: float | None
     ci_high: float | None
+    not_measured: str | None = None
+
+
+NO_SPREAD = "every score is the same"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +62,19 @@ def score_summary(
 ) -> ScoreSummary:
     """Mean with a bootstrap interval (scipy `bootstrap`, BCa, seeded numpy Generator: reruns give the same interval).
 
-    With all scores equal every resample has that mean, so the interval is that single value.
+    With all scores equal every resample has that mean: no interval, and `not_measured` says why. The mean is the
+    correctly rounded sum over the count (`math.fsum`), the same in any order.
     """
-    values = np.asarray(scores, dtype=float)
+    values = np.sort(np.asarray(scores, dtype=float))
     if len(values) == 0:
         return ScoreSummary(variant=variant, n=0, mean=None, ci_low=None, ci_high=None)
-    mean = float(values.mean())
+    mean = math.fsum(values) / len(values)
     if len(values) < 2:
         return ScoreSummary(variant=variant, n=1, mean=mean, ci_low=None, ci_high=None)
     if np.all(values == values[0]):
-        return ScoreSummary(variant=variant, n=len(values), mean=mean, ci_low=mean, ci_high=mean)
+        return ScoreSummary(
+            variant=variant, n=len(values), mean=mean, ci_low=None, ci_high=None, not_measured=NO_SPREAD
+        )
     result = bootstrap(
         (values,),
         np.mean,
@@ -81,8 +91,20 @@ def score_summary(
 
 
 def paired_differences(scores_a: Mapping[Hashable, float], scores_b: Mapping[Hashable, float]) -> np.ndarray:
-    """A − B for every round scored for both variants (rounds keyed by any id), in A's round order."""
-    return np.array([scores_a[round_id] - scores_b[round_id] for round_id in scores_a if round_id in scores_b])
+    """A − B for every round scored for both variants (rounds keyed by any id), sorted: every figure computed from
+    them is then the same however the scores were stored."""
+    return np.sort([scores_a[round_id] - scores_b[round_id] for round_id in scores_a if round_id in scores_b])
+
+
+def mean_difference(scores_a: Mapping[Hashable, float], scores_b: Mapping[Hashable, float]) -> float | None:
+    """Mean of A − B over the rounds scored for both: the correctly rounded sum of A's scores minus B's (`math.fsum`)
+    over their number, so it is exactly 0 when B's scores are a reshuffle of A's (a plain float mean of the
+    differences can come out as −9e-18, which the power solver cannot take), and it never depends on storage order.
+    None without such rounds."""
+    shared = [round_id for round_id in scores_a if round_id in scores_b]
+    if not shared:
+        return None
+    return math.fsum([*(scores_a[key] for key in shared), *(-scores_b[key] for key in shared)]) / len(shared)
 
 
 def paired_score_test(
@@ -99,7 +121,7 @@ def paired_score_test(
     """
     differences = paired_differences(scores_a, scores_b)
     nonzero = differences[differences != 0]
-    mean = float(differences.mean()) if len(differences) else None
+    mean = mean_difference(scores_a, scores_b)
     if len(nonzero) == 0:
         return PairedScoreTest(
             a=a, b=b, n_pairs=len(differences), n_nonzero=0, mean_difference=mean, statistic=None, p_value=None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from voting.stats.ab import ABTest, ab_test
-from voting.stats.pairwise import holm
+from voting.stats.pairwise import holm, holm_divisors
 from voting.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
@@ -47,6 +47,7 @@ class SuccessPairReport:
     p_holm: float | None
     more_runs: int | None
     more_runs_at_least: bool = False
+    holm_divisor: int = 1
 
 
 def success_section(
@@ -80,8 +81,8 @@ def success_section(
     # verdict is shown), and a pair without runs counts as p = 1: the same family as the vote and score sections.
     adjusted = holm([_any_test(*counts[a], *counts[b]) for a, b in pairs])
     entries = [
-        _pair_entry(a, b, counts, test, p_holm, labels, len(pairs))
-        for (a, b), test, p_holm in zip(pairs, tests, adjusted, strict=True)
+        _pair_entry(a, b, counts, test, p_holm, labels, divisor)
+        for (a, b), test, p_holm, divisor in zip(pairs, tests, adjusted, holm_divisors(adjusted), strict=True)
     ]
     return {"threshold": threshold, "variants": summaries, "pairs": with_sentences(entries, success_sentence)}
 
@@ -112,7 +113,7 @@ def _pair_entry(
     test: ABTest | None,
     p_holm: float | None,
     labels: Mapping[str, str],
-    pairs_in_family: int,
+    holm_divisor: int,
 ) -> SuccessPairReport:
     (successes_a, trials_a), (successes_b, trials_b) = counts[a], counts[b]
     # Counts and intervals are shown below the minimum too; only the test waits for enough runs.
@@ -124,7 +125,7 @@ def _pair_entry(
     elif significant:
         more_runs = None
     else:
-        required = two_proportion_sample_size(test.rate_a, test.rate_b, alpha=ALPHA / pairs_in_family)
+        required = two_proportion_sample_size(test.rate_a, test.rate_b, alpha=ALPHA / holm_divisor)
         more_runs = None if required is None else more_needed(required, min(trials_a, trials_b))
         at_least = required is not None and uses_fisher(test.rate_a, test.rate_b, required)
     return SuccessPairReport(
@@ -146,6 +147,7 @@ def _pair_entry(
         p_holm=p_holm if test else None,
         more_runs=more_runs,
         more_runs_at_least=at_least,
+        holm_divisor=holm_divisor,
     )
 
 
@@ -174,9 +176,10 @@ def success_sentence(entry: SuccessPairReport, pairs_in_family: int) -> str:
     if entry.more_runs is None:
         return f"{rates}; not significant ({tested}), and the pass rates are equal, so there is nothing to confirm."
     about = "At least" if entry.more_runs_at_least else "About"
+    level = power_level(pairs_in_family, entry.holm_divisor)
     return (
         f"{rates}; not yet significant ({tested}). {about} {count_of(entry.more_runs, 'more run')} of each would "
-        f"give the two-proportion z-test an 80% chance of a significant result at {power_level(pairs_in_family)}, "
+        f"give the two-proportion z-test an 80% chance of a significant result at {level}, "
         f"if the true pass rates are {percent(entry.successes_a / entry.trials_a)} and "
         f"{percent(entry.successes_b / entry.trials_b)}, as so far"
         + (" (Fisher's exact test, used while counts are this small, needs more)." if entry.more_runs_at_least else ".")

@@ -1,4 +1,4 @@
-"""Win rate per variant from N-way votes, with a 95% Wilson score interval."""
+"""Win rate per variant from N-way votes, with the exact (Clopper–Pearson) 95% interval the pair tests use."""
 
 from dataclasses import dataclass
 
@@ -63,7 +63,9 @@ def wins_of(votes: EncodedVotes) -> np.ndarray:
 
 
 def _win_rate(key: str, appearances: int, wins: int, decisive: int, ties: int, all_bad: int) -> WinRate:
-    low, high = wilson_interval(wins, decisive) if decisive else (None, None)
+    # The exact interval, as beside every pair's sign test: a share of votes has one interval wherever it is shown
+    # (with two variants a win rate is the pair's share; Wilson's interval would disagree with the test beside it).
+    low, high = exact_interval(wins, decisive) if decisive else (None, None)
     return WinRate(
         variant=key,
         appearances=appearances,

@@ -1,7 +1,7 @@
 """Experiments from the command line.
 
-    manage.py experiment run FILE [--workspace W] [--concurrency N] [--processes N] [--budget USD] [--dry-run]
-        [--baseline RUN]
+    manage.py experiment run FILE [--workspace W] [--user NAME] [--concurrency N] [--processes N] [--budget USD]
+        [--dry-run] [--baseline RUN]
     manage.py experiment export GROUP > file.yaml
 
 `run` checks the file, prints the estimate (`--dry-run` stops there), saves the experiment as a custom comparison,
@@ -12,6 +12,10 @@ earlier run) it then compares each answer with the baseline's and gives a paired
 0 all ran (and no significant regression); 1 answers or evaluations failed, or did not finish (a process of the run
 stopped); 2 the file or the options have errors (nothing ran); 3 the budget cap stopped it; 4 a significant
 regression against the baseline.
+
+Provider variables in the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, …) make a connection private to the
+person the command runs as (`--user`, default the workspace's first owner) and the file's models of that provider
+run on it; the team's connections are never changed from here (lab.connection_env).
 """
 
 from __future__ import annotations
@@ -34,11 +38,12 @@ from compare.experiment_urls import experiment_page_path
 from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
+from compare.experiments.budget import budget_check
 from compare.experiments.config import config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
-from compare.experiments.models import Experiment
-from compare.experiments.results import experiment_results, failed_cells, unstarted_cells
+from compare.experiments.models import EvaluationStatus, Experiment
+from compare.experiments.results import experiment_results, failed_cells
 from compare.experiments.runner import (
     Outcome,
     Plan,
@@ -48,9 +53,14 @@ from compare.experiments.runner import (
     run_plan,
     spread_refusal,
 )
-from compare.experiments.selectors import experiment_spent, workspace_by_name_or_id, workspace_owner
+from compare.experiments.selectors import (
+    experiment_spent,
+    workspace_by_name_or_id,
+    workspace_member,
+    workspace_owner,
+)
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
-from compare.experiments.spec import ConfigError
+from compare.experiments.spec import ConfigError, config_on_connections
 from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
 from lab.connection_env import connections_from_environment
@@ -74,6 +84,11 @@ class Command(BaseCommand):
         run = actions.add_parser("run", help="check, estimate and run an experiment file (YAML or JSON)")
         run.add_argument("file")
         run.add_argument("--workspace", help="the workspace's name or id (needed when there are several)")
+        run.add_argument(
+            "--user",
+            help="the member the run is by, and who owns the connections made from provider variables in the "
+            "environment (default: the workspace's first owner)",
+        )
         run.add_argument(
             "--concurrency",
             type=int,
@@ -157,19 +172,24 @@ class Command(BaseCommand):
             workspace = workspace_by_name_or_id(options["workspace"])
         except ValidationError as exc:
             raise CommandError(f"--workspace: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
-        self._connections_from_environment(workspace)
+        user = self._user(workspace, options["user"])
+        private = self._connections_from_environment(workspace, user)
         try:
             config = config_read(path.read_text(encoding="utf-8"), source=str(path), files=DirectoryFiles(path.parent))
+            config = config_on_connections(config, private)
             _, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
             self._config_errors(exc)
         baseline = self._baseline(workspace, config.name, options["baseline"])
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
+        try:
+            budget_check(budget=budget, estimate=estimate)
+        except ValidationError as exc:
+            raise CommandError(f"--budget: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
         if options["dry_run"]:
             self.stdout.write("\nDry run: nothing was run or saved.\n")
             return
-        user = workspace_owner(workspace)
         try:
             experiment = experiment_create(
                 workspace=workspace, user=user, config=config, source=str(path), budget=budget
@@ -193,15 +213,25 @@ class Command(BaseCommand):
             experiment_baseline_set(experiment=experiment, baseline=baseline)
         self._finish(experiment, baseline, outcome)
 
-    def _connections_from_environment(self, workspace) -> None:
+    def _user(self, workspace, username: str | None):
+        if username is None:
+            return workspace_owner(workspace)
+        user = workspace_member(workspace, username)
+        if user is None:
+            raise CommandError(f"--user: {username!r} is not a member of this workspace.", returncode=EXIT_CONFIG)
+        return user
+
+    def _connections_from_environment(self, workspace, user) -> dict[str, str]:
+        """The person's private connections from the environment, by the provider name files use."""
         try:
-            applied = connections_from_environment(workspace=workspace, environ=os.environ)
+            applied = connections_from_environment(workspace=workspace, user=user, environ=os.environ)
         except ValidationError as exc:
             raise CommandError(
                 f"Connections from the environment: {' '.join(exc.messages)}", returncode=EXIT_CONFIG
             ) from None
         for item in applied:
             self.stdout.write(f"Connection {item.describe()}\n")
+        return {item.provider: item.name for item in applied if item.usable}
 
     def _config_errors(self, exc: ConfigError):
         for message in exc.messages:
@@ -224,14 +254,17 @@ class Command(BaseCommand):
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
         self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {experiment_page_path(group.pk)}\n')
-        failed, unstarted = failed_cells(results), unstarted_cells(results)
+        failed = failed_cells(results)
         unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
         calls = overall.priced_calls + overall.unpriced_calls
         spent = report.priced(experiment_spent(experiment), calls=calls, unpriced=overall.unpriced_calls)
-        summary = f"{report.count(len(results.cells), 'answer')}, {len(failed)} failed"
-        summary += f", {len(unstarted)} not started" if unstarted else ""
+        # The same counts as the averages' table, the page and the API (results.Average, selectors.experiment_progress).
+        summary = f"{report.count(overall.answers, 'answer')}, {overall.failed} failed"
+        summary += f", {overall.not_started} not started" if overall.not_started else ""
         summary += f", {len(unfinished)} not finished" if unfinished else ""
+        judge_failed = sum(1 for c in results.cells if c.evaluation and c.evaluation.status == EvaluationStatus.FAILED)
+        summary += f", {report.count(judge_failed, 'evaluation')} failed" if judge_failed else ""
         summary += f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
         if comparison is not None:
@@ -321,7 +354,7 @@ class _ProgressPrinter:
         self.finished = False
 
     def __call__(self, progress: Progress) -> None:
-        final = progress.done >= progress.total
+        final = progress.finished
         if self.finished:
             return
         line = report.progress_text(progress)

@@ -26,8 +26,9 @@ function followProgress() {
     if (!response.ok) return;
     const status = await response.json();
     bar.max = Math.max(status.total, 1);
-    bar.value = status.done;
-    text.textContent = `${status.done} of ${status.total} calls${status.finished ? " · finished" : ""} · spent ${spentText(status)}`;
+    bar.value = status.done + status.not_started;
+    const notStarted = status.not_started ? ` · ${status.not_started} not started` : "";
+    text.textContent = `${status.done} of ${status.total} calls${notStarted}${status.finished ? " · finished" : ""} · spent ${spentText(status)}`;
     if (status.stopped) {
       stopped.textContent = status.stopped;
       stopped.hidden = false;

@@ -12,6 +12,13 @@ export function tokens(count, estimated = false) {
   return estimated ? `≈${text}` : text;
 }
 
+// A finished answer's cost, as the server's answer_cost filter writes it: null (no known price, or no usage
+// reported) reads "unknown", never $0; a cancelled answer's, or an absent one, a dash.
+export function answerCost(cost, status) {
+  if (cost === null && status !== "cancelled") return "unknown";
+  return usd(cost);
+}
+
 export function usd(cost) {
   if (cost === null || cost === undefined) return DASH;
   if (cost === 0) return "$0";

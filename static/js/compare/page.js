@@ -5,7 +5,7 @@
 // partials, fetched by URL into the round (vote.js, judging/verdict_panel.js).
 import { postJSON, socketURL } from "../csrf.js";
 import { VerdictPanel } from "../judging/verdict_panel.js";
-import { duration, tokens, usd } from "./format.js";
+import { answerCost, duration, tokens } from "./format.js";
 import { Streams } from "./stream.js";
 import { VotePanel, listenForVoteKeys } from "./vote.js";
 
@@ -122,7 +122,7 @@ function onDone(event) {
   metric("ttft", duration(event.ttft_ms));
   metric("latency", duration(event.latency_ms));
   metric("tokens", `${tokens(event.input_tokens, event.tokens_estimated)} / ${tokens(event.output_tokens, event.tokens_estimated)}`);
-  metric("cost", usd(event.cost));
+  metric("cost", answerCost(event.cost, event.status));
   resyncSoon(); // the round total and the other columns' state come from the database
 }
 

@@ -1,4 +1,4 @@
-// The report page's chart: each variant's win rate among decisive votes with its 95% Wilson interval.
+// The report page's chart: each variant's win rate among decisive votes with its exact (Clopper–Pearson) 95% interval.
 import { intervalChart, readJSON } from "./charts.js";
 
 const canvas = document.getElementById("winrate-chart");
