@@ -61,7 +61,7 @@ class ExperimentList(APIView):
         try:
             config = config_read(fields["file"], source=source, files=files)
             _, estimate = experiment_plan(config=config, workspace=workspace)
-            budget_check(budget=fields.get("budget"), estimate=estimate)
+            budget_check(budget=fields.get("budget"), calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
             if fields["dry_run"]:
                 body = {"group": None, "estimate": estimate.as_dict(), "progress": None, "averages": None}
                 return Response(body)

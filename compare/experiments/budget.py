@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import enum
 from decimal import ROUND_CEILING, Decimal
-from typing import TYPE_CHECKING
 
 from channels.db import database_sync_to_async
 from django.core.exceptions import ValidationError
@@ -42,9 +41,6 @@ from lab.providers.base import ModelInfo
 from ..models import Output, OutputStatus, Round, RoundStatus
 from .announce import experiment_announce
 from .models import EvaluationStatus, Experiment
-
-if TYPE_CHECKING:  # compare.rounds imports this module; the estimate's imports lead back to it
-    from .estimate import Estimate
 
 MESSAGE_OVERHEAD_TOKENS = 8  # a message's role and separators, on every provider's tokenizer we know of
 WORST_OUTPUT_TOKENS = 4096  # an answer without max_tokens, of a model whose catalog gives no maximum output
@@ -88,15 +84,16 @@ def settled_cost(answer: Answer, reserved: Decimal) -> Decimal:
     return reserved if answer.text else Decimal(0)
 
 
-def budget_check(*, budget: Decimal | None, estimate: Estimate) -> None:
-    """A budget can only cap calls of known price: refused (400 naming `budget`) when any call's price is unknown."""
+def budget_check(*, budget: Decimal | None, calls: int, unpriced_calls: int) -> None:
+    """A budget can only cap calls of known price: refused (400 naming `budget`) when any of the run's `calls` (its
+    estimate's) is of unknown price. Counts, not the estimate, so that this module needs nothing the estimate imports
+    (compare.rounds imports this module)."""
     if budget is None:
         return
-    unpriced = estimate.answers.unpriced_calls + estimate.evaluations.unpriced_calls
-    if unpriced:
+    if unpriced_calls:
         raise ValidationError(
             {
-                "budget": f"{unpriced} of the {estimate.calls} calls use a model without a known price, so a budget "
+                "budget": f"{unpriced_calls} of the {calls} calls use a model without a known price, so a budget "
                 "cap cannot hold them; run without a budget, or use models whose price the catalog gives."
             }
         )

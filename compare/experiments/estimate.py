@@ -58,6 +58,10 @@ class Estimate:
         return self.answers.calls + self.evaluations.calls
 
     @property
+    def unpriced_calls(self) -> int:
+        return self.answers.unpriced_calls + self.evaluations.unpriced_calls
+
+    @property
     def tokens(self) -> int:
         return sum(p.input_tokens + p.output_tokens for p in (self.answers, self.evaluations))
 

@@ -38,6 +38,7 @@ from . import spread
 from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
+from .spread import Plan
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
 # With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
@@ -69,19 +70,6 @@ class Progress:
     @property
     def left_s(self) -> float | None:
         return (self.total - self.done - self.not_started) / self.rate if self.rate > 0 else None
-
-
-@dataclass(frozen=True)
-class Plan:
-    """How much of the run is in flight at once, in one process."""
-
-    rounds: int  # rounds claimed and streaming
-    calls: int | None  # calls waiting for a slot or streaming; None: as many as the connections' limits let go
-    processes: int = 1  # how many processes share the run, each with its own plan (see `run_plans`)
-
-    def describe(self) -> str:
-        limit = f"up to {self.calls} calls at once" if self.calls else "each connection at its limit"
-        return limit if self.processes == 1 else f"{limit}, over {self.processes} processes"
 
 
 @dataclass

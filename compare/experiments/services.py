@@ -44,7 +44,7 @@ def experiment_create(
     if budget is not None and budget <= 0:
         raise ValidationError({"budget": "A budget cap is an amount of dollars above 0."})
     plan, estimate = experiment_plan(config=config, workspace=workspace)
-    budget_check(budget=budget, estimate=estimate)
+    budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
     dataset = plan.dataset
     if dataset is None and plan.rows:
         rows = [{"name": row.name, "vars": row.vars} for row in plan.rows]

@@ -17,17 +17,26 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.conf import settings
-
-if TYPE_CHECKING:
-    from .runner import Plan
 
 SHARE_ACTION = "run-share"
 STOP_WAIT_S = 5.0  # how long a child may take to stop once asked, before it is killed
 WAIT_STEP_S = 0.5  # how often a child looks whether its parent is still there
 EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much of the run is in flight at once, in one process."""
+
+    rounds: int  # rounds claimed and streaming
+    calls: int | None  # calls waiting for a slot or streaming; None: as many as the connections' limits let go
+    processes: int = 1  # how many processes share the run, each with its own plan (see the runner's `run_plans`)
+
+    def describe(self) -> str:
+        limit = f"up to {self.calls} calls at once" if self.calls else "each connection at its limit"
+        return limit if self.processes == 1 else f"{limit}, over {self.processes} processes"
 
 
 @dataclass(frozen=True)

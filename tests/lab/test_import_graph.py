@@ -1,6 +1,7 @@
-"""The import graph, read with the stdlib `ast`: no circle of module-level imports inside any app, and no import of a
-tasks module inside a function (the lazy import that hides a circle). Jobs are enqueued by task name (lab.jobs).
-And what loading the apps imports, in a fresh interpreter: no statistics library."""
+"""The import graph, read with the stdlib `ast`: no app imports one above it (DESIGN's layers), no circle of
+module-level imports (type-checking ones included) inside any app, and no import of a tasks module inside a function
+(the lazy import that hides a circle). Jobs are enqueued by task name (lab.jobs). And what loading the apps imports,
+in a fresh interpreter: no statistics library."""
 
 import ast
 import subprocess
@@ -42,18 +43,15 @@ def imported(node: ast.Import | ast.ImportFrom, module: str, is_package: bool, k
     return names or [source]
 
 
-def is_type_checking(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-
-
 def top_level_imports(tree: ast.Module):
-    """Import statements that run when the module is imported: at top level, or in a top-level if / try."""
+    """Import statements at module level: at top level, or in a top-level if / try. An `if TYPE_CHECKING:` block
+    counts too: a circle that only type checkers follow is still a circle a reader has to untangle."""
     pending = list(tree.body)
     while pending:
         node = pending.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.If | ast.Try) and not is_type_checking(node):
+        elif isinstance(node, ast.If | ast.Try):
             pending.extend(ast.iter_child_nodes(node))
 
 
@@ -63,6 +61,27 @@ def function_imports(tree: ast.Module):
             for node in ast.walk(function):
                 if isinstance(node, ast.Import | ast.ImportFrom):
                     yield function.name, node
+
+
+# DESIGN's layers: each app may import only apps further down (lab at the bottom); promptlab (the project's
+# configuration) stands outside them.
+LAYERS = {"lab": 0, "compare": 1, "judging": 2, "voting": 3}
+
+
+def upward_imports(found: dict[str, Path]) -> list[str]:
+    """Every import, anywhere in a module (module level, a function, a type-checking block), of an app above the
+    module's own."""
+    upward = []
+    for name, path in found.items():
+        layer = LAYERS.get(name.split(".")[0])
+        if layer is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or getattr(node, "level", 0):
+                continue
+            targets = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            upward += [f"{name} imports {target}" for target in targets if LAYERS.get(target.split(".")[0], -1) > layer]
+    return upward
 
 
 def graph() -> tuple[dict[str, set[str]], list[str]]:
@@ -124,6 +143,17 @@ def test_no_app_has_an_import_circle():
         for name, targets in edges.items()
     }
     assert circles(within_apps) == []
+
+
+def test_no_app_imports_an_app_above_it():
+    assert upward_imports(modules()) == []
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    module = tmp_path / "lab" / "x.py"
+    module.parent.mkdir()
+    module.write_text("def f():\n    from voting.stats import ab\n")
+    assert upward_imports({"lab.x": module}) == ["lab.x imports voting.stats"]
 
 
 def test_no_function_imports_a_tasks_module():

@@ -46,7 +46,6 @@ from compare.experiments.models import EvaluationStatus, Experiment
 from compare.experiments.results import experiment_results, failed_cells
 from compare.experiments.runner import (
     Outcome,
-    Plan,
     Progress,
     experiment_run_here,
     experiment_share_run,
@@ -61,6 +60,7 @@ from compare.experiments.selectors import (
 )
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError, config_on_connections
+from compare.experiments.spread import Plan
 from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
 from lab.connection_env import connections_from_environment
@@ -184,7 +184,7 @@ class Command(BaseCommand):
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
         try:
-            budget_check(budget=budget, estimate=estimate)
+            budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
         except ValidationError as exc:
             raise CommandError(f"--budget: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
         if options["dry_run"]:
