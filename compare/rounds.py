@@ -23,7 +23,7 @@ from django.utils import timezone
 from lab.catalog import split_model_id
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import Call, Result, Spending
-from lab.engine.scheduler import queue_deadline_s
+from lab.engine.queue_deadlines import queue_deadline_s
 from lab.events import (
     OUTPUT_DONE,
     PROGRESS,

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from lab.catalog import model_info_for
 from lab.engine.fanout import limit_for
 from lab.engine.limiter import INTERACTIVE, Limiter, QueueDeadlineExceeded
-from lab.engine.scheduler import queue_deadline_s, waited_message
+from lab.engine.queue_deadlines import queue_deadline_s, waited_message
 from lab.models import Workspace
 from lab.providers.answer import cost_of, estimate_tokens, stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo, ProviderError

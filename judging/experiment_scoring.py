@@ -20,7 +20,7 @@ from lab.providers.answer import estimate_tokens
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classification import Classifier, JudgeKind, classification_prompt, classifier_check
-from .classify import classify_answers
+from .classification_calls import classify_answers
 from .families import Candidate, family_warnings
 from .judgement import Candidate as Answer
 from .pointwise import answer_score_async

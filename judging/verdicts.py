@@ -29,7 +29,7 @@ from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
-from .classify import classify_answers
+from .classification_calls import classify_answers
 from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric

@@ -411,7 +411,7 @@ COMPARE_QUEUE_EXPIRY_S = int(os.environ.get("COMPARE_QUEUE_EXPIRY_S", "3600"))
 # A cached answer (compare/response_cache.py, opt-in per experiment or run) is reused for this many days after it
 # was stored; older entries are ignored and `manage.py response_cache_prune` deletes them. 0: never expire.
 RESPONSE_CACHE_MAX_AGE_DAYS = int(os.environ.get("RESPONSE_CACHE_MAX_AGE_DAYS", "30"))
-# --- Scheduling provider calls (lab/engine/scheduler.py) ---
+# --- Scheduling provider calls (lab/engine/queue_deadlines.py) ---
 # How long one call may wait for its connection's turn before it fails ("waited N s for connection X"); the wait
 # is not part of the answer's timeout, which starts when the request is sent. Short for a round someone is
 # watching, long for batch work that queues behind a connection's limits.

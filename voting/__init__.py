@@ -7,5 +7,5 @@ voters, round_rows, prompt_standing) with its In/Out serializers; packages `inbo
 services, selectors and views; `stats/` the statistics, pure functions on plain vote records. Reports: `reports`
 turns stored votes into those records, `stats/report` builds one comparison's report, `cache` serves reports and
 leaderboards, `leaderboard` rates across a workspace. Figures other pages show: `judge_agreement`, `judge_scores`,
-`category_shares`, `prompt_versions`, `round_winners`; `baseline_test` the paired test compare's baselines use.
+`category_shares`, `prompt_versions`, `round_winners`; `baseline_significance` the paired test compare's baselines use.
 """

@@ -27,7 +27,7 @@ class VotingConfig(AppConfig):
 
 
 def _baseline_paired_test(*args, **kwargs):
-    from .baseline_test import baseline_paired_test
+    from .baseline_significance import baseline_paired_test
 
     return baseline_paired_test(*args, **kwargs)
 

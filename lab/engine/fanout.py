@@ -27,7 +27,7 @@ from ..providers.http import HttpAdapter, attempt_gate, tls_context
 from ..providers.registry import get_adapter
 from .deltas import COALESCE_S, Delta, DeltaBatcher
 from .limiter import Limit, Limiter, QueueDeadlineExceeded
-from .scheduler import waited_message
+from .queue_deadlines import waited_message
 
 logger = logging.getLogger(__name__)
 
