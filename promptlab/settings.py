@@ -429,6 +429,8 @@ CELERY = {
     # Two lanes (lab.jobs.kinds.Lane): a worker started without -Q serves both, interactive first.
     "task_queues": {"interactive": {}, "batch": {}},
     "task_default_queue": "interactive",
+    # The jobs sweep runs in the beat process itself, so it bounds a dead worker's jobs with no worker alive.
+    "beat_scheduler": "promptlab.beat:Scheduler",
     "beat_schedule": {
         "jobs-sweep": {"task": "lab.sweep_jobs", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
         "lab-audit-prune": {"task": "lab.audit_prune", "schedule": 24 * 3600.0},

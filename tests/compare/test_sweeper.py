@@ -125,3 +125,43 @@ def test_a_round_no_worker_started_for_too_long_is_failed(group, owner):
     round_.refresh_from_db()
     assert round_.status == RoundStatus.FAILED and "is a worker running?" in round_.error
     assert set(round_.outputs.values_list("status", flat=True)) == {OutputStatus.ERROR}
+
+
+@pytest.mark.services
+def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
+    transactional_db, workspace, owner, tmp_path, private_redis
+):
+    # Beat's broker is a Redis no worker reads: whatever it sends there is never run, so only beat can sweep.
+    sweep_every = 1
+    beat = ManagedProcess(
+        "beat",
+        [str(BIN / "celery"), "-A", "promptlab", "beat", "--loglevel=INFO", "-s", str(tmp_path / "beat-schedule")],
+        ready="beat: Starting",
+        env=child_env(COMPARE_SWEEP_INTERVAL_S=str(sweep_every), REDIS_URL=private_redis.url),
+        log_dir=tmp_path,
+    )
+    group = make_group(workspace, owner, models=[slow_model(tokens=3000, token_ms=5)] * 2, timeout_ms=2000)
+    round_ = make_round(group)
+    doomed = start_worker(
+        tmp_path,
+        "--pool=solo",
+        "-Q",
+        "doomed",
+        name="doomed",
+        COMPARE_ROUND_GRACE_S="1",
+        SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S="1",
+    )
+    try:
+        beat.wait_ready()
+        run_round.apply_async((round_.pk,), queue="doomed")
+        assert wait_for(lambda: status_of(round_) == RoundStatus.RUNNING, timeout=15)
+        doomed.proc.kill()  # the only worker: none is alive from here on
+        seconds_to_deadline = (round_.deadline - timezone.now()).total_seconds()
+        assert wait_for(lambda: status_of(round_) == RoundStatus.FAILED, timeout=seconds_to_deadline + sweep_every + 10)
+    finally:
+        doomed.stop()
+        beat.stop()
+
+    assert 0 <= (round_.finished_at - round_.deadline).total_seconds() <= sweep_every + 2
+    assert round_.error == ROUND_WORKER_STOPPED
+    assert set(round_.outputs.values_list("status", "error")) == {(OutputStatus.ERROR, WORKER_STOPPED)}
