@@ -155,6 +155,10 @@ class Verdict(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; a later request may take it over
+    # The worker process that claimed it (lab.jobs.workers); once that worker is gone, the row is taken back.
+    claimed_by = models.ForeignKey(
+        "lab.WorkerProcess", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     objects = VerdictQuerySet.as_manager()
 

@@ -109,6 +109,10 @@ class Evaluation(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
+    # The worker process that claimed it (lab.jobs.workers); once that worker is gone, the row is taken back.
+    claimed_by = models.ForeignKey(
+        "lab.WorkerProcess", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
