@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -82,9 +83,16 @@ def worker_alive(*, now: datetime | None = None) -> bool:
     return WorkerProcess.objects.filter(stopped_at__isnull=True, seen_at__gte=_lost_before(now)).exists()
 
 
-def workers_last_seen() -> datetime | None:
-    """When a worker was last heard from (None: never)."""
-    return WorkerProcess.objects.aggregate(last=Max("seen_at"))["last"]
+@dataclass(frozen=True)
+class WorkerStatus:
+    alive: bool
+    last_seen: datetime | None  # the latest heartbeat of any worker; None: no worker ever ran
+
+
+def worker_status(*, now: datetime | None = None) -> WorkerStatus:
+    """Whether a worker runs, and when one was last heard from (what a page says when none does)."""
+    last_seen = WorkerProcess.objects.aggregate(last=Max("seen_at"))["last"]
+    return WorkerStatus(alive=worker_alive(now=now), last_seen=last_seen)
 
 
 def workers_forget(*, now: datetime | None = None) -> int:

@@ -32,6 +32,11 @@ def rounds_sweep(now=None):
     return job_sweep(kind(ROUND), now=now)
 
 
+def seconds_to_deadline(round_: Round) -> float:
+    round_.refresh_from_db()
+    return (round_.deadline - timezone.now()).total_seconds()
+
+
 def status_of(round_: Round) -> str:
     round_.refresh_from_db()
     return round_.status
@@ -148,16 +153,20 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
         "-Q",
         "doomed",
         name="doomed",
-        COMPARE_ROUND_GRACE_S="1",
-        SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S="1",
+        COMPARE_ROUND_GRACE_S="1",  # the lane's queue deadline is the default minute
     )
+    # Once both calls are sent, the round's deadline is its answers' time (stagger and 2 s timeout) plus the grace,
+    # not the minute its calls might have waited for their connection on top (90 s in all, by default).
+    answers_s = group.longest_run(2).total_seconds() + 1
     try:
         beat.wait_ready()
         run_round.apply_async((round_.pk,), queue="doomed")
         assert wait_for(lambda: status_of(round_) == RoundStatus.RUNNING, timeout=15)
+        assert wait_for(lambda: seconds_to_deadline(round_) <= answers_s, timeout=5)
         doomed.proc.kill()  # the only worker: none is alive from here on
-        seconds_to_deadline = (round_.deadline - timezone.now()).total_seconds()
-        assert wait_for(lambda: status_of(round_) == RoundStatus.FAILED, timeout=seconds_to_deadline + sweep_every + 10)
+        killed = time.monotonic()
+        assert wait_for(lambda: status_of(round_) == RoundStatus.FAILED, timeout=answers_s + sweep_every + 10)
+        failed_after_s = time.monotonic() - killed
     finally:
         doomed.stop()
         beat.stop()
@@ -165,3 +174,5 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
     assert 0 <= (round_.finished_at - round_.deadline).total_seconds() <= sweep_every + 2
     assert round_.error == ROUND_WORKER_STOPPED
     assert set(round_.outputs.values_list("status", "error")) == {(OutputStatus.ERROR, WORKER_STOPPED)}
+    assert failed_after_s <= answers_s + sweep_every + 2
+    print(f"failed {failed_after_s:.1f} s after the kill")
