@@ -15,6 +15,7 @@ from compare.tasks import run_round
 from lab.jobs.enqueue import send
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_sweep
+from lab.models import WorkerProcess
 from tests.fixtures.compare_factories import make_group, make_round, slow_model, start_round
 from tests.fixtures.processes import BIN, ManagedProcess, child_env, start_worker
 
@@ -176,3 +177,58 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
     assert set(round_.outputs.values_list("status", "error")) == {(OutputStatus.ERROR, WORKER_STOPPED)}
     assert failed_after_s <= answers_s + sweep_every + 2
     print(f"failed {failed_after_s:.1f} s after the kill")
+
+
+def claimed_by(round_: Round, worker: WorkerProcess, *, deadline_in_s: float = 60) -> None:
+    Round.objects.filter(pk=round_.pk).update(
+        status=RoundStatus.RUNNING, claimed_by=worker, deadline=timezone.now() + timedelta(seconds=deadline_in_s)
+    )
+    round_.outputs.update(status=OutputStatus.RUNNING, text="half an ans")
+
+
+def worker_seen(seconds_ago: float) -> WorkerProcess:
+    seen = timezone.now() - timedelta(seconds=seconds_ago)
+    return WorkerProcess.objects.create(node=f"w{seconds_ago}@here", pid=1, started_at=seen, seen_at=seen)
+
+
+@pytest.mark.django_db
+def test_a_live_worker_takes_back_the_round_of_a_worker_that_is_gone(
+    group, owner, settings, django_capture_on_commit_callbacks
+):
+    round_ = start_round(group, owner)
+    claimed_by(round_, worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1))
+    worker_seen(0)  # alive
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert rounds_sweep().reclaimed == [round_.pk]
+    assert [(c.func, c.args) for c in callbacks] == [(send, (ROUND, round_.pk))]
+    round_.refresh_from_db()
+    assert (round_.status, round_.claimed_by, round_.deadline) == (RoundStatus.QUEUED, None, None)
+    assert set(round_.outputs.values_list("status", "text")) == {(OutputStatus.QUEUED, "")}
+
+
+@pytest.mark.django_db
+def test_a_round_taken_back_keeps_the_answers_it_had_stored(group, owner, settings):
+    round_ = start_round(group, owner)
+    claimed_by(round_, worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1))
+    stored = round_.outputs.order_by("variant__position").first()
+    round_.outputs.filter(pk=stored.pk).update(status=OutputStatus.OK, text="a whole answer")
+    worker_seen(0)
+    assert rounds_sweep().reclaimed == [round_.pk]
+    assert round_.outputs.get(pk=stored.pk).status == OutputStatus.OK
+    assert set(round_.outputs.exclude(pk=stored.pk).values_list("status", flat=True)) == {OutputStatus.QUEUED}
+
+
+@pytest.mark.django_db
+def test_with_no_worker_alive_a_gone_workers_round_is_left_to_its_deadline(group, owner, settings):
+    round_ = start_round(group, owner)
+    claimed_by(round_, worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1))
+    assert rounds_sweep().reclaimed == []
+    assert status_of(round_) == RoundStatus.RUNNING
+
+
+@pytest.mark.django_db
+def test_a_live_workers_round_is_not_taken_back(group, owner):
+    round_ = start_round(group, owner)
+    claimed_by(round_, worker_seen(0))
+    assert rounds_sweep().reclaimed == []
+    assert status_of(round_) == RoundStatus.RUNNING

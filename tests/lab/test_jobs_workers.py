@@ -40,6 +40,7 @@ def test_a_worker_is_alive_while_it_beats_and_gone_once_killed(transactional_db,
         worker.stop()
     assert worker_status().last_seen is not None
     assert gone_after_s <= LOST_AFTER_S + HEARTBEAT_S + 1
+    print(f"gone {gone_after_s:.1f} s after the kill")
 
 
 def test_a_restarted_worker_replaces_the_process_of_its_node_at_once(transactional_db, tmp_path):
