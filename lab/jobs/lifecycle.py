@@ -41,7 +41,7 @@ def job_claim(job: JobKind, pk: int, *, deadline: datetime, **fields: Any) -> bo
     """Take a queued row for this worker (queued → running); False when someone else has it or it finished."""
     now = timezone.now()
     claimed = job.model.objects.filter(pk=pk, status=QUEUED).update(
-        status=RUNNING, started_at=now, deadline=deadline, claimed_by_id=claimant(), **fields
+        status=RUNNING, started_at=now, deadline=deadline, claimed_by=claimant(), **fields
     )
     return claimed == 1
 

@@ -45,7 +45,7 @@ def worker_register(*, node: str) -> uuid.UUID:
     WorkerProcess.objects.filter(node=node, stopped_at__isnull=True).update(stopped_at=now)
     _me = WorkerProcess.objects.create(node=node, pid=os.getpid(), started_at=now, seen_at=now).pk
     _stopping.clear()
-    threading.Thread(target=_heartbeat, args=(_me,), name="jobs-heartbeat", daemon=True).start()
+    threading.Thread(target=_heartbeat, args=(_me, node), name="jobs-heartbeat", daemon=True).start()
     return _me
 
 
@@ -56,14 +56,21 @@ def worker_stopped() -> None:
         WorkerProcess.objects.filter(pk=_me).update(stopped_at=timezone.now())
 
 
-def _heartbeat(pk: uuid.UUID) -> None:
+def _heartbeat(pk: uuid.UUID, node: str) -> None:
     while not _stopping.wait(settings.JOBS_HEARTBEAT_S):
         try:
-            WorkerProcess.objects.filter(pk=pk).update(seen_at=timezone.now())
+            _beat(pk, node)
         except DatabaseError:
             logger.warning("Could not write the worker heartbeat; trying again.", exc_info=True)
         finally:
             close_old_connections()  # the pool takes the connection back between beats
+
+
+def _beat(pk: uuid.UUID, node: str) -> None:
+    now = timezone.now()
+    if not WorkerProcess.objects.filter(pk=pk).update(seen_at=now):
+        # Its row went missing (deleted by hand, a database restored): this worker is alive, so it says so again.
+        WorkerProcess.objects.create(id=pk, node=node, pid=os.getpid(), started_at=now, seen_at=now)
 
 
 def _lost_before(now: datetime) -> datetime:

@@ -6,8 +6,8 @@ import time
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from compare.experiments.config import config_read
@@ -89,8 +89,16 @@ def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db
 ROWS = 6
 
 
+def send_batch_rounds(broker_url: str, round_ids: list[int]) -> None:
+    """Each round's message on the batch queue of another broker, as round_start sends it on the shared one."""
+    with current_app.connection_for_write(broker_url) as connection:
+        producer = current_app.amqp.Producer(connection)
+        for pk in round_ids:
+            run_round.apply_async((pk,), queue="batch", producer=producer)
+
+
 def test_a_restarted_worker_takes_back_a_killed_workers_experiment_rounds_and_the_experiment_finishes(
-    transactional_db, workspace, owner, fake_llm, tmp_path
+    transactional_db, workspace, owner, fake_llm, tmp_path, private_redis
 ):
     connection_create(
         workspace=workspace, name="wide", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=16
@@ -112,23 +120,24 @@ dataset:
     )
     experiment = experiment_create(workspace=workspace, user=owner, config=config)
     # The default lane deadlines (an hour for batch work): what a claimed round kept before its calls were sent.
-    env = {"SCHEDULER_BATCH_JOBS_PER_PROCESS": str(ROWS)}
+    # Its own broker: no other worker of the session can take the rounds, or the one sent again.
+    env = {"SCHEDULER_BATCH_JOBS_PER_PROCESS": str(ROWS), "REDIS_URL": private_redis.url}
     worker = start_worker(tmp_path, name="batcher", **env)
     try:
-        with transaction.atomic():
-            rounds = experiment_start(experiment=experiment, user=owner)
+        rounds = experiment_start(experiment=experiment, user=owner, run_here=True)  # queued, nothing sent
         ids = [r.pk for r in rounds]
+        send_batch_rounds(private_redis.url, ids)
         running = Round.objects.filter(pk__in=ids, status=RoundStatus.RUNNING)
         assert until(lambda: running.count() == ROWS, timeout=30), "the worker should claim every round"
         # Every call sent: each round's deadline is its answer's time plus the grace, no longer the lane's hour.
         answer_bound = timedelta(
             seconds=rounds[0].group.longest_run(1).total_seconds() + settings.COMPARE_ROUND_GRACE_S
         )
-        assert until(lambda: all(r.deadline <= timezone.now() + answer_bound for r in running), timeout=10)
+        assert until(lambda: all(r.deadline <= timezone.now() + answer_bound for r in running.all()), timeout=10)
         worker.proc.kill()  # SIGKILL mid-batch: every round claimed, every answer on its way
     finally:
         worker.stop()
-    assert running.count() == ROWS  # nothing finished them: the killed worker's rounds wait for a worker
+    assert running.all().count() == ROWS  # nothing finished them: the killed worker's rounds wait for a worker
 
     restarted = start_worker(tmp_path, name="batcher", **env)  # the same node, as a supervisor restarts it
     back = time.monotonic()

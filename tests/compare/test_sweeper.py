@@ -181,7 +181,7 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
 
 def claimed_by(round_: Round, worker: WorkerProcess, *, deadline_in_s: float = 60) -> None:
     Round.objects.filter(pk=round_.pk).update(
-        status=RoundStatus.RUNNING, claimed_by=worker, deadline=timezone.now() + timedelta(seconds=deadline_in_s)
+        status=RoundStatus.RUNNING, claimed_by=worker.pk, deadline=timezone.now() + timedelta(seconds=deadline_in_s)
     )
     round_.outputs.update(status=OutputStatus.RUNNING, text="half an ans")
 

@@ -86,7 +86,7 @@ def test_a_running_verdict_whose_worker_is_gone_is_sent_again_while_a_worker_liv
     gone = WorkerProcess.objects.create(node="gone@here", pid=1, started_at=lost, seen_at=lost)
     WorkerProcess.objects.create(node="live@here", pid=2, started_at=now, seen_at=now)
     Verdict.objects.filter(pk=verdict.pk).update(
-        status=VerdictStatus.RUNNING, claimed_by=gone, deadline=now + timedelta(minutes=5)
+        status=VerdictStatus.RUNNING, claimed_by=gone.pk, deadline=now + timedelta(minutes=5)
     )
     with django_capture_on_commit_callbacks() as callbacks:
         assert verdicts_sweep(now=now).reclaimed == [verdict.pk]
