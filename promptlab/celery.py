@@ -51,13 +51,12 @@ def _start_engine(sender, **kwargs) -> None:
 
 # A worker records itself with a heartbeat, so the jobs it claims say who holds them (lab/jobs/workers.py), then
 # takes back at once the jobs of the process it replaces and of any other worker that is gone.
+# (The embedded worker, which sends no worker_ready, does the same in promptlab/embedded_worker.py.)
 @signals.worker_ready.connect
 def _register_worker(sender, **kwargs) -> None:
-    from lab.jobs.lifecycle import jobs_reclaim
-    from lab.jobs.workers import worker_register
+    from lab.jobs.lifecycle import worker_start
 
-    worker_register(node=sender.hostname)
-    reclaimed = {name: pks for name, pks in jobs_reclaim().items() if pks}
+    reclaimed = {name: pks for name, pks in worker_start(node=sender.hostname).items() if pks}
     if reclaimed:
         logger.info("Took back the jobs of workers that are gone: %s", reclaimed)
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from .enqueue import enqueue_on_commit
 from .kinds import QUEUED, RUNNING, JobKind, registered
-from .workers import claimant, worker_alive, workers_forget, workers_gone
+from .workers import claimant, worker_alive, worker_register, workers_forget, workers_gone
 
 SWEEP_BATCH = 500  # rows of each sort per kind per pass; the next pass takes the rest
 
@@ -82,6 +82,13 @@ def jobs_sweep(*, now: datetime | None = None) -> dict[str, SweepReport]:
     reports = {job.name: job_sweep(job, now=now) for job in registered()}
     workers_forget(now=now)
     return reports
+
+
+def worker_start(*, node: str) -> dict[str, list[int]]:
+    """A worker process is ready (a Celery worker, the embedded one): record it with its heartbeat, then take back
+    the jobs of workers that are gone, its node's previous process first of all. The pks taken back, by kind."""
+    worker_register(node=node)
+    return jobs_reclaim()
 
 
 def jobs_reclaim(*, now: datetime | None = None) -> dict[str, list[int]]:
