@@ -4,9 +4,9 @@ This is the one place where comparisons meet the asyncio engine (`lab.engine.run
 is claimed on its Celery thread, which then waits while the process's loop streams it. A batch round is one
 coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission) and returns, so its
 calls wait for their connection's turn without holding a thread. Database work from the loop goes through
-thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is the jobs sweeper's: a round
-it admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
-claimed one is failed at its deadline.
+thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is lab.jobs's: a round it
+admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
+claimed one is taken back by a worker that starts (or that lives on), or failed at its deadline.
 """
 
 from __future__ import annotations

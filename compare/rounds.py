@@ -3,7 +3,7 @@
 A round is claimed with a conditional UPDATE, so a redelivered message finds it taken and does nothing. The
 worker writes little: the claim (round and outputs at once), one row per answer as it finishes, and the finish
 with the answers not yet written (a batch round's all, an interactive round's last). Whatever a dead worker leaves
-behind, the jobs sweeper (lab.jobs) fails with a readable error once the round's deadline has passed.
+behind, lab.jobs takes back for a live worker, or fails with a readable error once the round's deadline has passed.
 """
 
 from __future__ import annotations
