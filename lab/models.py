@@ -105,6 +105,9 @@ class WorkerProcess(models.Model):
     pid = models.PositiveIntegerField()
     started_at = models.DateTimeField(default=timezone.now)
     seen_at = models.DateTimeField(default=timezone.now)  # its last heartbeat
+    # Since when its heartbeats came without a gap of JOBS_WORKER_LOST_AFTER_S (reset after an outage): only a
+    # worker that beat that long proves the database took heartbeats while a silent one wrote none.
+    beating_since = models.DateTimeField(default=timezone.now)
     stopped_at = models.DateTimeField(null=True, blank=True)  # it stopped, or a later process of its node started
 
     class Meta:

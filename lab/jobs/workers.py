@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, transaction
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Case, F, Max, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from lab.models import WorkerProcess
@@ -68,7 +68,10 @@ def _heartbeat(pk: uuid.UUID, node: str) -> None:
 
 def _beat(pk: uuid.UUID, node: str) -> None:
     now = timezone.now()
-    if not WorkerProcess.objects.filter(pk=pk).update(seen_at=now):
+    after_a_gap = When(seen_at__lt=_lost_before(now), then=Value(now))
+    if not WorkerProcess.objects.filter(pk=pk).update(
+        seen_at=now, beating_since=Case(after_a_gap, default=F("beating_since"))
+    ):
         # Its row went missing (deleted by hand, a database restored): this worker is alive, so it says so again.
         WorkerProcess.objects.create(id=pk, node=node, pid=os.getpid(), started_at=now, seen_at=now)
 
@@ -78,9 +81,14 @@ def _lost_before(now: datetime) -> datetime:
 
 
 def workers_gone(*, now: datetime | None = None) -> QuerySet:
-    """The ids of workers that are gone: stopped, replaced, or silent for JOBS_WORKER_LOST_AFTER_S."""
-    now = now or timezone.now()
-    gone = Q(stopped_at__isnull=False) | Q(seen_at__lt=_lost_before(now))
+    """The ids of workers that are gone: stopped, replaced, or silent for JOBS_WORKER_LOST_AFTER_S while another
+    worker beat all that time. Without such a witness (after a database outage every worker was silent) silence
+    proves nothing yet: the living beat again within that time."""
+    lost = _lost_before(now or timezone.now())
+    gone = Q(stopped_at__isnull=False)
+    witness = WorkerProcess.objects.filter(stopped_at__isnull=True, seen_at__gte=lost, beating_since__lte=lost)
+    if witness.exists():
+        gone |= Q(seen_at__lt=lost)
     return WorkerProcess.objects.filter(gone).values("pk")
 
 

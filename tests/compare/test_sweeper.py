@@ -186,9 +186,12 @@ def claimed_by(round_: Round, worker: WorkerProcess, *, deadline_in_s: float = 6
     round_.outputs.update(status=OutputStatus.RUNNING, text="half an ans")
 
 
-def worker_seen(seconds_ago: float) -> WorkerProcess:
-    seen = timezone.now() - timedelta(seconds=seconds_ago)
-    return WorkerProcess.objects.create(node=f"w{seconds_ago}@here", pid=1, started_at=seen, seen_at=seen)
+def worker_seen(seconds_ago: float, *, beating_for: float = 0) -> WorkerProcess:
+    now = timezone.now()
+    seen, since = now - timedelta(seconds=seconds_ago), now - timedelta(seconds=beating_for)
+    return WorkerProcess.objects.create(
+        node=f"w{seconds_ago}@here", pid=1, started_at=min(seen, since), seen_at=seen, beating_since=since
+    )
 
 
 @pytest.mark.django_db
@@ -197,7 +200,7 @@ def test_a_live_worker_takes_back_the_round_of_a_worker_that_is_gone(
 ):
     round_ = start_round(group, owner)
     claimed_by(round_, worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1))
-    worker_seen(0)  # alive
+    worker_seen(0, beating_for=settings.JOBS_WORKER_LOST_AFTER_S + 1)  # alive, and beating all that time
     with django_capture_on_commit_callbacks() as callbacks:
         assert rounds_sweep().reclaimed == [round_.pk]
     assert [(c.func, c.args) for c in callbacks] == [(send, (ROUND, round_.pk))]
@@ -212,7 +215,7 @@ def test_a_round_taken_back_keeps_the_answers_it_had_stored(group, owner, settin
     claimed_by(round_, worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1))
     stored = round_.outputs.order_by("variant__position").first()
     round_.outputs.filter(pk=stored.pk).update(status=OutputStatus.OK, text="a whole answer")
-    worker_seen(0)
+    worker_seen(0, beating_for=settings.JOBS_WORKER_LOST_AFTER_S + 1)
     assert rounds_sweep().reclaimed == [round_.pk]
     assert round_.outputs.get(pk=stored.pk).status == OutputStatus.OK
     assert set(round_.outputs.exclude(pk=stored.pk).values_list("status", flat=True)) == {OutputStatus.QUEUED}
@@ -230,5 +233,16 @@ def test_with_no_worker_alive_a_gone_workers_round_is_left_to_its_deadline(group
 def test_a_live_workers_round_is_not_taken_back(group, owner):
     round_ = start_round(group, owner)
     claimed_by(round_, worker_seen(0))
+    assert rounds_sweep().reclaimed == []
+    assert status_of(round_) == RoundStatus.RUNNING
+
+
+@pytest.mark.django_db
+def test_after_a_database_outage_a_silent_worker_is_not_taken_for_gone_until_another_beat_all_that_time(group, owner):
+    # Nobody could beat during the outage: the one worker that beat again first is no witness that the other died.
+    round_ = start_round(group, owner)
+    silent = worker_seen(settings.JOBS_WORKER_LOST_AFTER_S + 1)
+    claimed_by(round_, silent)
+    worker_seen(0)  # beating again since just now
     assert rounds_sweep().reclaimed == []
     assert status_of(round_) == RoundStatus.RUNNING

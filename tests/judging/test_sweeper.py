@@ -84,7 +84,7 @@ def test_a_running_verdict_whose_worker_is_gone_is_sent_again_while_a_worker_liv
     now = timezone.now()
     lost = now - timedelta(seconds=settings.JOBS_WORKER_LOST_AFTER_S + 1)
     gone = WorkerProcess.objects.create(node="gone@here", pid=1, started_at=lost, seen_at=lost)
-    WorkerProcess.objects.create(node="live@here", pid=2, started_at=now, seen_at=now)
+    WorkerProcess.objects.create(node="live@here", pid=2, started_at=lost, seen_at=now, beating_since=lost)
     Verdict.objects.filter(pk=verdict.pk).update(
         status=VerdictStatus.RUNNING, claimed_by=gone.pk, deadline=now + timedelta(minutes=5)
     )
