@@ -115,6 +115,9 @@ class QuietHooks:
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
         return None
 
+    async def sending(self, key: int) -> None:
+        return None
+
 
 class ChannelHooks(QuietHooks):
     """Sends deltas through the real broadcast helper, exactly as a round does."""

@@ -66,6 +66,9 @@ class Hooks:
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
         return None
 
+    async def sending(self, key: int) -> None:
+        return None
+
 
 def call(key: int, config: ConnectionConfig, model: str, lane: str) -> Call:
     request = ChatRequest(model=model, messages=[{"role": "user", "content": "Say something."}])

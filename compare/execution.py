@@ -4,9 +4,9 @@ This is the one place where comparisons meet the asyncio engine (`lab.engine.run
 is claimed on its Celery thread, which then waits while the process's loop streams it. A batch round is one
 coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission) and returns, so its
 calls wait for their connection's turn without holding a thread. Database work from the loop goes through
-thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is the jobs sweeper's: a round
-it admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
-claimed one is failed at its deadline.
+thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is lab.jobs's: a round it
+admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
+claimed one is taken back by a worker that starts (or that lives on), or failed at its deadline.
 """
 
 from __future__ import annotations
@@ -117,6 +117,12 @@ async def round_stream(
         raise
 
 
+def _log_failure(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        # The round keeps its claim's deadline: later than it need be, never too early.
+        logger.warning("Could not shorten a round's deadline", exc_info=task.exception())
+
+
 def _not_queued(round_id: int) -> None:
     logger.info("Round %s is not queued any more (claimed before, or cancelled); nothing to do.", round_id)
 
@@ -136,7 +142,7 @@ class RoundHooks:
     two.
     """
 
-    def __init__(self, claimed: rounds.ClaimedRound):
+    def __init__(self, claimed: rounds.ClaimedRound, *, shorten_deadline: bool = True):
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
         self.blind = claimed.blind
@@ -147,6 +153,11 @@ class RoundHooks:
         self.texts: dict[int, list[str]] = {}
         self.changed: set[int] = set()
         self.checkpointed_at = time.monotonic()
+        # Calls not yet sent nor ended; once none is left, the round's deadline is shortened (see `sending`).
+        self.unsent = len(claimed.calls) if shorten_deadline else 0
+        self.sent_keys: set[int] = set()
+        self.answer_s = claimed.answer_s
+        self.deadline_write: asyncio.Task | None = None
 
     async def _watched(self) -> bool:
         return not self.batch or await alistened(self.channel)
@@ -170,10 +181,26 @@ class RoundHooks:
         self.checkpointed_at = time.monotonic()
         await database_sync_to_async(rounds.outputs_checkpoint)(texts=partial)
 
+    async def sending(self, key: int) -> None:
+        self.sent_keys.add(key)
+        self._one_less_unsent()
+
+    def _one_less_unsent(self) -> None:
+        # The last call to be sent (or to end unsent) while others still run: no call may wait for its connection
+        # any more, so a dead worker's round need not be given the lane's queue deadline (an hour for batch work).
+        # Written on the side, so the request that goes now does not wait for the database.
+        self.unsent -= 1
+        if self.unsent == 0 and self.left > 0 and self.sent_keys:
+            write = database_sync_to_async(rounds.round_deadline_shorten)
+            self.deadline_write = asyncio.ensure_future(write(round_id=self.round_id, answer_s=self.answer_s))
+            self.deadline_write.add_done_callback(_log_failure)
+
     async def done(self, result: Result) -> None:
         self.changed.discard(result.key)  # the final text is written below; a checkpoint must not follow it
         self.texts.pop(result.key, None)
         self.left -= 1
+        if self.unsent and result.key not in self.sent_keys:
+            self._one_less_unsent()
         if self.batch or not self.left:  # written with the round's finish (or, for many rounds, round_batches)
             return
         self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved

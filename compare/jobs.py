@@ -5,7 +5,7 @@ from __future__ import annotations
 from lab.jobs.kinds import JobKind, register
 
 from .models import Round
-from .rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, round_fail
+from .rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, round_answers_requeue, round_fail
 
 ROUND = "round"
 
@@ -31,5 +31,6 @@ def register_kinds() -> None:
             worker_stopped=ROUND_WORKER_STOPPED,
             noun="round",
             queued_since="created_at",
+            on_reclaim=round_answers_requeue,
         )
     )

@@ -196,6 +196,9 @@ class Round(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
+    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
+    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
+    claimed_by = models.UUIDField(null=True, blank=True)
 
     objects = RoundQuerySet.as_manager()
 

@@ -17,6 +17,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet,
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from lab.jobs.workers import WorkerStatus, worker_status
 from lab.models import Connection, ConnectionKind, Workspace
 from lab.providers.params import check_params
 
@@ -131,6 +132,8 @@ class RoundView:
     totals: dict[str, Any]
     progress: RunProgress
     last_number: int
+    # Asked only while the round is unfinished: a round that waits on a worker says so when none is running.
+    worker: WorkerStatus | None = None
 
 
 def round_view(round_: Round, user) -> RoundView:
@@ -144,6 +147,7 @@ def round_view(round_: Round, user) -> RoundView:
         totals=round_totals(outputs),
         progress=run_progress(round_),
         last_number=last,
+        worker=worker_status() if round_.status in ROUND_UNFINISHED else None,
     )
 
 

@@ -85,7 +85,8 @@ class RoundBatches:
     async def run(self, claimed: rounds.ClaimedRound) -> None:
         """Make the round's calls, then wait until its answers are written with the next batch (a failed write
         raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
-        hooks = RoundHooks(claimed)
+        # The command writes its rounds in batches; a round it leaves behind keeps its claim's deadline.
+        hooks = RoundHooks(claimed, shorten_deadline=False)
         self._calling += 1
         try:
             results = await round_stream(claimed, self.engine, hooks, self.calls_in_flight)

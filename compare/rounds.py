@@ -3,7 +3,7 @@
 A round is claimed with a conditional UPDATE, so a redelivered message finds it taken and does nothing. The
 worker writes little: the claim (round and outputs at once), one row per answer as it finishes, and the finish
 with the answers not yet written (a batch round's all, an interactive round's last). Whatever a dead worker leaves
-behind, the jobs sweeper (lab.jobs) fails with a readable error once the round's deadline has passed.
+behind, lab.jobs takes back for a live worker, or fails with a readable error once the round's deadline has passed.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from lab.events import (
     round_started,
 )
 from lab.jobs.kinds import Lane
+from lab.jobs.workers import claimant
 from lab.markdown import render_markdown
 from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
@@ -72,6 +73,7 @@ class ClaimedRound:
     group_id: int
     calls: list[Call]
     run_s: float  # how long it may take: its lane's queue deadline plus its slowest answer's stagger and timeout
+    answer_s: float = 0.0  # of which its slowest answer's stagger and timeout (once sent, a call takes no longer)
     lane: str = Lane.INTERACTIVE
     workspace_id: int = 0
     # Opt-in response cache: output id → the key its answer is stored under once the round's calls are done.
@@ -134,6 +136,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 group_id=round_.group_id,
                 calls=round_calls,
                 run_s=longest[round_.pk].total_seconds(),
+                answer_s=longest[round_.pk].total_seconds() - queue_deadline_s(round_.lane),
                 workspace_id=round_.group.workspace_id,
                 cache_keys=cache_keys,
                 lane=round_.lane,
@@ -158,10 +161,11 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     # queue deadline before its slowest answer starts.
     longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
     grace = timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
+    worker = claimant()
     taken = set(
         _update_from_values(
-            ["status", "started_at", "deadline"],
-            [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace] for r in found],
+            ["status", "started_at", "deadline", "claimed_by"],
+            [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace, worker] for r in found],
             model=Round,
             only_status=ROUND_TRANSITIONS[RoundStatus.RUNNING],
         )
@@ -443,6 +447,22 @@ def _finish(round_ids: list[int]) -> list[Round]:
     finished = [found[pk] for pk in round_ids if pk in found]
     transaction.on_commit(partial(rounds_announce, finished))
     return finished
+
+
+def round_deadline_shorten(*, round_id: int, answer_s: float) -> None:
+    """Every call of the running round has been sent: none may wait for its connection any more, so the round's
+    deadline becomes its answers' time from now plus the grace (the claim's also covered the lane's queue
+    deadline, an hour for batch work, which is how long a dead worker's round showed `running`)."""
+    deadline = timezone.now() + timedelta(seconds=answer_s + settings.COMPARE_ROUND_GRACE_S)
+    Round.objects.filter(pk=round_id, status=RoundStatus.RUNNING, deadline__gt=deadline).update(deadline=deadline)
+
+
+def round_answers_requeue(round_id: int) -> None:
+    """A round taken back from a worker that is gone: the answers it was making are queued again for the next
+    claim (answers already stored are kept, and never asked again)."""
+    Output.objects.filter(round_id=round_id, status=OutputStatus.RUNNING).update(
+        status=OutputStatus.QUEUED, text="", html=""
+    )
 
 
 @transaction.atomic

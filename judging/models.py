@@ -155,6 +155,9 @@ class Verdict(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; a later request may take it over
+    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
+    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
+    claimed_by = models.UUIDField(null=True, blank=True)
 
     objects = VerdictQuerySet.as_manager()
 

@@ -1,8 +1,11 @@
-"""Tenancy (workspaces and roles) and provider connections."""
+"""Tenancy (workspaces and roles), provider connections, and the worker processes that claim jobs."""
+
+import uuid
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from . import crypto
 from .providers.base import DEFAULT_MAX_CONCURRENCY
@@ -116,6 +119,30 @@ class Connection(models.Model):
 
     def api_key(self) -> str:
         return crypto.decrypt(self.api_key_encrypted) if self.api_key_encrypted else ""
+
+
+class WorkerProcess(models.Model):
+    """A process that claims jobs (lab/jobs/workers.py): alive while its heartbeat is fresh; a job records which one
+    claimed it, so the jobs of one that is gone are taken back and run again."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    node = models.CharField(max_length=255)  # the Celery node name (worker@host); a restart reuses it
+    pid = models.PositiveIntegerField()
+    started_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(default=timezone.now)  # its last heartbeat
+    # Since when its heartbeats came without a gap of JOBS_WORKER_LOST_AFTER_S (reset after an outage): only a
+    # worker that beat that long proves the database took heartbeats while a silent one wrote none.
+    beating_since = models.DateTimeField(default=timezone.now)
+    stopped_at = models.DateTimeField(null=True, blank=True)  # it stopped, or a later process of its node started
+
+    class Meta:
+        indexes = [
+            # "Is any worker alive?" (the comparison page, the sweep) and "which are gone?" (the reclaim).
+            models.Index(fields=["seen_at"], name="workerprocess_seen"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.node} (pid {self.pid})"
 
 
 # Teams' models live beside their code; importing them here registers them with this app.

@@ -28,13 +28,14 @@ def audit_prune() -> int:
 
 @shared_task(name="lab.sweep_jobs")
 def sweep_jobs() -> None:
-    """Every job kind's sweep (beat sends it every COMPARE_SWEEP_INTERVAL_S)."""
+    """Every job kind's sweep (beat runs it in its own process every COMPARE_SWEEP_INTERVAL_S: promptlab/beat.py)."""
     for name, report in jobs_sweep().items():
         if report:
             logger.info(
-                "Sweep of %ss: failed %s, re-enqueued %s, expired %s",
+                "Sweep of %ss: failed %s, taken back %s, re-enqueued %s, expired %s",
                 name,
                 report.failed,
+                report.reclaimed,
                 report.requeued,
                 report.expired,
             )

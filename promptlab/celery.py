@@ -49,18 +49,33 @@ def _start_engine(sender, **kwargs) -> None:
         gc_tuning.settle_for_a_long_run()
 
 
+# A worker records itself with a heartbeat, so the jobs it claims say who holds them (lab/jobs/workers.py), then
+# takes back at once the jobs of the process it replaces and of any other worker that is gone.
+# (The embedded worker, which sends no worker_ready, does the same in promptlab/embedded_worker.py.)
+@signals.worker_ready.connect
+def _register_worker(sender, **kwargs) -> None:
+    from lab.jobs.lifecycle import worker_start
+
+    reclaimed = {name: pks for name, pks in worker_start(node=sender.hostname).items() if pks}
+    if reclaimed:
+        logger.info("Took back the jobs of workers that are gone: %s", reclaimed)
+
+
 # A warm shutdown (SIGTERM: a deploy, `docker compose stop`) waits for the tasks in flight, but batch jobs run on the
 # engine loop after their tasks returned: give them time to finish too, within docker-compose's stop_grace_period.
-# What is still running afterwards is failed by the sweeper at its deadline, like any job of a dead worker.
+# What is still running afterwards is taken back by a live worker (or failed at its deadline), like any job of a
+# dead worker.
 BATCH_DRAIN_S = 45
 
 
 @signals.worker_shutdown.connect
 def _finish_batch_jobs(**kwargs) -> None:
     from lab.engine.runtime import started
+    from lab.jobs.workers import worker_stopped
 
     engine = started()
     if engine is not None and engine.batch.in_flight:
         left = engine.batch.drain(BATCH_DRAIN_S)
         if left:
-            logger.warning("Stopping with %s batch jobs unfinished; the sweeper ends them.", left)
+            logger.warning("Stopping with %s batch jobs unfinished; a live worker takes them back.", left)
+    worker_stopped()

@@ -12,6 +12,7 @@ from pathlib import Path
 from celery import beat
 
 from lab.jobs.batch import batch_consumer_attach
+from lab.jobs.lifecycle import worker_start
 
 from .celery import app
 
@@ -36,6 +37,11 @@ def start_embedded_worker(concurrency: int = 8) -> None:
     )
     batch_consumer_attach(worker.consumer)  # a full process stops taking batch messages (lab.jobs.batch)
     threading.Thread(target=worker.start, name="embedded-celery-worker", daemon=True).start()
+    # A WorkController sends no worker_ready (only `celery worker` does): record the worker here, with its heartbeat.
+    worker_start(node=worker.hostname)
     schedule = Path(tempfile.gettempdir()) / "promptlab-embedded-beat"
-    beat.EmbeddedService(app, thread=True, schedule_filename=str(schedule)).start()
+    # The project's scheduler (promptlab/beat.py), which EmbeddedService does not read from the settings itself.
+    beat.EmbeddedService(
+        app, thread=True, schedule_filename=str(schedule), scheduler_cls=app.conf.beat_scheduler
+    ).start()
     logger.info("Embedded Celery worker and beat started (in-memory broker).")

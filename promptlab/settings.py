@@ -408,6 +408,11 @@ COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "10"))
 COMPARE_REQUEUE_AFTER_S = int(os.environ.get("COMPARE_REQUEUE_AFTER_S", "120"))
 # … and one still queued after this long is failed: no worker is coming.
 COMPARE_QUEUE_EXPIRY_S = int(os.environ.get("COMPARE_QUEUE_EXPIRY_S", "3600"))
+# Every worker process writes a heartbeat this often (lab/jobs/workers.py) …
+JOBS_HEARTBEAT_S = float(os.environ.get("JOBS_HEARTBEAT_S", "5"))
+# … and is taken for gone when none came for this long: the jobs it had claimed are run again by a live worker
+# (a worker that starts takes back at once those of the process it replaces), and pages say no worker is running.
+JOBS_WORKER_LOST_AFTER_S = float(os.environ.get("JOBS_WORKER_LOST_AFTER_S", "30"))
 # A cached answer (compare/response_cache.py, opt-in per experiment or run) is reused for this many days after it
 # was stored; older entries are ignored and `manage.py response_cache_prune` deletes them. 0: never expire.
 RESPONSE_CACHE_MAX_AGE_DAYS = int(os.environ.get("RESPONSE_CACHE_MAX_AGE_DAYS", "30"))
@@ -462,6 +467,8 @@ CELERY = {
     # Two lanes (lab.jobs.kinds.Lane): a worker started without -Q serves both, interactive first.
     "task_queues": {"interactive": {}, "batch": {}},
     "task_default_queue": "interactive",
+    # The jobs sweep runs in the beat process itself, so it bounds a dead worker's jobs with no worker alive.
+    "beat_scheduler": "promptlab.beat:Scheduler",
     "beat_schedule": {
         "jobs-sweep": {"task": "lab.sweep_jobs", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
         "lab-audit-prune": {"task": "lab.audit_prune", "schedule": 24 * 3600.0},

@@ -114,6 +114,9 @@ class Evaluation(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
+    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
+    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
+    claimed_by = models.UUIDField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

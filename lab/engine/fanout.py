@@ -83,6 +83,9 @@ class Hooks(Protocol):
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
         """The call `key` waits for its connection's turn, with `ahead` calls before it."""
 
+    async def sending(self, key: int) -> None:
+        """The call `key` has its connection's turn: its request goes now, and its timeout starts."""
+
 
 def limit_for(config: ConnectionConfig) -> Limit:
     return Limit(
@@ -214,6 +217,7 @@ async def _send(call: Call, run: _Run, result: Result, limit: Limit, waiting_sin
         result.queued_ms = _ms_since(waiting_since)
         adapter = get_adapter(call.config, client=run.client)
         on_delta = partial(run.deltas.add, call.key)
+        await run.hooks.sending(call.key)
         gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
         try:
             async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it

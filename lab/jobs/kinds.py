@@ -35,6 +35,8 @@ class JobKind:
     message_key: str = "pk"
     # The field that says since when a queued row has waited for a worker; past the expiry it is failed.
     queued_since: str = "enqueued_at"
+    # What else goes back to queued with a row taken back from a worker that is gone (a round's answers).
+    on_reclaim: Callable[[int], None] | None = None
 
 
 _kinds: dict[str, JobKind] = {}

@@ -6,11 +6,16 @@ import time
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 
+from compare.experiments.config import config_read
+from compare.experiments.files import DirectoryFiles
+from compare.experiments.selectors import experiment_progress
+from compare.experiments.services import experiment_create, experiment_start
 from compare.jobs import ROUND
-from compare.models import OutputStatus, Round, RoundStatus
+from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from compare.tasks import run_round
 from lab.jobs.kinds import kind
@@ -22,6 +27,15 @@ from tests.fixtures.processes import start_worker
 pytestmark = pytest.mark.services
 
 QUEUE_DEADLINE_S, GRACE_S = 2, 1
+
+
+def until(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
 
 
 def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db, workspace, owner, fake_llm, tmp_path):
@@ -70,3 +84,70 @@ def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db
         assert {(o.status, o.error) for o in round_.outputs.all()} == {(OutputStatus.ERROR, WORKER_STOPPED)}
     # Sent again to the batch lane; cancel them so no other test's worker spends time on their slow model.
     Round.objects.filter(pk__in=report.requeued).update(status=RoundStatus.CANCELLED)
+
+
+ROWS = 6
+
+
+def send_batch_rounds(broker_url: str, round_ids: list[int]) -> None:
+    """Each round's message on the batch queue of another broker, as round_start sends it on the shared one."""
+    with current_app.connection_for_write(broker_url) as connection:
+        producer = current_app.amqp.Producer(connection)
+        for pk in round_ids:
+            run_round.apply_async((pk,), queue="batch", producer=producer)
+
+
+def test_a_restarted_worker_takes_back_a_killed_workers_experiment_rounds_and_the_experiment_finishes(
+    transactional_db, workspace, owner, fake_llm, tmp_path, private_redis
+):
+    connection_create(
+        workspace=workspace, name="wide", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=16
+    )
+    rows = "\n".join(f"  - vars:\n      person: P{i}" for i in range(ROWS))
+    config = config_read(
+        f"""
+name: Killed mid-batch
+models:
+  - model: wide:{fake_llm.model(ttft_ms=3000, tokens=5)}
+prompts:
+  - name: greet
+    prompt: Greet <<person>>.
+dataset:
+{rows}
+""",
+        source="killed.yaml",
+        files=DirectoryFiles(tmp_path),
+    )
+    experiment = experiment_create(workspace=workspace, user=owner, config=config)
+    # The default lane deadlines (an hour for batch work): what a claimed round kept before its calls were sent.
+    # Its own broker: no other worker of the session can take the rounds, or the one sent again.
+    env = {"SCHEDULER_BATCH_JOBS_PER_PROCESS": str(ROWS), "REDIS_URL": private_redis.url}
+    worker = start_worker(tmp_path, name="batcher", **env)
+    try:
+        rounds = experiment_start(experiment=experiment, user=owner, run_here=True)  # queued, nothing sent
+        ids = [r.pk for r in rounds]
+        send_batch_rounds(private_redis.url, ids)
+        running = Round.objects.filter(pk__in=ids, status=RoundStatus.RUNNING)
+        assert until(lambda: running.count() == ROWS, timeout=30), "the worker should claim every round"
+        # Every call sent: each round's deadline is its answer's time plus the grace, no longer the lane's hour.
+        answer_bound = timedelta(
+            seconds=rounds[0].group.longest_run(1).total_seconds() + settings.COMPARE_ROUND_GRACE_S
+        )
+        assert until(lambda: all(r.deadline <= timezone.now() + answer_bound for r in running.all()), timeout=10)
+        worker.proc.kill()  # SIGKILL mid-batch: every round claimed, every answer on its way
+    finally:
+        worker.stop()
+    assert running.all().count() == ROWS  # nothing finished them: the killed worker's rounds wait for a worker
+
+    restarted = start_worker(tmp_path, name="batcher", **env)  # the same node, as a supervisor restarts it
+    back = time.monotonic()
+    try:
+        assert until(lambda: experiment_progress(experiment)["finished"], timeout=60), restarted.output()[-3000:]
+        recovered_s = time.monotonic() - back
+    finally:
+        restarted.stop()
+    assert set(Round.objects.filter(pk__in=ids).values_list("status", flat=True)) == {RoundStatus.DONE}
+    assert set(Output.objects.filter(round__in=ids).values_list("status", flat=True)) == {OutputStatus.OK}
+    # Promptly: the restart takes the rounds back at once; then one answer's time (3 s) and the writes.
+    assert recovered_s < 20, recovered_s
+    print(f"experiment finished {recovered_s:.1f} s after the restarted worker was ready")

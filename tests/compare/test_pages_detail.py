@@ -1,15 +1,17 @@
 """The comparison page's server side: columns with metrics, failures, the round navigator, blind mode, isolation."""
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from compare.blind import outputs_as_seen_by
-from compare.models import Output, OutputStatus
+from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.selectors import round_with_outputs
-from lab.models import Role
-from tests.fixtures.compare_factories import make_group
+from lab.models import Role, WorkerProcess
+from tests.fixtures.compare_factories import make_group, start_round
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.services import vote_cast
@@ -135,3 +137,29 @@ def test_pages_need_a_login(client, workspace, owner):
     group = make_group(workspace, owner)
     response = client.get(f"/compare/{group.pk}/")
     assert response.status_code == 302 and response.url.startswith("/login/")
+
+
+def test_an_unfinished_round_says_when_no_worker_is_running(as_owner, workspace, owner, settings):
+    group = make_group(workspace, owner)
+    round_ = start_round(group, owner)
+    page = f"/compare/{group.pk}/rounds/1/partial/"
+    assert (
+        "No worker is running (last seen never): this round starts when a worker does."
+        in as_owner.get(page).content.decode()
+    )
+
+    now = timezone.now()
+    worker = WorkerProcess.objects.create(node="worker@here", pid=1, started_at=now, seen_at=now)
+    assert "No worker is running" not in as_owner.get(page).content.decode()
+
+    lost = now - timedelta(seconds=settings.JOBS_WORKER_LOST_AFTER_S + 120)
+    WorkerProcess.objects.filter(pk=worker.pk).update(seen_at=lost)
+    Round.objects.filter(pk=round_.pk).update(status=RoundStatus.RUNNING, deadline=now + timedelta(minutes=1))
+    html = as_owner.get(page).content.decode()
+    assert "No worker is running (last seen 2\xa0minutes ago): the worker running this round stopped" in html
+
+
+def test_a_finished_round_says_nothing_of_workers(as_owner, workspace, owner):
+    group = make_group(workspace, owner)
+    finished_round(group, owner)
+    assert "No worker is running" not in as_owner.get(f"/compare/{group.pk}/").content.decode()

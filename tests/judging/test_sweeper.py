@@ -10,8 +10,10 @@ from django.utils import timezone
 from judging import services
 from judging.jobs import WORKER_STOPPED
 from judging.models import VERDICT_JOB, Verdict, VerdictStatus
+from lab.jobs.enqueue import send
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_sweep
+from lab.models import WorkerProcess
 from lab.realtime import group_channel
 from tests.fixtures.judging_factories import answered_round, judged_group, make_judge
 
@@ -74,3 +76,20 @@ def test_a_verdict_nobody_picked_up_for_an_hour_fails_and_says_why(verdict, sett
     assert report.expired == [verdict.pk]
     assert verdict.status == VerdictStatus.FAILED
     assert "is a worker running?" in verdict.error
+
+
+def test_a_running_verdict_whose_worker_is_gone_is_sent_again_while_a_worker_lives(
+    verdict, settings, django_capture_on_commit_callbacks
+):
+    now = timezone.now()
+    lost = now - timedelta(seconds=settings.JOBS_WORKER_LOST_AFTER_S + 1)
+    gone = WorkerProcess.objects.create(node="gone@here", pid=1, started_at=lost, seen_at=lost)
+    WorkerProcess.objects.create(node="live@here", pid=2, started_at=lost, seen_at=now, beating_since=lost)
+    Verdict.objects.filter(pk=verdict.pk).update(
+        status=VerdictStatus.RUNNING, claimed_by=gone.pk, deadline=now + timedelta(minutes=5)
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert verdicts_sweep(now=now).reclaimed == [verdict.pk]
+    assert [(c.func, c.args) for c in callbacks] == [(send, (VERDICT_JOB, verdict.pk))]
+    verdict.refresh_from_db()
+    assert (verdict.status, verdict.claimed_by, verdict.deadline) == (VerdictStatus.QUEUED, None, None)

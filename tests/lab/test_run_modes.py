@@ -4,8 +4,10 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -64,6 +66,11 @@ def test_embedded_mode_serves_the_lab_with_sqlite_and_no_redis(tmp_path):
             assert types.count("output.done") == 2
             assert types[-1] == "round.done"
         assert "Embedded Celery worker and beat started" in web.output()
+        # The in-process worker is recorded with its heartbeat, and the round says it claimed it (lab/jobs/workers.py).
+        with closing(sqlite3.connect(tmp_path / "lab.sqlite3")) as db:
+            [(worker_id,)] = db.execute("SELECT id FROM lab_workerprocess WHERE stopped_at IS NULL").fetchall()
+            [(claimed_by,)] = db.execute("SELECT claimed_by FROM compare_round ORDER BY id DESC LIMIT 1").fetchall()
+        assert claimed_by == worker_id
     finally:
         web.stop()
 
