@@ -58,7 +58,7 @@ class ExperimentList(APIView):
         source = fields.get("name") or FORMATS[fields["format"]]
         files = UploadedFiles({path: text.encode() for path, text in fields["files"].items()})
         try:
-            config = config_read(fields["file"], source=source, files=files)
+            config = config_read(fields["file"], source=source, files=files, workspace=workspace)
             _, estimate = experiment_plan(config=config, workspace=workspace)
             if fields["dry_run"]:
                 body = {"group": None, "estimate": estimate.as_dict(), "progress": None, "averages": None}

@@ -159,7 +159,8 @@ class Command(BaseCommand):
             raise CommandError(f"--workspace: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
         self._connections_from_environment(workspace)
         try:
-            config = config_read(path.read_text(encoding="utf-8"), source=str(path), files=DirectoryFiles(path.parent))
+            text, files = path.read_text(encoding="utf-8"), DirectoryFiles(path.parent)
+            config = config_read(text, source=str(path), files=files, workspace=workspace)
             _, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
             self._config_errors(exc)
