@@ -224,7 +224,8 @@ class Command(BaseCommand):
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
-        self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {experiment_page_path(group.pk)}\n')
+        page = settings.SITE_URL + experiment_page_path(group.pk)
+        self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {page}\n')
         failed, unstarted = failed_cells(results), unstarted_cells(results)
         unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
@@ -236,7 +237,7 @@ class Command(BaseCommand):
         summary += f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
         if comparison is not None:
-            url = reverse("compare:experiment_baseline", args=[group.pk])
+            url = settings.SITE_URL + reverse("compare:experiment_baseline", args=[group.pk])
             self.stdout.write("\n" + baseline_text(comparison, url=url) + "\n")
         stopped = outcome.stopped if outcome else []
         for process in stopped:
