@@ -116,3 +116,5 @@ MetricFormSet = forms.formset_factory(
 
 class RoundJudgeForm(forms.Form):
     judge = forms.IntegerField(required=False)
+    # The family rule's override, as the API's allow_same_family: it names the judge as the comparison's, recorded.
+    allow_same_family = forms.BooleanField(required=False)
