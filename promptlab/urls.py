@@ -1,9 +1,7 @@
 """Top-level URLs: each app's pages and API routes, the schema and docs, and the admin."""
 
 from django.contrib import admin
-from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from compare import views as compare_views
@@ -14,8 +12,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     # A workspace's home page is its history of comparisons.
     path("w/<int:pk>/", compare_views.history, name="workspace_home"),
-    # Asked for by whatever does not read the pages' icon link (API clients' pages, feed readers): no 404 either.
-    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("favicon.ico", views.favicon),
     path("admin/", admin.site.urls),
     # allauth's pages (password reset, e-mail verification, identity providers) keep their own URL names.
     path("accounts/", include("allauth.urls")),
