@@ -25,9 +25,9 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 install: $(VENV)/.installed  ## create .venv and install everything
 
-run: install  ## embedded mode on http://127.0.0.1:8000 (SQLite, in-process worker, no Redis)
+run: install  ## embedded mode on http://127.0.0.1:$(PORT) (SQLite, in-process worker, no Redis; PORT=8200 make run)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py demo_setup
+	PORT=$(PORT) $(PY) manage.py demo_setup
 	$(VENV)/bin/daphne -b 127.0.0.1 -p $(PORT) promptlab.asgi:application
 
 test: install  ## the whole test suite against Postgres and Redis

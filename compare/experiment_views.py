@@ -85,7 +85,7 @@ def experiment_estimate(request, pk):
         files = UploadedFiles({f.name: f.read() for f in upload.cleaned_data["files"]})
         budget, source = upload.cleaned_data["budget"], config_file.name
         try:
-            config = config_read(decode(config_file.read()), source=source, files=files)
+            config = config_read(decode(config_file.read()), source=source, files=files, workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except (ConfigError, ValidationError) as exc:
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
@@ -99,7 +99,7 @@ def experiment_estimate(request, pk):
         budget, source = build.cleaned_data["budget"], "form"
         data = build.config_data(filled(params), filled(prompts))
         try:
-            config = config_from_data(data, source=source, files=UploadedFiles({}))
+            config = config_from_data(data, source=source, files=UploadedFiles({}), workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
             return _new_page(

@@ -75,6 +75,22 @@ class JudgeForm(forms.Form):
         "input_columns",
     )
 
+    # The kinds each field is for; the editor's script shows only the chosen kind's (every field is still sent and
+    # the services check what the kind needs, so the form works the same without the script).
+    field_kinds = {
+        "scale": JudgeKind.RUBRIC,
+        "mode": JudgeKind.RUBRIC,
+        **dict.fromkeys(classification_fields, f"{JudgeKind.BINARY} {JudgeKind.MULTICLASS}"),
+        "target": JudgeKind.BINARY,
+        "non_target": JudgeKind.BINARY,
+        "categories": JudgeKind.MULTICLASS,
+    }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name, kinds in self.field_kinds.items():
+            self.fields[name].widget.attrs["data-kinds"] = str(kinds)
+
     def service_fields(self) -> dict:
         """The cleaned data as judge_config_create takes it: a classifier's settings gathered in `classification`."""
         data = dict(self.cleaned_data)
@@ -116,3 +132,5 @@ MetricFormSet = forms.formset_factory(
 
 class RoundJudgeForm(forms.Form):
     judge = forms.IntegerField(required=False)
+    # The family rule's override, as the API's allow_same_family: it names the judge as the comparison's, recorded.
+    allow_same_family = forms.BooleanField(required=False)

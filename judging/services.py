@@ -190,7 +190,8 @@ def check_judge_may_grade(*, judge: JudgeConfig, group: CompareGroup, allow_same
         allow_same_family = family_overridden(group=group, judge=judge)
     if conflicts and not allow_same_family:
         override = (
-            "To judge anyway, name it as the comparison's judge with allow_same_family (the override is recorded)."
+            "To judge anyway, tick “Judge even if it shares a family” (in the API: name it as the comparison's judge "
+            "with allow_same_family); the override is recorded."
         )
         raise ValidationError({"judge": [*conflicts, override]})
 

@@ -140,6 +140,8 @@ def round_judge(request, pk):
         if not form.is_valid():
             raise ValidationError({"judge": "Choose a judge."})
         judge = judge_from_body(form.cleaned_data["judge"], round_.group.workspace)
+        if form.cleaned_data["allow_same_family"] and judge is not None:
+            services.group_judge_set(group=round_.group, judge=judge, allow_same_family=True, user=request.user)
         services.verdict_request(round=round_, user=request.user, judge=judge)
     except ValidationError as exc:
         return _panel(request, round_, exc.messages, status=400)

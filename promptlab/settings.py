@@ -42,6 +42,18 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
+
+def _site_url() -> str:
+    """SITE_URL, or the first allowed host on PORT (what `make run` serves on): the address in links printed
+    outside a request, by the experiment command and demo_setup."""
+    if site_url := os.environ.get("SITE_URL", "").strip():
+        return site_url.rstrip("/")
+    host = next((host.lstrip(".") for host in ALLOWED_HOSTS if host != "*"), "127.0.0.1")
+    return f"http://{host}:{os.environ.get('PORT', '8000')}"
+
+
+SITE_URL = _site_url()
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 RUN_MODE = "services" if REDIS_URL else "embedded"
@@ -434,7 +446,8 @@ SCHEDULER_BATCH_RESEND_S = float(os.environ.get("SCHEDULER_BATCH_RESEND_S", "1")
 SCHEDULER_WINDOW_S = float(os.environ.get("SCHEDULER_WINDOW_S", "60"))
 
 CELERY = {
-    "broker_url": REDIS_URL or "memory://",
+    # The in-memory broker named with a host: without one kombu warns "No hostname was supplied" on every use.
+    "broker_url": REDIS_URL or "memory://localhost/",
     "task_acks_late": True,
     "task_reject_on_worker_lost": True,
     "worker_prefetch_multiplier": 1,

@@ -12,6 +12,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     # A workspace's home page is its history of comparisons.
     path("w/<int:pk>/", compare_views.history, name="workspace_home"),
+    path("favicon.ico", views.favicon),
     path("admin/", admin.site.urls),
     # allauth's pages (password reset, e-mail verification, identity providers) keep their own URL names.
     path("accounts/", include("allauth.urls")),

@@ -1,8 +1,10 @@
-"""Site entry: send a person to their current workspace's home, or to log in; and the site's 404 answer."""
+"""Site entry: send a person to their current workspace's home, or to log in; the site's icon; and the site's 404
+answer."""
 
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.views import defaults
 from django.views.decorators.http import require_safe
 
@@ -16,6 +18,13 @@ def home(request):
     if workspace_id is None:
         return redirect("lab:workspace_new")
     return redirect("workspace_home", pk=workspace_id)
+
+
+@require_safe
+def favicon(request):
+    """/favicon.ico, asked for by whatever does not read the pages' icon link: the icon's static file. Looked up per
+    request, since in production its name carries a hash from the manifest that collectstatic writes."""
+    return redirect(static("favicon.svg"))
 
 
 def not_found(request, exception=None):

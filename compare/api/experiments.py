@@ -59,7 +59,7 @@ class ExperimentList(APIView):
         source = fields.get("name") or FORMATS[fields["format"]]
         files = UploadedFiles({path: text.encode() for path, text in fields["files"].items()})
         try:
-            config = config_read(fields["file"], source=source, files=files)
+            config = config_read(fields["file"], source=source, files=files, workspace=workspace)
             _, estimate = experiment_plan(config=config, workspace=workspace)
             budget_check(budget=fields.get("budget"), calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
             if fields["dry_run"]:

@@ -10,8 +10,9 @@
     combinations: [{model: …, model-parameters: precise, prompt: short}]   # instead of the full cross product
     cache: true                      # optional; reuse stored answers to identical calls (cost 0, marked cached)
 
-Nothing here touches the workspace: `plan` checks models, parameters and the judge against it. Every problem is
-one message "<file>: <entry>: <field>: <what is wrong>", and all of them are collected before anything is raised.
+`plan` checks models, parameters and the judge against the workspace. Every problem is one message
+"<file>: <entry>: <field>: <what is wrong>", and all of them are collected before anything is raised: given the
+workspace, a file with problems of its own also gets the workspace's, so a person fixes the whole file in one pass.
 What a file becomes is `spec`; each section is checked by a `read_*` module, on the shared `reader`.
 """
 
@@ -26,14 +27,18 @@ import yaml
 from lab import safe_yaml, values
 
 from .files import Files
+from .plan import plan_problems
 from .read_combinations import CombinationsReader
 from .read_dataset import DatasetReader
 from .read_evaluation import EvaluationReader
 from .reader import parse_problem
 from .spec import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, TOP_LEVEL, Combination, ConfigError, ExperimentConfig, is_number
 
+# Sections whose problems leave variables or rows unread: the placeholder check would then report values as missing.
+VALUE_SECTIONS = ("variables", "dataset", "datasets")
 
-def config_read(text: str, *, source: str, files: Files) -> ExperimentConfig:
+
+def config_read(text: str, *, source: str, files: Files, workspace=None) -> ExperimentConfig:
     """Parse YAML or JSON (by the file's extension; YAML otherwise) and check it; raises ConfigError."""
     try:
         suffix = PurePath(source).suffix.lower()
@@ -42,23 +47,31 @@ def config_read(text: str, *, source: str, files: Files) -> ExperimentConfig:
         raise ConfigError([f"{source}: not valid {_syntax(source)}: {parse_problem(exc)}"]) from None
     except RecursionError:
         raise ConfigError([f"{source}: nested more than {values.MAX_DEPTH} levels deep."]) from None
-    return config_from_data(data, source=source, files=files)
+    return config_from_data(data, source=source, files=files, workspace=workspace)
 
 
 def _syntax(source: str) -> str:
     return "JSON" if PurePath(source).suffix.lower() == ".json" else "YAML"
 
 
-def config_from_data(data: Any, *, source: str, files: Files) -> ExperimentConfig:
-    """Check already-parsed data; raises ConfigError listing every problem."""
+def config_from_data(data: Any, *, source: str, files: Files, workspace=None) -> ExperimentConfig:
+    """Check already-parsed data; raises ConfigError listing every problem (the workspace's too, when given)."""
     if found := values.value_problem(data):
         path, problem = found
         raise ConfigError([f"{source}: {values.dotted(path) or 'the file'}: {problem}"])
     reader = _Reader(source, files)
     config = reader.read(data)
     if reader.problems:
-        raise ConfigError(reader.problems)
+        raise ConfigError(reader.problems + _workspace_problems(config, workspace, reader.problems))
     return config
+
+
+def _workspace_problems(config: ExperimentConfig, workspace, problems: list[str]) -> list[str]:
+    if workspace is None:
+        return []
+    prefixes = tuple(f"{config.source}: {section}" for section in VALUE_SECTIONS)
+    unread = any(problem.startswith(prefixes) for problem in problems)
+    return plan_problems(config=config, workspace=workspace, rendering=not unread)
 
 
 class _Reader(CombinationsReader, DatasetReader, EvaluationReader):

@@ -70,6 +70,19 @@ def combination_labels(combinations: list[Combination]) -> list[str]:
 
 def plan_check(*, config: ExperimentConfig, workspace) -> Plan:
     """Check the file against the workspace; raises ConfigError listing every problem."""
+    plan, problems = _plan(config, workspace, rendering=True)
+    if problems:
+        raise ConfigError(problems)
+    return plan
+
+
+def plan_problems(*, config: ExperimentConfig, workspace, rendering: bool) -> list[str]:
+    """The workspace's problems with a file that has problems of its own, so that both are reported in one pass.
+    `rendering` is False when the file's variables or rows were not all read: their placeholders would be missing."""
+    return _plan(config, workspace, rendering=rendering)[1]
+
+
+def _plan(config: ExperimentConfig, workspace, *, rendering: bool) -> tuple[Plan, list[str]]:
     problems: list[str] = []
     source = config.source
     plan = Plan(config=config, infos={}, rows=list(config.rows))
@@ -94,10 +107,10 @@ def plan_check(*, config: ExperimentConfig, workspace) -> Plan:
         plan.dataset, plan.rows = _dataset(workspace, config.dataset_ref, source, problems)
     if config.evaluation is not None:
         problems += _check_judge(config, workspace, plan)
-    problems += _check_rendering(config, plan.rows)
-    if problems:
-        raise ConfigError(problems)
-    return plan
+    # Rows of a dataset that was not found would only repeat that problem as missing values.
+    if rendering and (config.dataset_ref is None or plan.dataset is not None):
+        problems += _check_rendering(config, plan.rows)
+    return plan, problems
 
 
 def _check_params(config: ExperimentConfig, infos: dict[str, ModelInfo | None], kinds: dict[str, str]) -> list[str]:

@@ -1,15 +1,17 @@
 """The lab's rules for allauth: who may sign up, which e-mail domains single sign-on accepts, and the first
-workspace every new account gets."""
+workspace every new account gets (unless it signs up through an invitation: it joins that workspace instead)."""
 
 from allauth.account.adapter import DefaultAccountAdapter
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from django.conf import settings
+from django.contrib import messages
 from django.shortcuts import render
 
 from .. import services
 from ..client_address import client_address
-from ..invitations.services import invitation_opened_in
+from ..invitations.services import invitation_accept_opened, invitation_opened_in
+from ..models import Membership
 from .limits import PasswordGuessingLimited
 
 # The provider_id the settings give the OpenID Connect app; accounts it signs in are stored under this name.
@@ -44,8 +46,12 @@ class AccountAdapter(DefaultAccountAdapter):
     def save_user(self, request, user, form, commit=True):
         user = super().save_user(request, user, form, commit=commit)
         if commit:
-            services.account_first_workspace(user=user)
+            _first_workspace(request, user)
         return user
+
+    def login(self, request, user) -> None:
+        super().login(request, user)
+        _join_opened_invitation(request, user)
 
 
 class SocialAccountAdapter(DefaultSocialAccountAdapter):
@@ -72,5 +78,19 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
 
     def save_user(self, request, sociallogin, form=None):
         user = super().save_user(request, sociallogin, form=form)
-        services.account_first_workspace(user=user)
+        _first_workspace(request, user)
         return user
+
+
+def _first_workspace(request, user) -> None:
+    """The invitation the sign-up came through, or a workspace of its own."""
+    if _join_opened_invitation(request, user) is None:
+        services.account_first_workspace(user=user)
+
+
+def _join_opened_invitation(request, user) -> Membership | None:
+    membership = invitation_accept_opened(session=request.session, user=user)
+    if membership is not None:
+        role = membership.get_role_display().lower()
+        messages.success(request, f"Welcome to {membership.workspace.name}, as {role}.")
+    return membership

@@ -121,6 +121,20 @@ def invitation_accept(*, invitation: Invitation, user) -> Membership:
     return membership
 
 
+def invitation_accept_opened(*, session, user) -> Membership | None:
+    """Signing up or in from an invitation's page accepts it at once: the person already chose to join there."""
+    invitation = invitation_opened_in(session)
+    if invitation is None:
+        return None
+    try:
+        membership = invitation_accept(invitation=invitation, user=user)
+    except ValidationError:
+        return None  # taken or revoked meanwhile; the invitation's page says so
+    session.pop(SESSION_KEY, None)
+    session["workspace_id"] = membership.workspace_id
+    return membership
+
+
 @transaction.atomic
 def invitation_revoke(*, invitation: Invitation, actor) -> Invitation:
     invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)

@@ -73,6 +73,8 @@ def invitation_open(request, key):
     invitation = invitation_for_key(key)
     if invitation is None:
         return render(request, "lab/invitation.html", {"refusal": "This invitation link is not valid."}, status=404)
+    if invitation.state == InvitationState.ACCEPTED and invitation.accepted_by_id == request.user.id:
+        return redirect("workspace_home", pk=invitation.workspace_id)  # signing up or in through it accepted it
     if invitation.state != InvitationState.PENDING:
         request.session.pop(SESSION_KEY, None)
         return render(request, "lab/invitation.html", {"refusal": REFUSALS[invitation.state]}, status=410)

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from celery import signals
+from django.test import override_settings
 
 from compare.jobs import ROUND
 from compare.models import CompareGroup, Output, OutputStatus, RoundStatus
@@ -18,6 +19,7 @@ from tests.fixtures.judging_factories import KEY
 pytestmark = pytest.mark.django_db(transaction=True)
 
 NUMBER = r"[\d.,]+"
+SITE = "http://lab.test:8200"  # links are printed whole, from SITE_URL
 
 
 def lines_matching(text: str, *patterns: str) -> None:
@@ -27,6 +29,7 @@ def lines_matching(text: str, *patterns: str) -> None:
         assert any(re.fullmatch(pattern, line) for line in lines), f"no line matches {pattern!r} (in order):\n{text}"
 
 
+@override_settings(SITE_URL=SITE)
 def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_averages(workspace, connections, caplog):
     caplog.set_level(logging.INFO)
     path = sample("minimal.yaml")
@@ -75,7 +78,7 @@ def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_avera
         r"greet\s+1\s+0\s+1\s.*",
         "Averages by dataset row",
         r"ada\s+1\s+0\s+1\s.*",
-        re.escape(f'Saved as comparison {group.pk} "Minimal greeting": /compare/{group.pk}/experiment/'),
+        re.escape(f'Saved as comparison {group.pk} "Minimal greeting": {SITE}/compare/{group.pk}/experiment/'),
         rf"Done: 1 answer, 0 failed; spent \${n} \+ 1 call of unknown price\.",
     )
     # The log lines of every HTTP request (httpx) and of a round another process ran stay off the terminal.

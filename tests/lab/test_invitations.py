@@ -165,3 +165,36 @@ def test_another_workspace_sees_no_invitations(api, api_for, stranger, workspace
     assert (
         api_for(stranger).delete(f"/api/v1/workspaces/{workspace.pk}/invitations/{invitation.pk}/").status_code == 404
     )
+
+
+def invitation_link(invite, owner_client, workspace) -> str:
+    response = invite(owner_client, workspace, role=Role.EDITOR)
+    owner_client.logout()
+    return urlparse(re.search(r"http://testserver/invite/[^<\s]+/", response.content.decode()).group(0)).path
+
+
+@override_settings(REGISTRATION_OPEN=False)
+def test_signing_up_through_a_link_joins_at_once_and_makes_no_workspace_of_its_own(
+    invite, owner_client, workspace, client
+):
+    path = invitation_link(invite, owner_client, workspace)
+    client.get(path)
+    signed_up = client.post(f"/register/?next={path}", {"username": "iris", "password1": PASSWORD, "next": path})
+    assert client.get(signed_up.url).url == f"/w/{workspace.pk}/"  # no second "Join"
+    memberships = Membership.objects.filter(user__username="iris")
+    assert [(m.workspace_id, m.role) for m in memberships] == [(workspace.pk, Role.EDITOR)]
+
+
+def test_logging_in_through_a_link_joins_at_once(invite, owner_client, workspace, client):
+    path = invitation_link(invite, owner_client, workspace)
+    make_user("jack")
+    client.get(path)
+    logged_in = client.post(f"/login/?next={path}", {"login": "jack", "password": PASSWORD, "next": path})
+    assert client.get(logged_in.url).url == f"/w/{workspace.pk}/"
+    assert Membership.objects.get(user__username="jack", workspace=workspace).role == Role.EDITOR
+
+
+def test_a_plain_sign_up_still_gets_a_workspace_of_its_own(client):
+    with override_settings(REGISTRATION_OPEN=True):
+        client.post("/register/", {"username": "kate", "password1": PASSWORD})
+    assert Membership.objects.get(user__username="kate").role == Role.OWNER

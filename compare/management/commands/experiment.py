@@ -175,7 +175,8 @@ class Command(BaseCommand):
         user = self._user(workspace, options["user"])
         private = self._connections_from_environment(workspace, user)
         try:
-            config = config_read(path.read_text(encoding="utf-8"), source=str(path), files=DirectoryFiles(path.parent))
+            text, files = path.read_text(encoding="utf-8"), DirectoryFiles(path.parent)
+            config = config_read(text, source=str(path), files=files, workspace=workspace)
             config = config_on_connections(config, private)
             _, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
@@ -253,7 +254,8 @@ class Command(BaseCommand):
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
         group = experiment.group
-        self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {experiment_page_path(group.pk)}\n')
+        page = settings.SITE_URL + experiment_page_path(group.pk)
+        self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {page}\n')
         failed = failed_cells(results)
         unfinished = [cell for cell in results.cells if cell.output.status in UNFINISHED]
         overall = results.overall
@@ -268,7 +270,7 @@ class Command(BaseCommand):
         summary += f"; spent {spent}."
         comparison = baseline_compare(baseline=baseline, current=experiment) if baseline is not None else None
         if comparison is not None:
-            url = reverse("compare:experiment_baseline", args=[group.pk])
+            url = settings.SITE_URL + reverse("compare:experiment_baseline", args=[group.pk])
             self.stdout.write("\n" + baseline_text(comparison, url=url) + "\n")
         stopped = outcome.stopped if outcome else []
         for process in stopped:

@@ -330,7 +330,9 @@ async function startRuns(repeat, button) {
   button.disabled = false;
   if (!result.ok) { showNotice(`Could not start: ${errorText(result.data)}`); return; }
   notice.hidden = true;
-  await showRound(result.data.rounds[0].number);
+  // The newest round started: the others of the batch are behind it in the navigator, and no "Round N started"
+  // notice then points past the round shown.
+  await showRound(Math.max(...result.data.rounds.map((round) => round.number)));
 }
 
 // A comparison just saved in the editor is started here, as soon as the socket listens (or after a short wait

@@ -1,4 +1,20 @@
-// Judge editor: add and remove metric rows of the Django formset (the server checks everything on save).
+// Judge editor: show only the chosen kind's fields, add and remove metric rows of the Django formset (the server
+// checks everything on save; without this script every field shows and the form works the same).
+const kind = document.querySelector("select[name=kind]");
+
+// A section marked with its kinds hides whole; a field marked so hides with its label.
+function showKind() {
+  const chosen = kind.value || "rubric";
+  for (const marked of document.querySelectorAll(".judge-editor [data-kinds]")) {
+    const box = marked.tagName === "SECTION" ? marked : marked.closest("label");
+    box.hidden = !marked.dataset.kinds.split(" ").includes(chosen);
+  }
+}
+
+if (kind) {
+  kind.addEventListener("change", showKind);
+  showKind();
+}
 const rows = document.querySelector("[data-role=metric-rows]");
 const template = document.querySelector("[data-role=metric-template]");
 const total = document.querySelector("input[name=metrics-TOTAL_FORMS]");

@@ -2,6 +2,7 @@
 first time with a prompt library, finished comparisons of prompts and of models (votes, verdicts), datasets, a
 judge and an experiment (voting.demo)."""
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
@@ -29,4 +30,4 @@ class Command(BaseCommand):
                 "Filled the demo workspace with a prompt library, comparisons of prompts and of models, datasets, "
                 "a judge and an experiment."
             )
-        self.stdout.write(self.style.SUCCESS(f"Log in at http://127.0.0.1:8000/ as {username} / {password}"))
+        self.stdout.write(self.style.SUCCESS(f"Log in at {settings.SITE_URL}/ as {username} / {password}"))
