@@ -10,7 +10,7 @@ Not Python to run: vulture counts every name below as used.
 # permission, drf-spectacular's postprocessing hook, the 404 handler.
 (CompareConfig, JudgingConfig, LabConfig, VotingConfig, BodyLimitMiddleware, AccountAdapter, SocialAccountAdapter)
 (ApiTokenAuthentication, TokenScopeAllows, document_error_responses, not_found)
-(LimitedPasswordBackend, PasswordLimitMiddleware, OutageMiddleware)
+(LimitedPasswordBackend, PasswordLimitMiddleware, OutageMiddleware, Scheduler)
 
 # Called by name by their base class or protocol: Django middleware, allauth, DRF, Channels, asyncio.Protocol,
 # httpcore's network backend, channels_redis (lab/channel_layer.py), http.server and importlib in tests.
@@ -32,7 +32,7 @@ Not Python to run: vulture counts every name below as used.
 (topP, maxOutputTokens, other_models, evaluation_type, evaluator_prompt, output_format)
 # Model columns kept for the record, or read through the ORM by name (`values_list`, lookups, the job kind's
 # `queued_since`); a choice that is only ever stored.
-(pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET)
+(pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET, beating_since)
 # Read by templates only.
 (vars_json, round_number, last_number, is_winner, judge_cost, share_interval, kappa_interval, can_win)
 (bar_start, bar_width, bar_point, answers_cost, answers_unpriced, judge_unpriced)
