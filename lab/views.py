@@ -10,6 +10,7 @@ from . import catalog, services
 from .access import connection_for_user, member_for_user, membership_for_user, workspaces_of
 from .forms import ConnectionForm, MemberForm, WorkspaceForm
 from .invitations.views import InvitationForm
+from .jobs.workers import worker_status
 from .models import Role
 from .providers.base import ProviderError
 
@@ -75,6 +76,7 @@ def workspace_settings(request, pk):
             "connection_form": ConnectionForm(),
             "invitation_form": InvitationForm(),
             "invitations": workspace.invitations.select_related("created_by")[:50] if is_owner else [],
+            "worker": worker_status(checked_at=workspace.worker_seen_at),
         },
     )
 

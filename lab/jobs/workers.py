@@ -104,10 +104,11 @@ class WorkerStatus:
     last_seen: datetime | None  # the latest heartbeat of any worker; None: no worker ever ran
 
 
-def worker_status(*, now: datetime | None = None) -> WorkerStatus:
-    """Whether a worker runs, and when one was last heard from (what a page says when none does)."""
-    last_seen = WorkerProcess.objects.aggregate(last=Max("seen_at"))["last"]
-    return WorkerStatus(alive=worker_alive(now=now), last_seen=last_seen)
+def worker_status(*, now: datetime | None = None, checked_at: datetime | None = None) -> WorkerStatus:
+    """Whether a worker runs, and when one was last heard from (what a page says when none does): its latest
+    heartbeat, or `checked_at` (a workspace's last answered "Check the worker") where that is newer."""
+    heard = [WorkerProcess.objects.aggregate(last=Max("seen_at"))["last"], checked_at]
+    return WorkerStatus(alive=worker_alive(now=now), last_seen=max((t for t in heard if t), default=None))
 
 
 def workers_forget(*, now: datetime | None = None) -> int:
