@@ -14,7 +14,7 @@ away). Instructions it follows, first match first:
 | a short factual question the fact table knows    | the fact, in one sentence ("What is the capital of …")  |
 | "code", "function", "snippet", a language name   | a sentence, then a fenced function skeleton in it       |
 | "one sentence", "in one line", "one line"        | one sentence                                            |
-| "in 12 words", "in three sentences"              | that many words, or that many sentences                 |
+| "in 12 words", "in three sentences"              | at most that many words, or that many sentences         |
 | "list", "bullet points", "steps", "3 tips" …     | a list (numbered for steps), as many items as asked     |
 | "in French" / German / Spanish / Italian (or the  | sentences in that language (any form above but code)   |
 | language's own name: "en français", "auf Deutsch")|                                                         |
@@ -38,14 +38,16 @@ SENTENCES = {
     "en": (
         "{Topic} comes down to a few clear steps.",
         "Start with what you already have, then change one thing at a time.",
-        "Most people find it easiest to begin with the basics of {topic}.",
+        "The basics of {topic} matter more than any shortcut.",
         "Check the result before moving on, and adjust if something looks off.",
-        "If that does not work, the settings page usually has what you need.",
+        "If that does not work, the settings or help pages usually cover the rest.",
         "A good rule of thumb is to keep it simple and try it once end to end.",
         "It helps to write down what you expect before you begin.",
-        "In practice, {topic} takes only a few minutes.",
+        "In practice, this takes only a few minutes.",
         "Keep a note of what you changed, so you can undo it if needed.",
-        "When in doubt, ask someone who has done {topic} before.",
+        "When in doubt, ask someone who has done it before.",
+        "When it comes to {topic}, most of the work is doing things in order.",
+        "The short version of {topic}: begin small and build from there.",
     ),
     "fr": (
         "Pour {topic}, il suffit de quelques étapes simples.",
@@ -109,6 +111,7 @@ KEYS = re.compile(
     re.IGNORECASE,
 )
 JOINERS = {"and", "or"}
+SMALL_WORDS = {"about", "with", "from", "that", "this", "your", "have", "what", "when", "into", "they", "them"}
 CATEGORIES = {
     "billing": r"charg|refund|invoice|pay|price|bill",
     "technical": r"crash|error|bug|broken|slow|fail|load",
@@ -128,7 +131,7 @@ VALUE_KINDS: tuple[tuple[str, Any], ...] = (
     (r"email", lambda rng, topic: "someone@example.com"),
     (r"url|link", lambda rng, topic: "https://example.com/help"),
     (r"language|locale", lambda rng, topic: "English"),
-    (r"tags|keywords|items|steps|list", lambda rng, topic: re.findall(r"[a-z]{4,}", topic.lower())[:3] or [topic]),
+    (r"tags|keywords|items|steps|list", lambda rng, topic: _keywords(topic)),
     (r"^(name|title)$", lambda rng, topic: topic[:1].upper() + topic[1:]),
 )
 # A field the prompt asks for, as prompts list them: `- priority: "low" | "medium" | "high"` or `- summary: …`.
@@ -144,12 +147,16 @@ def language_of(prompt: str) -> str:
 # Words that ask rather than say what about: "Give me 4 tips for", "Write a python function that", "in French".
 ASKING = re.compile(
     r"^(please\s+)?(give me|tell me( about)?|explain|describe|summari[sz]e|write( me)?|list|name|"
-    r"how (can|do|should) (i|we|you)|what (is|are)|why (is|are|do|does))\s+|"
+    r"what (is|are)|why (is|are|do|does))\s+|"
     r"^(a|an|the|some|\d+|two|three|four|five)?\s*(\w+\s+)?(tips|ideas|reasons|ways|steps|sentences?|bullets|points|"
     r"(python|javascript|sql|bash)?\s*(function|script|snippet)s?)\s+(for|on|about|that|to)\s+|"
-    r"\s+(in (one|a single) (sentence|line)|in (french|german|spanish|italian)|as (json|yaml|a list))\b",
+    r"\s+(in (one|a single) (sentence|line)|in \w+ (words|sentences)|in (french|german|spanish|italian)|"
+    r"as (json|yaml|a list))\b",
     re.IGNORECASE,
 )
+
+
+HOW = re.compile(r"^how (can|do|should|would) (i|we|you)\s+", re.IGNORECASE)
 
 
 def topic_of(prompt: str) -> str:
@@ -160,13 +167,14 @@ def topic_of(prompt: str) -> str:
     if ":" in text and not text.endswith(":"):
         text = text.rsplit(":", 1)[1]
     text = re.sub(r"[?!.]+$", "", text.strip())
+    text = HOW.sub("how to ", text)  # "How can I reset it" is about "how to reset it"
     for _ in range(3):  # "Give me" then "4 tips for", then "in French"
         text = ASKING.sub("", text).strip()
     words = text.split()
     # A prompt that is all subject ("the kettle leaks when I pour") must not come back whole in the answer.
     whole = len(words) == len(re.sub(r"[?!.]+$", "", prompt.strip()).split())
     topic = " ".join(words[: min(10, len(words) - 1) if whole and len(words) > 1 else 10])
-    return re.sub(r"[<>{}]", "", topic).strip() or "this"
+    return re.sub(r"[<>{}]", "", topic).strip(" ,;:-") or "this"
 
 
 def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "prose", system: str = "") -> str:
@@ -189,7 +197,7 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
     if ONE_SENTENCE.search(asked):
         return head + _sentence(rng, topic, language)
     if found := WORD_COUNT.search(asked):
-        return head + _exact_words(rng, topic, language, _number(found.group(1)))
+        return head + _within_words(rng, topic, language, _number(found.group(1)))
     if found := SENTENCE_COUNT.search(asked):
         return head + " ".join(_sentences(rng, topic, language, _number(found.group(1))))
     if LIST.search(asked) or style == "steps":
@@ -200,7 +208,8 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
 
 
 def _sentence(rng: random.Random, topic: str, language: str) -> str:
-    return _filled(rng.choice(SENTENCES[language]), topic)
+    """One sentence that names the subject."""
+    return _filled(rng.choice([t for t in SENTENCES[language] if "opic}" in t]), topic)
 
 
 def _filled(template: str, topic: str) -> str:
@@ -211,6 +220,9 @@ def _sentences(rng: random.Random, topic: str, language: str, count: int) -> lis
     """`count` different sentences (the bank's order shuffled), repeating only when the bank runs out."""
     bank = list(SENTENCES[language])
     rng.shuffle(bank)
+    # The first sentence names the subject, so even a short answer is about what was asked.
+    first = next(i for i, template in enumerate(bank) if "opic}" in template)
+    bank.insert(0, bank.pop(first))
     return [_filled(bank[i % len(bank)], topic) for i in range(count)]
 
 
@@ -225,10 +237,19 @@ def _prose(rng: random.Random, topic: str, language: str, words: int) -> str:
     return " ".join(sentences)
 
 
-def _exact_words(rng: random.Random, topic: str, language: str, words: int) -> str:
-    """Exactly `words` words, as asked ("in 12 words"), ending like a sentence."""
-    text = _prose(rng, topic, language, words).split()[:words]
-    return " ".join(text).rstrip(",;:") + ("" if text[-1].endswith((".", "!", "?")) else ".")
+def _within_words(rng: random.Random, topic: str, language: str, words: int) -> str:
+    """At most `words` words, as asked ("in 12 words"): the whole sentences that fit, or the subject alone when
+    none does."""
+    kept, count = [], 0
+    for sentence in _sentences(rng, topic, language, len(SENTENCES[language])):
+        size = len(sentence.split())
+        if count + size <= words:
+            kept.append(sentence)
+            count += size
+    if kept:
+        return " ".join(kept)
+    cut = " ".join(topic.split()[:words])  # fewer words than any sentence: the subject alone, as a heading
+    return cut[:1].upper() + cut[1:] + "."
 
 
 def _number(raw: str) -> int:
@@ -238,6 +259,11 @@ def _number(raw: str) -> int:
 def _count(prompt: str) -> int:
     found = COUNT.search(prompt)
     return min(_number(found.group(1)), 10) if found else 3
+
+
+def _keywords(topic: str) -> list[str]:
+    words = [word for word in re.findall(r"[a-z]{4,}", topic.lower()) if word not in SMALL_WORDS]
+    return list(dict.fromkeys(words))[:3] or [topic]
 
 
 def _category(topic: str, rng: random.Random) -> str:
