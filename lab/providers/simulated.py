@@ -45,7 +45,7 @@ PRESETS = {
     "instant": Preset(ttft_ms=0, token_ms=0, tokens=40),
     "writer": Preset(ttft_ms=120, token_ms=12, tokens=90),
     "thinker": Preset(ttft_ms=600, token_ms=25, tokens=140, style="steps"),
-    "coder": Preset(ttft_ms=200, token_ms=10, tokens=110, style="code"),
+    "coder": Preset(ttft_ms=200, token_ms=10, tokens=110),
     "flaky": Preset(ttft_ms=150, token_ms=15, tokens=80, fail_every=3),
 }
 TUNABLE = ("ttft_ms", "token_ms", "tokens", "fail_every")

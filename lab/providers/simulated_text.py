@@ -20,6 +20,9 @@ away). Instructions it follows, first match first:
 | language's own name: "en français", "auf Deutsch")|                                                         |
 | anything else                                    | about the preset's length of prose, in whole sentences  |
 
+Prose names the subject (the asker's "my" becomes "your"); when the request or system prompt speaks of customers
+or support, it is written as a reply to a customer.
+
 A JSON schema given to `complete` (a judge's call) gets simulated_judge's reply instead.
 """
 
@@ -34,6 +37,13 @@ import yaml
 
 from .simulated_knowledge import fact, translation
 
+SUPPORT = (
+    "You will find the details under Orders in your account.",
+    "If anything is still unclear, just reply to this message and we will sort it out.",
+    "Our team usually answers within one working day.",
+    "We have noted your request and will follow up by email.",
+    "Nothing is lost in the meantime, so there is no need to do anything twice.",
+)
 SENTENCES = {
     "en": (
         "{Topic} comes down to a few clear steps.",
@@ -48,6 +58,18 @@ SENTENCES = {
         "When in doubt, ask someone who has done it before.",
         "When it comes to {topic}, most of the work is doing things in order.",
         "The short version of {topic}: begin small and build from there.",
+    ),
+    # The voice of a reply to a customer (the request or system prompt speaks of customers or support), asking
+    # how to do something ("how to reset your password") or telling what happened ("your parcel is late").
+    "support": (
+        "Thanks for getting in touch about {topic}.",
+        "Good question about {topic}: it only takes a minute.",
+        *SUPPORT,
+    ),
+    "support-news": (
+        "Sorry to hear that {topic}.",
+        "Thanks for letting us know that {topic}; we are on it.",
+        *SUPPORT,
     ),
     "fr": (
         "Pour {topic}, il suffit de quelques étapes simples.",
@@ -98,8 +120,11 @@ NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seve
 _AMOUNT = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)"
 WORD_COUNT = re.compile(rf"\b(?:in|within|under|using|of|at most|exactly)\s+{_AMOUNT}\s+words\b", re.IGNORECASE)
 SENTENCE_COUNT = re.compile(rf"\b{_AMOUNT}\s+sentences\b", re.IGNORECASE)
+# Asking for code: a language's name, a function or script, or code itself ("discount code" is not).
 CODE = re.compile(
-    r"\b(code|function|snippet|script|python|javascript|typescript|sql|bash|go|rust)\b|```", re.IGNORECASE
+    r"\b(function|snippet|script|python|javascript|typescript|sql|bash|golang|rust)\b|```|"
+    r"\b(write|show|give)( me)?( some| the| a)? code\b|\bcode (snippet|sample|example|that|to|for|in)\b|\bin go\b",
+    re.IGNORECASE,
 )
 CODE_LANGUAGES = ("python", "javascript", "typescript", "sql", "bash", "go", "rust")
 CODE_NAMES = dict(
@@ -156,7 +181,16 @@ ASKING = re.compile(
 )
 
 
-HOW = re.compile(r"^how (can|do|should|would) (i|we|you)\s+", re.IGNORECASE)
+HOW = re.compile(r"^(how (can|do|should|would|could)|can|could) (i|we)\s+", re.IGNORECASE)
+CUSTOMER = re.compile(r"\b(customers?|support)\b", re.IGNORECASE)
+# A subject that tells what happened rather than names a thing: "your parcel is a week late".
+NEWS = re.compile(
+    r"\b(is|are|was|were|has|have|had|does|did|says|got|came|arrived|need|needs|want|wants|would like|ordered|paid|"
+    r"bought|isn't|can't|won't|doesn't|didn't)\b"
+)
+# The asker's words as the answer addresses them: "my parcel" is "your parcel" in a reply.
+ADDRESSED = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
+             "am": "are", "we": "you", "us": "you", "our": "your", "ours": "yours"}  # fmt: skip
 
 
 def topic_of(prompt: str) -> str:
@@ -166,8 +200,10 @@ def topic_of(prompt: str) -> str:
     text = lines[-1] if lines else ""
     if ":" in text and not text.endswith(":"):
         text = text.rsplit(":", 1)[1]
-    text = re.sub(r"[?!.]+$", "", text.strip())
+    text = re.split(r"(?<=[.!?])\s+", text.strip())[0]  # "My parcel is late. Where is it?": its first sentence
+    text = re.sub(r"[?!.]+$", "", text)
     text = HOW.sub("how to ", text)  # "How can I reset it" is about "how to reset it"
+    text = re.sub(r"[\w']+", lambda word: ADDRESSED.get(word.group().lower(), word.group()), text)
     for _ in range(3):  # "Give me" then "4 tips for", then "in French"
         text = ASKING.sub("", text).strip()
     words = text.split()
@@ -184,6 +220,7 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
     wants = asked.lower()
     topic = topic_of(prompt)
     language = language_of(asked)
+    voice = _voice(asked, topic, language)
     if re.search(r"\bjson\b", wants):
         return json.dumps(_fields(prompt, rng, topic, language), ensure_ascii=False, indent=2)
     if re.search(r"\bya?ml\b", wants):
@@ -192,19 +229,26 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
     known = translation(prompt) or fact(prompt, rng)
     if known:
         return head + known
-    if CODE.search(asked) or style == "code":
+    if CODE.search(asked):
         return head + _code(asked, topic, rng)
     if ONE_SENTENCE.search(asked):
-        return head + _sentence(rng, topic, language)
+        return head + _sentence(rng, topic, voice)
     if found := WORD_COUNT.search(asked):
-        return head + _within_words(rng, topic, language, _number(found.group(1)))
+        return head + _within_words(rng, topic, voice, _number(found.group(1)))
     if found := SENTENCE_COUNT.search(asked):
-        return head + " ".join(_sentences(rng, topic, language, _number(found.group(1))))
+        return head + " ".join(_sentences(rng, topic, voice, _number(found.group(1))))
     if LIST.search(asked) or style == "steps":
-        items = _sentences(rng, topic, language, _count(asked))
+        items = _sentences(rng, topic, voice, _count(asked))
         numbered = style == "steps" or "step" in wants
         return head + "\n".join(f"{i}. {item}" if numbered else f"- {item}" for i, item in enumerate(items, 1))
-    return head + _prose(rng, topic, language, words)
+    return head + _prose(rng, topic, voice, words)
+
+
+def _voice(asked: str, topic: str, language: str) -> str:
+    """Which bank of sentences answers: the language's, or in English a reply to a customer."""
+    if language != "en" or not CUSTOMER.search(asked):
+        return language
+    return "support-news" if NEWS.search(topic) else "support"
 
 
 def _sentence(rng: random.Random, topic: str, language: str) -> str:
@@ -308,7 +352,8 @@ def _typed(name: str, options: list[str], rng: random.Random, topic: str, langua
 def _code(prompt: str, topic: str, rng: random.Random) -> str:
     """A sentence saying what follows, then a small function skeleton in the language asked (Python if none)."""
     lowered = prompt.lower()
-    language = next((name for name in CODE_LANGUAGES if re.search(rf"\b{name}\b", lowered)), "python")
+    named = {**{name: rf"\b{name}\b" for name in CODE_LANGUAGES}, "go": r"\bgolang\b|\bin go\b"}
+    language = next((name for name in CODE_LANGUAGES if re.search(named[name], lowered)), "python")
     name = "_".join(re.findall(r"[a-z]+", topic.lower())[:3]) or "answer"
     bodies = {
         "python": f'def {name}(value):\n    """{topic[:1].upper() + topic[1:]}."""\n    return value\n',

@@ -34,7 +34,8 @@ def body(text: str) -> str:
 def test_the_same_request_gives_the_same_answer_and_another_prompt_another():
     assert answer("How can I reset my password?") == answer("How can I reset my password?")
     assert body(answer("How can I reset my password?")) != body(answer("How do I change my email address?"))
-    assert "reset my password" in answer("Answer clearly: How can I reset my password?").lower()
+    # About the subject, addressed to the asker.
+    assert "how to reset your password" in answer("Answer clearly: How can I reset my password?").lower()
 
 
 def test_an_answer_never_repeats_the_prompts_own_words():
@@ -48,6 +49,14 @@ def test_it_writes_in_the_language_asked():
     german = body(answer("Erkläre Tee, auf Deutsch.", system=""))
     assert any(word in french for word in ("Pour", "Commencez", "Vérifiez", "Si cela", "En pratique", "Notez"))
     assert any(word in german for word in ("Bei", "Beginnen", "Prüfen", "Wenn", "In der Praxis", "Notieren"))
+
+
+def test_a_reply_to_a_customer_speaks_to_the_customer_about_their_message():
+    system = "You answer customers of a small online shop."
+    text = body(answer("Reply in two sentences: My parcel is a week late. Where is it?", system=system))
+    assert "your parcel is a week late" in text and len(re.findall(r"[.!?](?:\s|$)", text)) == 2
+    coupon = body(answer("Reply to this customer: My discount code says it has expired.", system=system))
+    assert "```" not in coupon and "your discount code says it has expired" in coupon
 
 
 def test_one_sentence_is_one_sentence():
@@ -258,4 +267,4 @@ def test_a_simulated_judge_writes_strict_json_with_clean_specific_reasons(prompt
     assert written
     for reason in written:
         assert not re.search(r"[<>{}]", reason) and "…" not in reason
-        assert "reset my password" in reason and reason.endswith(".")
+        assert "how to reset your password" in reason and reason.endswith(".")
