@@ -12,6 +12,7 @@ away). Instructions it follows, first match first:
 | "YAML"                                           | only a YAML mapping, the same way                       |
 | "Translate into French: Hello"                   | the translation (simulated_knowledge's phrase table)    |
 | a short factual question the fact table knows    | the fact, in one sentence ("What is the capital of …")  |
+| "Summarize: …", "sum up", "TL;DR"                | "In short, " and the text's first statement, shortened  |
 | "code", "function", "snippet", a language name   | a sentence, then a fenced function skeleton in it       |
 | "one sentence", "in one line", "one line"        | one sentence                                            |
 | "in 12 words", "in three sentences"              | at most that many words, or that many sentences         |
@@ -181,6 +182,7 @@ ASKING = re.compile(
 )
 
 
+SUMMARY = re.compile(r"\b(summari[sz]e|sum up|tl;?dr)\b", re.IGNORECASE)
 HOW = re.compile(r"^(how (can|do|should|would|could)|can|could) (i|we)\s+", re.IGNORECASE)
 CUSTOMER = re.compile(r"\b(customers?|support)\b", re.IGNORECASE)
 # A subject that tells what happened rather than names a thing: "your parcel is a week late".
@@ -226,7 +228,7 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
     if re.search(r"\bya?ml\b", wants):
         return yaml.safe_dump(_fields(prompt, rng, topic, language), allow_unicode=True, sort_keys=False).strip()
     head = "**Simulated answer**\n\n"
-    known = translation(prompt) or fact(prompt, rng)
+    known = translation(prompt) or fact(prompt, rng) or _summary(prompt, rng)
     if known:
         return head + known
     if CODE.search(asked):
@@ -242,6 +244,21 @@ def answer_text(prompt: str, *, rng: random.Random, words: int, style: str = "pr
         numbered = style == "steps" or "step" in wants
         return head + "\n".join(f"{i}. {item}" if numbered else f"- {item}" for i, item in enumerate(items, 1))
     return head + _prose(rng, topic, voice, words)
+
+
+def _summary(prompt: str, rng: random.Random) -> str | None:
+    """A one-sentence summary when asked for one: the text's first statement, shortened; None when not asked."""
+    found = SUMMARY.search(prompt)
+    if not found:
+        return None
+    text = prompt[found.end() :].lstrip(" :\n")
+    text = re.sub(r"^(this|the following|the text|it)( text| message| ticket)?\s*(below|in \w+ \w+)?\s*:?\s*", "", text)
+    first = re.split(r"(?<=[.!?])\s+", text.strip())[0].rstrip(".!?")
+    words = first.split()[:14]
+    if not words:
+        return None
+    lead = rng.choice(("In short, ", "In brief, ", "Put simply, "))
+    return lead + " ".join(words)[:1].lower() + " ".join(words)[1:].rstrip(",;:") + "."
 
 
 def _voice(asked: str, topic: str, language: str) -> str:

@@ -183,6 +183,13 @@ def test_a_short_factual_question_gets_the_fact_in_one_sentence(question, fact):
     assert fact in text and text.endswith(".") and text.count(". ") == 0
 
 
+def test_a_summary_is_one_sentence_shorter_than_the_text():
+    text = "The new release adds dark mode, faster search and a redesigned inbox. It also fixes twelve bugs."
+    summary = body(answer(f"Summarize the following text:\n{text}"))
+    assert summary.split(", ", 1)[0] in ("In short", "In brief", "Put simply")
+    assert "dark mode" in summary and "twelve bugs" not in summary and summary.endswith(".")
+
+
 def test_json_with_the_keys_a_sentence_names_parses_and_has_plausible_types():
     value = json.loads(answer("Return JSON with keys priority, category, confidence and tags for: the app crashes"))
     assert list(value) == ["priority", "category", "confidence", "tags"]
