@@ -338,10 +338,14 @@ def _category(topic: str, rng: random.Random) -> str:
 
 def asked_keys(prompt: str) -> list[tuple[str, str]]:
     """The keys a prompt asks a JSON or YAML reply to have, each with what it says of the key's values: listed
-    one per line (`- priority: "low" | "high"`) or named in a sentence ("with keys priority and category")."""
+    one per line (`- priority: "low" | "high"`), in an example object, or named in a sentence ("with keys priority
+    and category")."""
     listed = FIELD.findall(prompt)
     if listed:
         return listed
+    example = re.findall(r'"([A-Za-z_]\w*)"\s*:', prompt)  # an example object: {"sentiment": …, "score": …}
+    if example:
+        return [(name, "") for name in dict.fromkeys(example)]
     found = KEYS.search(prompt)
     if not found:
         return []

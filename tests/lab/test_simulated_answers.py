@@ -197,6 +197,18 @@ def test_json_with_the_keys_a_sentence_names_parses_and_has_plausible_types():
     assert 0 <= value["confidence"] <= 1 and isinstance(value["tags"], list)
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Reply in JSON with the keys `name`, `email` and `age`: Ada, ada@example.com, 36",
+        'Answer with JSON like {"name": "…", "email": "…", "age": 0} for: Ada, ada@example.com, 36',
+    ],
+)
+def test_json_keys_named_in_backticks_or_shown_in_an_example(prompt):
+    value = json.loads(answer(prompt))
+    assert list(value) == ["name", "email", "age"] and isinstance(value["age"], int) and "@" in value["email"]
+
+
 def test_so_many_words_or_sentences_as_asked():
     for words in (3, 12, 30):
         text = body(answer(f"Explain recursion in {words} words."))
