@@ -28,7 +28,8 @@ from .base import (
     TextDelta,
     Usage,
 )
-from .simulated_text import answer_text, schema_instance, topic_of
+from .simulated_judge import judge_reply
+from .simulated_text import answer_text, topic_of
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ PRESETS = {
     "instant": Preset(ttft_ms=0, token_ms=0, tokens=40),
     "writer": Preset(ttft_ms=120, token_ms=12, tokens=90),
     "thinker": Preset(ttft_ms=600, token_ms=25, tokens=140, style="steps"),
-    "coder": Preset(ttft_ms=200, token_ms=10, tokens=110, style="code"),
+    "coder": Preset(ttft_ms=200, token_ms=10, tokens=110),
     "flaky": Preset(ttft_ms=150, token_ms=15, tokens=80, fail_every=3),
 }
 TUNABLE = ("ttft_ms", "token_ms", "tokens", "fail_every")
@@ -63,6 +64,10 @@ def parse_model(model: str) -> tuple[str, Preset]:
 
 
 def _rng(request: ChatRequest) -> random.Random:
+    """The answer's random choices: fixed by the request, except that at a temperature above 0 without a seed each
+    call samples afresh, as a real model does (so repeated rounds differ, and a seed makes them reproducible)."""
+    if request.params.get("seed") is None and (request.params.get("temperature") or 0) > 0:
+        return random.Random()
     prompt = "\n".join(m["content"] for m in request.messages)
     key = f"{request.model}|{request.params.get('seed')}|{request.params.get('temperature')}|{prompt}"
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
@@ -80,7 +85,7 @@ def simulated_tokens(request: ChatRequest, preset: Preset, json_schema: dict | N
     rng = _rng(request)
     user, system = _asked(request)
     if json_schema is not None:
-        text = json.dumps(schema_instance(json_schema, rng, topic_of(user)), ensure_ascii=False)
+        text = json.dumps(judge_reply(json_schema, rng, user, topic_of), ensure_ascii=False)
     else:
         text = answer_text(user, rng=rng, words=max(preset.tokens, 1), style=preset.style, system=system)
     # Each word with the whitespace before it, line breaks included, so the usage reported (words) counts them.

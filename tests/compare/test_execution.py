@@ -60,6 +60,21 @@ def test_every_variant_answers_and_results_keep_variant_order(workspace, owner):
     assert outputs[0].finished_at > outputs[4].finished_at
 
 
+def test_rounds_at_a_temperature_are_worded_afresh_and_a_seed_repeats_them(workspace, owner):
+    # A simulated model samples like a real one: repeats show variance unless the comparison fixes a seed.
+    def two_rounds(params):
+        group = make_group(workspace, owner, models=[INSTANT, INSTANT], params=params)
+        rounds = [make_round(group) for _ in range(2)]
+        for round_ in rounds:
+            round_execute(round_id=round_.pk)
+        return [outputs_of(round_)[0].text for round_ in rounds]
+
+    first, second = two_rounds({"temperature": 0.7})
+    assert first != second and first.startswith("**Simulated answer**")
+    first, second = two_rounds({"temperature": 0.7, "seed": 42})
+    assert first == second
+
+
 def test_starts_are_staggered_by_the_groups_setting(workspace, owner):
     group = make_group(workspace, owner, models=[INSTANT] * 3, stagger_ms=200)
     round_ = make_round(group)
