@@ -28,9 +28,6 @@ Not Python to run: vulture counts every name below as used.
 (row_count, dry_run, temperature, top_p, top_k, presence_penalty, frequency_penalty, has_api_key, model_count)
 (mean_score, minimum_decisive_per_pair, minimum_expected_wins, which_p_to_trust, only_with, few_matches, resamples)
 (minimum_matches, rows_added, without_winner, chance_first, evidence, exclusion_reason, verbosity)
-(timeout_step_ms, own_prompts, input)
-# Read by a serializer field's `source` (compare/api/groups.py's `seen.variant_label`).
-(variant_label,)
 # Form fields of the experiment page (promptfoo's parameter names).
 (topP, maxOutputTokens, other_models, evaluation_type, evaluator_prompt, output_format)
 # Model columns kept for the record, or read through the ORM by name (`values_list`, lookups, the job kind's
