@@ -70,8 +70,8 @@ function pickButton(output, index) {
   button.disabled = output.status !== "ok"; // only a complete answer can win
   const key = document.createElement("kbd");
   key.textContent = String(index + 1);
-  button.append(key, ` ${output.label}`);
-  button.setAttribute("aria-label", `Vote for ${output.label}`);
+  button.append(key, ` ${output.shown_as}`);
+  button.setAttribute("aria-label", `Vote for ${output.shown_as}`);
   return button;
 }
 
@@ -112,7 +112,7 @@ function showInput(view) {
   if (own && view.labels_visible) {
     for (const output of view.outputs) {
       const sent = [output.rendered_system_prompt, output.rendered_prompt].filter(Boolean).join("\n\n");
-      body.push(...block(`Prompt of ${output.label}`, sent));
+      body.push(...block(`Prompt of ${output.shown_as}`, sent));
     }
   } else if (own) {
     const note = document.createElement("p");
