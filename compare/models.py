@@ -15,6 +15,7 @@ from django.db.models import Q
 
 from lab.engine.fanout import DEFAULT_TIMEOUT_S
 from lab.jobs.kinds import Lane
+from lab.jobs.models import UNFINISHED, Job, job_transitions
 from lab.models import Workspace
 from lab.templating import VariantTemplate
 
@@ -158,26 +159,14 @@ class RoundStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-ROUND_UNFINISHED = (RoundStatus.QUEUED, RoundStatus.RUNNING)
+ROUND_UNFINISHED = UNFINISHED
 # The only legal moves; services change status with a conditional UPDATE from these sources.
-ROUND_TRANSITIONS: dict[str, tuple[str, ...]] = {
-    RoundStatus.RUNNING: (RoundStatus.QUEUED,),
-    RoundStatus.DONE: (RoundStatus.RUNNING,),
-    RoundStatus.CANCELLED: ROUND_UNFINISHED,
-    RoundStatus.FAILED: ROUND_UNFINISHED,
-}
+ROUND_TRANSITIONS = job_transitions(done=[RoundStatus.DONE], ended=[RoundStatus.CANCELLED, RoundStatus.FAILED])
 
 
-class RoundQuerySet(models.QuerySet):
-    def unfinished(self) -> RoundQuerySet:
-        return self.filter(status__in=ROUND_UNFINISHED)
+class Round(Job):
+    """One run of every variant of a group: a job of kind `round` (lab.jobs), whose answers are its outputs."""
 
-    def transition(self, pk: int, to: str, **fields) -> bool:
-        """Move one round to `to` if its current status allows it; False when it did not (someone else did)."""
-        return self.filter(pk=pk, status__in=ROUND_TRANSITIONS[to]).update(status=to, **fields) == 1
-
-
-class Round(models.Model):
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveIntegerField()  # 1, 2, 3 … within the group
     status = models.CharField(max_length=10, choices=RoundStatus.choices, default=RoundStatus.QUEUED)
@@ -191,46 +180,27 @@ class Round(models.Model):
     # Reuse stored answers to identical calls, and store this round's complete ones (compare/response_cache.py).
     use_cache = models.BooleanField(default=False)
     error = models.TextField(blank=True)  # why the round failed or was cancelled, readable
-    created_at = models.DateTimeField(auto_now_add=True)
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
-    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
-    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
-    claimed_by = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)  # also its queue time (JobKind.queued_since)
 
-    objects = RoundQuerySet.as_manager()
+    transitions = ROUND_TRANSITIONS
 
     class Meta:
         ordering = ["-id"]
         constraints = [
+            *Job.Meta.constraints,
             # Also serves "the rounds of a group, newest first".
             models.UniqueConstraint(fields=["group", "number"], name="round_number_unique_in_group"),
             models.CheckConstraint(condition=Q(status__in=RoundStatus.values), name="round_status_valid"),
             models.CheckConstraint(condition=Q(lane__in=Lane.ALL), name="round_lane_valid"),
-            models.CheckConstraint(
-                condition=~Q(status=RoundStatus.RUNNING) | Q(deadline__isnull=False),
-                name="round_running_has_deadline",
-            ),
         ]
         indexes = [
-            # The sweeper: unfinished rounds by deadline (running) and by enqueue time (queued).
-            models.Index(
-                fields=["status", "deadline", "enqueued_at"],
-                name="round_unfinished",
-                condition=Q(status__in=ROUND_UNFINISHED),
-            ),
+            *Job.Meta.indexes,
             # Progress of a multi-round run: counts by run_id.
             models.Index(fields=["run_id"], name="round_run"),
         ]
 
     def __str__(self) -> str:
         return f"{self.group} #{self.number}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status not in ROUND_UNFINISHED
 
 
 class OutputStatus(models.TextChoices):

@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from compare.models import CompareGroup, Output, Round
+from lab.jobs.models import Job, job_transitions
 from lab.models import Workspace
 
 from .classification import Classifier, JudgeKind, classifier_check
@@ -98,29 +99,13 @@ class VerdictStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-VERDICT_UNFINISHED = (VerdictStatus.QUEUED, VerdictStatus.RUNNING)
 VERDICT_JOB = "verdict"  # the verdict's job kind in lab.jobs (registered by judging.jobs)
-VERDICT_TRANSITIONS: dict[str, tuple[str, ...]] = {
-    VerdictStatus.RUNNING: (VerdictStatus.QUEUED,),
-    VerdictStatus.DONE: (VerdictStatus.RUNNING,),
-    VerdictStatus.FAILED: VERDICT_UNFINISHED,
-}
+VERDICT_TRANSITIONS = job_transitions(done=[VerdictStatus.DONE], ended=[VerdictStatus.FAILED])
 
 
-class VerdictQuerySet(models.QuerySet):
-    def finished(self) -> VerdictQuerySet:
-        return self.exclude(status__in=VERDICT_UNFINISHED)
+class Verdict(Job):
+    """A judge's verdict on one round: a job of kind `verdict` (lab.jobs)."""
 
-    def overdue(self, now=None) -> VerdictQuerySet:
-        """Running verdicts past their deadline: the worker that held them is gone (the jobs sweeper fails them)."""
-        return self.filter(status=VerdictStatus.RUNNING, deadline__lt=now or timezone.now())
-
-    def transition(self, pk: int, to: str, **fields) -> bool:
-        """Move one verdict to `to` if its status allows it; False when it did not (someone else did)."""
-        return self.filter(pk=pk, status__in=VERDICT_TRANSITIONS[to]).update(status=to, **fields) == 1
-
-
-class Verdict(models.Model):
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="verdicts")
     # Kept when the judge configuration is deleted: the snapshot below still says how it was judged.
     judge = models.ForeignKey(JudgeConfig, null=True, on_delete=models.SET_NULL, related_name="verdicts")
@@ -148,49 +133,30 @@ class Verdict(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )  # empty when the comparison's judge ran automatically
     created_at = models.DateTimeField(auto_now_add=True)
-    # When it was last asked for (the sweeper gives up on a queued verdict an hour after) and last enqueued
-    # (the sweeper re-sends a message that seems lost).
+    # When it was last asked for: its queue time (JobKind.queued_since), from which the sweeper gives up on a
+    # queued verdict an hour after. A verdict past its deadline may be taken over by a later request.
     requested_at = models.DateTimeField(default=timezone.now)
-    enqueued_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; a later request may take it over
-    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
-    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
-    claimed_by = models.UUIDField(null=True, blank=True)
 
-    objects = VerdictQuerySet.as_manager()
+    transitions = VERDICT_TRANSITIONS
 
     class Meta:
         ordering = ["-id"]
         constraints = [
+            *Job.Meta.constraints,
             # One verdict per judge and round, so a redelivered task never adds a second. Also serves
             # "the verdicts of a round".
             models.UniqueConstraint(fields=["round", "judge"], name="verdict_one_per_round_and_judge"),
             models.CheckConstraint(condition=Q(status__in=VerdictStatus.values), name="verdict_status_valid"),
             models.CheckConstraint(condition=Q(tie=False) | Q(winner__isnull=True), name="verdict_tie_has_no_winner"),
-            models.CheckConstraint(
-                condition=~Q(status=VerdictStatus.RUNNING) | Q(deadline__isnull=False),
-                name="verdict_running_has_deadline",
-            ),
         ]
         indexes = [
+            *Job.Meta.indexes,
             # A judge's diagnostics: its finished verdicts.
             models.Index(fields=["judge", "status"], name="verdict_judge_status"),
-            # The sweeper: unfinished verdicts by deadline (running) and by enqueue time (queued).
-            models.Index(
-                fields=["status", "deadline", "enqueued_at"],
-                name="verdict_unfinished",
-                condition=Q(status__in=VERDICT_UNFINISHED),
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.judge_name} on {self.round}: {self.status}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status not in VERDICT_UNFINISHED
 
 
 class VerdictOutput(models.Model):

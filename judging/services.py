@@ -258,7 +258,7 @@ def verdict_request(*, round: Round, user, judge: JudgeConfig | None = None) -> 
     check_judge_may_grade(judge=judge, group=group)
     _check_round(round)
     verdict, created = Verdict.objects.select_for_update().get_or_create(
-        round=round, judge=judge, defaults={**_snapshot(judge), "requested_by": user}
+        round=round, judge=judge, defaults={**_snapshot(judge), "requested_by": user, "enqueued_at": timezone.now()}
     )
     if not created:
         in_progress = not verdict.is_finished and not Verdict.objects.overdue().filter(pk=verdict.pk).exists()
@@ -326,7 +326,8 @@ def _verdict_for_round(round_id: int, judge: JudgeConfig) -> Verdict:
     """Created queued once, never twice. A rule that forbids judging (a same-family judge, no complete answer) is
     recorded as a failed verdict, so the panel says why there is none."""
     round_ = Round.objects.select_related("group__workspace").get(pk=round_id)
-    verdict, created = Verdict.objects.get_or_create(round=round_, judge=judge, defaults=_snapshot(judge))
+    queued = {**_snapshot(judge), "enqueued_at": timezone.now()}  # its caller enqueues it once this commits
+    verdict, created = Verdict.objects.get_or_create(round=round_, judge=judge, defaults=queued)
     if not created:
         return verdict  # a redelivered message, or someone asked already
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from lab.jobs.kinds import QUEUED, RUNNING, JobKind, Lane, register
+from lab.jobs.kinds import JobKind, Lane, register
 
 from .announce import experiment_announce
 from .models import Evaluation, EvaluationStatus
@@ -19,12 +19,10 @@ WORKER_STOPPED = "The worker stopped before this answer was evaluated."
 
 def evaluation_fail(pk: int, error: str) -> bool:
     """Fail one unfinished evaluation with a readable reason and update its experiment's page."""
-    failed = Evaluation.objects.filter(pk=pk, status__in=(QUEUED, RUNNING)).update(
-        status=EvaluationStatus.FAILED, reason=error, finished_at=timezone.now()
-    )
+    failed = Evaluation.objects.transition(pk, EvaluationStatus.FAILED, reason=error, finished_at=timezone.now())
     if failed:
         experiment_announce(Evaluation.objects.values_list("experiment_id", flat=True).get(pk=pk))
-    return bool(failed)
+    return failed
 
 
 def register_kinds() -> None:

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from lab.jobs.models import UNFINISHED, Job, job_transitions
+
 # Models of compare's own module are named as strings: compare.models imports this module, never the reverse.
 
 
@@ -88,11 +90,16 @@ class EvaluationStatus(models.TextChoices):
     SKIPPED = "skipped", "Skipped"  # no answer to evaluate, or the budget cap was reached
 
 
-EVALUATION_UNFINISHED = (EvaluationStatus.QUEUED, EvaluationStatus.RUNNING)
+EVALUATION_UNFINISHED = UNFINISHED
+EVALUATION_TRANSITIONS = job_transitions(
+    done=[EvaluationStatus.DONE], ended=[EvaluationStatus.FAILED, EvaluationStatus.SKIPPED]
+)
 
 
-class Evaluation(models.Model):
-    """One answer of an experiment, checked against the schema and scored pointwise by the judge."""
+class Evaluation(Job):
+    """One answer of an experiment, checked against the schema and scored pointwise by the judge: a job of kind
+    `evaluation` (lab.jobs). It is created queued with its round, and sent (its `enqueued_at` set) once the round
+    finishes; until then it waits for its round, and the sweeper leaves it alone."""
 
     experiment = models.ForeignKey(Experiment, on_delete=models.CASCADE, related_name="evaluations")
     output = models.OneToOneField("compare.Output", on_delete=models.CASCADE, related_name="evaluation")
@@ -110,42 +117,24 @@ class Evaluation(models.Model):
     estimated_input_tokens = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
-    # Set when its round finishes and the evaluation is sent to a worker; a queued one without it waits for its round.
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)  # set when claimed; the sweeper fails it after this
-    # The worker process that claimed it (a lab.WorkerProcess id, lab/jobs/workers.py); once that worker is gone,
-    # the row is taken back. No foreign key: a claim must never fail because that bookkeeping row went missing.
-    claimed_by = models.UUIDField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+
+    transitions = EVALUATION_TRANSITIONS
 
     class Meta:
         ordering = ["id"]
         constraints = [
+            *Job.Meta.constraints,
             models.CheckConstraint(condition=Q(status__in=EvaluationStatus.values), name="evaluation_status_valid"),
             models.CheckConstraint(
                 condition=Q(score__isnull=True) | (Q(score__gte=0) & Q(score__lte=1)),
                 name="evaluation_score_in_unit_interval",
             ),
-            models.CheckConstraint(
-                condition=~Q(status=EvaluationStatus.RUNNING) | Q(deadline__isnull=False),
-                name="evaluation_running_has_deadline",
-            ),
         ]
         indexes = [
+            *Job.Meta.indexes,
             # Progress and budget: an experiment's evaluations by status.
             models.Index(fields=["experiment", "status"], name="evaluation_experiment_status"),
-            # The sweeper: unfinished evaluations by deadline (running) and by enqueue time (queued).
-            models.Index(
-                fields=["status", "deadline", "enqueued_at"],
-                name="evaluation_unfinished",
-                condition=Q(status__in=EVALUATION_UNFINISHED),
-            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.output}: {self.status} {self.score}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status not in EVALUATION_UNFINISHED

@@ -17,7 +17,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .kinds import QUEUED, kind
+from .kinds import kind
+from .models import QUEUED
 
 logger = logging.getLogger(__name__)
 

@@ -6,9 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import models
-
-QUEUED, RUNNING = "queued", "running"  # the two unfinished statuses every kind's status choices include
+from .models import Job
 
 
 class Lane:
@@ -23,7 +21,7 @@ class Lane:
 @dataclass(frozen=True)
 class JobKind:
     name: str  # "round", "verdict", "evaluation"
-    model: type[models.Model]
+    model: type[Job]  # a model that inherits the one job schema (models.py)
     task: str  # the Celery task (by name) that runs one message
     # Fails one unfinished row with a readable error and announces it; False when it had finished meanwhile.
     fail: Callable[[int, str], bool]

@@ -20,7 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from .enqueue import enqueue_on_commit
-from .kinds import QUEUED, RUNNING, JobKind, registered
+from .kinds import JobKind, registered
+from .models import QUEUED, RUNNING
 from .workers import claimant, worker_alive, worker_register, workers_forget, workers_gone
 
 SWEEP_BATCH = 500  # rows of each sort per kind per pass; the next pass takes the rest
@@ -39,11 +40,9 @@ def job_time_limit_s() -> float:
 
 def job_claim(job: JobKind, pk: int, *, deadline: datetime, **fields: Any) -> bool:
     """Take a queued row for this worker (queued → running); False when someone else has it or it finished."""
-    now = timezone.now()
-    claimed = job.model.objects.filter(pk=pk, status=QUEUED).update(
-        status=RUNNING, started_at=now, deadline=deadline, claimed_by=claimant(), **fields
+    return job.model.objects.transition(
+        pk, RUNNING, started_at=timezone.now(), deadline=deadline, claimed_by=claimant(), **fields
     )
-    return claimed == 1
 
 
 @dataclass
@@ -62,7 +61,7 @@ def job_sweep(job: JobKind, *, now: datetime | None = None) -> SweepReport:
     now = now or timezone.now()
     rows = job.model.objects
     report = SweepReport()
-    overdue = rows.filter(status=RUNNING, deadline__lt=now).values_list("pk", flat=True)[:SWEEP_BATCH]
+    overdue = rows.overdue(now).values_list("pk", flat=True)[:SWEEP_BATCH]
     report.failed = [pk for pk in overdue if job.fail(pk, job.worker_stopped)]
     if worker_alive(now=now):  # with none, taking jobs back would only leave them queued: their deadline ends them
         report.reclaimed = job_reclaim(job, now=now)
