@@ -408,7 +408,7 @@ def dataset_name_problem(name: str) -> str | None:
 def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
     """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS or gives more
     than MAX_ROW_VARIABLES, and why; None when the row fits. Every way a row is written asks this (dataset_create,
-    dataset_files.row_from_record)."""
+    datasets.files.row_from_record)."""
     if len(vars) > MAX_ROW_VARIABLES:
         return "vars", f"a row has at most {MAX_ROW_VARIABLES:,} variables; this one has {len(vars):,}."
     total = 0

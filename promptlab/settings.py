@@ -358,7 +358,7 @@ SPECTACULAR_SETTINGS = {
         "JudgeUncertaintyEnum": "judging.classification.Uncertainty",
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
-        "DatasetFormatEnum": "compare.dataset_files.FORMATS",
+        "DatasetFormatEnum": "compare.datasets.files.FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
     },
 }

@@ -34,7 +34,6 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from compare.experiment_urls import experiment_page_path
 from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
@@ -61,6 +60,7 @@ from compare.experiments.selectors import (
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError, config_on_connections
 from compare.experiments.spread import Plan
+from compare.experiments.urls import experiment_page_path
 from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
 from lab.connection_env import connections_from_environment
