@@ -67,7 +67,7 @@ from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
 # Lines for a log, not for a person at a terminal: every HTTP request, and a round someone else already ran.
-QUIET_LOGGERS = ("httpx", "httpcore", "compare.execution")
+QUIET_LOGGERS = ("httpx", "httpcore", "compare.rounds.execution")
 PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
 UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
 
