@@ -2,12 +2,12 @@
 
 Roles, by module name: `models` the rows; `services` writes (`<entity>_<verb>`), `selectors` reads,
 `page_selectors` reads for the pages; `access` the one way to reach an object; `blind` blind mode, written once;
-`views` and `<feature>_views` (dataset, experiment, prompt, baseline) the pages, `forms` and `experiment_forms` their
-inputs; `api/` the REST API, one module per resource (groups, datasets, prompts, experiments, baselines,
-run_baselines) with its In/Out serializers; `tasks` the Celery entry points, `jobs` the round's job kind,
-`rounds` and `execution` the worker's side of a round (`round_stops` the batch rounds' one cancel poll,
-`response_cache` the opt-in cache of complete answers); `consumers` and `routing` the websocket; `signals` what apps
-above hear. Features: `dataset_files` (reading files) and `dataset_services` (their writes), `round_rows`,
-`run_baseline`, `catalog` (models a comparison may use); packages `prompts/` (the library) and `experiments/`
-(see its docstring).
+`views` the comparison pages, `forms` their inputs; `api/` the REST API, one module per resource (groups, datasets,
+prompts, experiments, baselines, run_baselines) with its In/Out serializers; `tasks` the Celery entry points;
+`response_cache` the opt-in cache of complete answers; `consumers` and `routing` the websocket; `signals` what apps
+above hear; `catalog` the models a comparison may use.
+
+Packages by sub-domain, each saying what it owns in its docstring: `rounds/` (a round's lifecycle on the worker's
+side), `datasets/` (files, writes, pages), `prompts/` (the library and its pages), `experiments/` (experiments,
+baselines and their pages).
 """

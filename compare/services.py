@@ -2,7 +2,7 @@
 
 Every rule a comparison obeys lives here. Errors are Django ValidationErrors keyed by field, and a message
 about one variant names it ("Variant 2 (Concise): …"), so the API turns them into 400s a person can act on.
-The worker's side of a round (claim, record, finish, fail) is in `rounds.py`; its job kind in `jobs.py`.
+The worker's side of a round (claim, record, finish, fail) is in `rounds/worker.py`; its job kind in `rounds/jobs.py`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from lab.templating import VariantTemplate, render_variants, variant_name
 
 from .blind import creation_order, may_reveal
 from .catalog import resolve_model
-from .jobs import ROUND
 from .models import (
     DEFAULT_STAGGER_MS,
     DEFAULT_TIMEOUT_MS,
@@ -53,7 +52,8 @@ from .models import (
     Variant,
 )
 from .prompts.picking import picked_versions
-from .rounds import rounds_announce
+from .rounds.jobs import ROUND
+from .rounds.worker import rounds_announce
 from .selectors import group_settings
 
 MAX_REPEAT = 100
@@ -408,7 +408,7 @@ def dataset_name_problem(name: str) -> str | None:
 def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
     """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS or gives more
     than MAX_ROW_VARIABLES, and why; None when the row fits. Every way a row is written asks this (dataset_create,
-    dataset_files.row_from_record)."""
+    datasets.files.row_from_record)."""
     if len(vars) > MAX_ROW_VARIABLES:
         return "vars", f"a row has at most {MAX_ROW_VARIABLES:,} variables; this one has {len(vars):,}."
     total = 0

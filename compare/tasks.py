@@ -8,9 +8,9 @@ from django.db import InterfaceError, OperationalError
 
 from lab.jobs.batch import batch_start_sync, queue_of
 
-from . import execution
 from .experiments import evaluation
 from .experiments.jobs import EVALUATION
+from .rounds import execution
 
 
 # A database blip before the claim retries; after the claim a retry finds the round taken, and the jobs sweeper

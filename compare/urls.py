@@ -3,8 +3,9 @@
 from django.urls import path
 
 from . import views
-from .experiment_urls import urlpatterns as experiment_urlpatterns
-from .library_urls import urlpatterns as library_urlpatterns
+from .datasets.urls import urlpatterns as dataset_urlpatterns
+from .experiments.urls import urlpatterns as experiment_urlpatterns
+from .prompts.urls import urlpatterns as library_urlpatterns
 
 app_name = "compare"
 
@@ -19,4 +20,4 @@ urlpatterns = [
     path("compare/<int:pk>/rounds/<int:number>/partial/", views.round_partial, name="round_partial"),
 ]
 
-urlpatterns += experiment_urlpatterns + library_urlpatterns
+urlpatterns += experiment_urlpatterns + dataset_urlpatterns + library_urlpatterns

@@ -20,8 +20,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from compare.datasets.round_rows import round_reference
 from compare.models import Output
-from compare.round_rows import round_reference
 from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.events import VERDICT_DONE, verdict_done
 from lab.jobs.kinds import kind

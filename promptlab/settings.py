@@ -358,7 +358,7 @@ SPECTACULAR_SETTINGS = {
         "JudgeUncertaintyEnum": "judging.classification.Uncertainty",
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
-        "DatasetFormatEnum": "compare.dataset_files.FORMATS",
+        "DatasetFormatEnum": "compare.datasets.files.FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
     },
 }
@@ -472,7 +472,7 @@ CELERY = {
     "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT},
     "broker_connection_retry_on_startup": True,
     # A round in flight when the broker connection drops keeps streaming (the threads pool cannot stop it anyway);
-    # its message goes back to the queue and the redelivery finds the round claimed (compare.rounds.round_claim).
+    # its message goes back to the queue and the redelivery finds the round claimed (compare.rounds.worker.round_claim).
     # Celery 5.7.0 dies on that path (see requirements.txt), so it is pinned to 5.6.3.
     "worker_cancel_long_running_tasks_on_connection_loss": False,
     "worker_hijack_root_logger": False,

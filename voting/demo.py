@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
 
-from compare.execution import round_run
 from compare.experiments.config import config_from_data
 from compare.experiments.files import UploadedFiles
 from compare.experiments.models import EVALUATION_UNFINISHED
@@ -24,6 +23,7 @@ from compare.experiments.runner import experiment_run_here
 from compare.experiments.services import experiment_create, experiment_start
 from compare.models import CompareGroup, Mode, Round
 from compare.prompts.services import prompt_create, prompt_version_create
+from compare.rounds.execution import round_run
 from compare.services import dataset_create, group_create, round_start
 from judging.models import Verdict
 from judging.services import group_judge_set, judge_config_create, verdict_request

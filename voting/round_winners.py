@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from compare.datasets.round_rows import rounds_save_as_rows
 from compare.models import Dataset, Output, Round
-from compare.round_rows import rounds_save_as_rows
 
 from .models import Choice, Vote
 
@@ -34,7 +34,7 @@ def round_winners(round_ids: Iterable[int]) -> dict[int, Output]:
 def rounds_save_as_rows_voted(
     *, workspace, user, rounds: Sequence[Round], dataset: Dataset | None = None, name: str = "", reference: bool
 ) -> tuple[Dataset, int]:
-    """compare.round_rows.rounds_save_as_rows, with each round's winning answer as its `reference` when asked;
+    """compare.datasets.round_rows.rounds_save_as_rows, with each round's winning answer as its `reference` when asked;
     returns the dataset and how many rows got a reference."""
     references = (
         {round_id: o.text for round_id, o in round_winners(r.pk for r in rounds).items()} if reference else None

@@ -1,6 +1,6 @@
 """Dataset API: list, create, read, rename and delete datasets, import a file (CSV, JSON, JSONL, YAML) or preview
 one, and add, change or delete rows. Its In/Out serializers first, then the views; thin: the rules are in
-compare.services, compare.dataset_services and compare.dataset_files; another workspace's dataset is a 404."""
+compare.services, compare.datasets.services and compare.datasets.files; another workspace's dataset is a 404."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from rest_framework.views import APIView
 from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
 
-from .. import dataset_files, dataset_services, selectors, services
+from .. import selectors, services
 from ..access import dataset_for_user, dataset_row, workspace_from_body
+from ..datasets import files as dataset_files
+from ..datasets import services as dataset_services
 from ..models import Dataset, DatasetRow
 from ..services import MAX_DATASET_ROWS
 

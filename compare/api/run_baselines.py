@@ -1,6 +1,6 @@
 """Baseline API of a comparison's dataset run (the rounds of one `POST /groups/{id}/runs/` with a dataset, named
 by their `run_id`): the run against an earlier one, and pinning it as the comparison's baseline. Thin:
-compare.run_baseline holds the rules."""
+compare.experiments.run_baseline holds the rules."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from ..access import group_for_user
 from ..experiments.baseline import LATEST, BaselineComparison
-from ..run_baseline import (
+from ..experiments.run_baseline import (
     DatasetRun,
     dataset_run_compare,
     dataset_run_pin,

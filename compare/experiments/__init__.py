@@ -8,6 +8,8 @@ rows, `jobs` its evaluation job kind, `receivers` evaluates a finished round.
 Judging: `evaluation` scores each answer (through the scorer judging registers in `scoring`), `structured` checks a
 structured answer. Reading back: `selectors` progress and spend, `results` the cells and averages, `naming` the
 combinations' names, `costs` how costs read, `report` the command line's text, `export` a file that runs it again.
-Baselines: `baseline` checks a run against an earlier one, `baseline_text` prints that. `runner` runs it in the
-calling process for the command line.
+Baselines: `baseline` checks a run against an earlier one, `baseline_text` prints that, `run_baseline` checks a
+comparison's dataset run the same way. `runner` runs it in the calling process for the command line.
+Pages: `views` (list, new from a file or the form in `forms`, estimate, live page, export), `baseline_views` (a
+run's baseline page), `urls` both.
 """

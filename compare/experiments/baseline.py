@@ -1,5 +1,5 @@
 """Baseline regression: an experiment run checked against an earlier one, answer by answer (and, through
-`cells_compare`, a comparison's dataset run against an earlier one: compare/run_baseline.py).
+`cells_compare`, a comparison's dataset run against an earlier one: run_baseline.py).
 
 Answers are paired by dataset row and combination (its position in the file: the first combination of both runs,
 whatever its model or prompt now is). Each pair gets a word diff of the answers and a score change; the runs get a

@@ -87,7 +87,7 @@ def settled_cost(answer: Answer, reserved: Decimal) -> Decimal:
 def budget_check(*, budget: Decimal | None, calls: int, unpriced_calls: int) -> None:
     """A budget can only cap calls of known price: refused (400 naming `budget`) when any of the run's `calls` (its
     estimate's) is of unknown price. Counts, not the estimate, so that this module needs nothing the estimate imports
-    (compare.rounds imports this module)."""
+    (compare.rounds.worker imports this module)."""
     if budget is None:
         return
     if unpriced_calls:

@@ -23,8 +23,8 @@ from lab.engine.runtime import Runtime, RunTimedOut, runtime
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
+from ..datasets.round_rows import round_reference
 from ..models import ROUND_UNFINISHED, Output, OutputStatus
-from ..round_rows import round_reference
 from .announce import experiment_announce
 from .budget import NOT_EVALUATED, evaluation_cost, evaluation_worst_case, reserve_or_wait, settle
 from .jobs import EVALUATION

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from lab import values
 
-from ..dataset_files import MAX_IMPORT_BYTES, decode
+from ..datasets.files import MAX_IMPORT_BYTES, decode
 
 
 class Files(Protocol):

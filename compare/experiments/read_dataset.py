@@ -1,7 +1,7 @@
 """Checking an experiment's dataset: rows written in the file, rows read from files, or one workspace dataset.
 
 Row files go through the dataset import's own parser and rows written in the file through its row reader
-(`compare.dataset_files`), so both say the same about a bad row.
+(`compare.datasets.files`), so both say the same about a bad row.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from ..dataset_files import format_for, row_from_record, rows_parse
+from ..datasets.files import format_for, row_from_record, rows_parse
 from ..services import MAX_DATASET_ROWS
 from .reader import SectionReader, name_suffix
 from .spec import Row

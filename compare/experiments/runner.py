@@ -2,7 +2,7 @@
 
 The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop (lab.engine.runtime)
 as a worker runs batch rounds, but claimed together as room frees up and written together once their calls are done
-(compare.round_batches), and the connections' schedulers decide how many calls go at once, so by default a run keeps
+(compare.rounds.batches), and the connections' schedulers decide how many calls go at once, so by default a run keeps
 every connection it uses at its limit; `concurrency` (the command's --concurrency) bounds the calls in flight
 further. A round is claimed only when its calls may start (with --concurrency, when they are next: twice the rounds
 that fit, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD), so the budget cap can still cancel the rounds
@@ -33,7 +33,7 @@ from lab.engine.runtime import Runtime, runtime
 from lab.models import Connection
 
 from ..models import Round, RoundStatus
-from ..round_batches import RoundBatches
+from ..rounds.batches import RoundBatches
 from . import spread
 from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
@@ -219,7 +219,7 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
         calls = asyncio.Semaphore(plan.calls) if plan.calls else None
         # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
         # wait there, their calls go the moment others end, and each claim takes half of them at once. The writes
-        # wait for as many (compare.round_batches), so that one write frees the room for one claim, for no longer
+        # wait for as many (compare.rounds.batches), so that one write frees the room for one claim, for no longer
         # than the rounds ahead hold calls, less one latency for that claim: three latencies at C = 4, none where
         # the rounds ahead are no more than those in flight (from C = 24 with three variants).
         if plan.calls:

@@ -12,9 +12,9 @@ from django.db import connections
 from django.utils import timezone
 
 from compare import services
-from compare.execution import round_execute
 from compare.models import Output, OutputStatus, RoundStatus
-from compare.rounds import rounds_complete
+from compare.rounds.execution import round_execute
+from compare.rounds.worker import rounds_complete
 from lab.engine.fanout import Result
 from lab.jobs.kinds import Lane
 from lab.providers.answer import Answer

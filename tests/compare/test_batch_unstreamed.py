@@ -6,8 +6,8 @@ These tests commit (`transactional_db`): the engine writes from its own thread.
 
 import pytest
 
-from compare.execution import round_execute
 from compare.models import Output, OutputStatus, RoundStatus
+from compare.rounds.execution import round_execute
 from lab.jobs.kinds import Lane
 from lab.services import connection_create
 from tests.compare.events import watched_run

@@ -14,9 +14,9 @@ from compare.experiments.config import config_read
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.selectors import experiment_progress
 from compare.experiments.services import experiment_create, experiment_start
-from compare.jobs import ROUND
 from compare.models import Output, OutputStatus, Round, RoundStatus
-from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
+from compare.rounds.jobs import ROUND
+from compare.rounds.worker import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from compare.tasks import run_round
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_sweep

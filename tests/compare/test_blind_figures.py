@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 from django.utils.html import escape
 
-from compare.execution import round_execute
 from compare.models import CompareGroup
+from compare.rounds.execution import round_execute
 from lab.audit.models import Action, AuditEntry
 from lab.models import Role
 from lab.services import connection_create

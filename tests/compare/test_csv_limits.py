@@ -7,8 +7,8 @@ import time
 import pytest
 from django.core.exceptions import ValidationError
 
-from compare import dataset_files
-from compare.dataset_files import MAX_CELL_CHARS
+from compare.datasets import files as dataset_files
+from compare.datasets.files import MAX_CELL_CHARS
 from compare.models import CompareGroup, Dataset
 from compare.services import MAX_ROW_VARIABLES
 from tests.fixtures.experiments import sample

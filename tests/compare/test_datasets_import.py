@@ -7,7 +7,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from compare import dataset_files, dataset_services
+from compare.datasets import files as dataset_files
+from compare.datasets import services as dataset_services
 from compare.models import Dataset
 from tests.fixtures.factories import make_workspace
 

@@ -15,9 +15,9 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
 from compare import services
-from compare.execution import round_dispatch, round_execute
 from compare.models import Mode, Output, OutputStatus, RoundStatus
-from compare.rounds import round_claim, round_finish
+from compare.rounds.execution import round_dispatch, round_execute
+from compare.rounds.worker import round_claim, round_finish
 from lab.jobs.kinds import Lane
 from lab.models import Connection
 from lab.services import connection_create

@@ -9,8 +9,8 @@ import pytest
 from celery import signals
 from django.test import override_settings
 
-from compare.jobs import ROUND
 from compare.models import CompareGroup, Output, OutputStatus, RoundStatus
+from compare.rounds.jobs import ROUND
 from lab.jobs.kinds import kind
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command, sample
@@ -82,7 +82,9 @@ def test_the_minimal_file_runs_and_prints_the_estimate_each_answer_and_the_avera
         rf"Done: 1 answer, 0 failed; spent \${n} \+ 1 call of unknown price\.",
     )
     # The log lines of every HTTP request (httpx) and of a round another process ran stay off the terminal.
-    assert not [r for r in caplog.records if r.name in ("httpx", "compare.execution") and r.levelno < logging.WARNING]
+    assert not [
+        r for r in caplog.records if r.name in ("httpx", "compare.rounds.execution") and r.levelno < logging.WARNING
+    ]
     assert re.search(rf"\[#{{30}}\] 2/2 calls · {n} calls/s · 0:00:00 left$", ran.err.strip())
     assert group.mode == "custom" and group.rounds.get().status == RoundStatus.DONE
 

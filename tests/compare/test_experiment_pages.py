@@ -8,9 +8,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from compare.experiment_urls import experiment_page_path
 from compare.experiments.models import Experiment
 from compare.experiments.selectors import experiment_progress
+from compare.experiments.urls import experiment_page_path
 from compare.models import CompareGroup, Dataset, RoundStatus
 from lab.models import Role
 from tests.fixtures.experiments import sample

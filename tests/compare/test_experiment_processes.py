@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from compare.models import CompareGroup, OutputStatus, Round, RoundStatus
-from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
+from compare.rounds.worker import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from lab.jobs.lifecycle import jobs_sweep
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command

@@ -82,7 +82,7 @@ def test_with_concurrency_each_round_is_asked_whole_before_the_next(workspace, o
 
 
 def test_rounds_that_end_together_are_written_together(workspace, owner, fake_llm, tmp_path):
-    """A wave's rounds end milliseconds apart; the write waits a little for them (round_batches.GATHER_SHARE of
+    """A wave's rounds end milliseconds apart; the write waits a little for them (compare.rounds.batches.GATHER_SHARE of
     the calls' latency), where it wrote most of them one by one as they came, a write each."""
     connection_create(
         workspace=workspace, name="many", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=20

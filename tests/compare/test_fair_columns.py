@@ -5,8 +5,8 @@ Rounds run in this process against the fake LLM server, whose answers take a set
 
 import pytest
 
-from compare.execution import round_execute
 from compare.models import MAX_VARIANTS, CompareGroup, OutputStatus
+from compare.rounds.execution import round_execute
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 

@@ -8,8 +8,8 @@ import uuid
 import pytest
 
 from compare import services
+from compare.datasets.round_rows import rounds_save_as_rows
 from compare.models import Dataset, Mode
-from compare.round_rows import rounds_save_as_rows
 from tests.fixtures.compare_factories import INSTANT
 from tests.fixtures.experiments import run_command
 from tests.fixtures.voting_factories import finished_round

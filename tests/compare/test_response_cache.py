@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from compare.execution import round_execute
 from compare.models import CachedAnswer, Output, OutputStatus, RoundStatus
 from compare.response_cache import cache_prune
-from compare.rounds import rounds_claim
+from compare.rounds.execution import round_execute
+from compare.rounds.worker import rounds_claim
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import make_user, make_workspace

@@ -8,7 +8,6 @@ from decimal import Decimal
 import pytest
 import yaml
 
-from compare.execution import round_execute
 from compare.experiments.config import config_from_data, config_read
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.report import results_text
@@ -17,6 +16,7 @@ from compare.experiments.runner import experiment_run_here
 from compare.experiments.services import experiment_create, experiment_start
 from compare.experiments.spec import ConfigError
 from compare.models import Output, Round
+from compare.rounds.execution import round_execute
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 

@@ -1,5 +1,5 @@
-"""Many batch rounds claimed in one transaction and finished in another (compare.rounds.rounds_claim and
-rounds_complete, used by the experiment command through compare.round_batches): the same rows and signals as one
+"""Many batch rounds claimed in one transaction and finished in another (compare.rounds.worker.rounds_claim and
+rounds_complete, used by the experiment command through compare.rounds.batches): the same rows and signals as one
 round at a time, in a number of queries that does not grow with the rounds."""
 
 import asyncio
@@ -10,10 +10,10 @@ from asgiref.sync import ThreadSensitiveContext
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from compare import round_batches
 from compare.models import Output, OutputStatus, Round, RoundStatus
-from compare.round_batches import RoundBatches
-from compare.rounds import rounds_claim, rounds_complete
+from compare.rounds import batches as round_batches
+from compare.rounds.batches import RoundBatches
+from compare.rounds.worker import rounds_claim, rounds_complete
 from compare.signals import round_finished
 from lab.engine.fanout import Result
 from lab.engine.runtime import runtime

@@ -9,8 +9,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from compare import services
-from compare.jobs import ROUND
 from compare.models import OutputStatus, RoundStatus
+from compare.rounds.jobs import ROUND
 from lab.jobs.enqueue import send
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_sweep

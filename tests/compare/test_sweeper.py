@@ -7,10 +7,10 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from compare.execution import round_execute
-from compare.jobs import ROUND
 from compare.models import OutputStatus, Round, RoundStatus
-from compare.rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED
+from compare.rounds.execution import round_execute
+from compare.rounds.jobs import ROUND
+from compare.rounds.worker import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from compare.tasks import run_round
 from lab.jobs.enqueue import send
 from lab.jobs.kinds import kind

@@ -7,7 +7,7 @@ from functools import partial
 import pytest
 
 from compare.models import Round, RoundStatus
-from compare.rounds import round_finish
+from compare.rounds.worker import round_finish
 from judging.models import VERDICT_JOB, Verdict, VerdictStatus
 from judging.rubric import Metric
 from judging.services import group_judge_set, verdict_for_finished_round

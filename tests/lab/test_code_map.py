@@ -21,7 +21,7 @@ MAP_LINE = re.compile(r"^- `([^`]+)` — ", re.MULTILINE)  # a module's own line
 
 
 def app_modules(root: Path = ROOT) -> list[str]:
-    """Every .py file of the apps, migrations left out, as repository paths (`compare/rounds.py`)."""
+    """Every .py file of the apps, migrations left out, as repository paths (`compare/rounds/worker.py`)."""
     return sorted(
         path.relative_to(root).as_posix()
         for app in APPS

@@ -69,7 +69,7 @@ BROWSER_READS: dict[str, set[str]] = {
 OTHER_READS: dict[str, dict[str, str]] = {
     OUTPUT_DELTAS: {"deltas": "compare/consumers.py GroupConsumer.push"},
     OUTPUT_DONE: {
-        "round": "compare/round_batches.py: which comparison's channel a payload goes to",
+        "round": "compare/rounds/batches.py: which comparison's channel a payload goes to",
         "length": "tests/compare/test_realtime.py and test_batch_rounds.py: the stored text is all there",
         "cached": "tests/compare/test_blind_figures.py: null while blind",
         "finish_reason": "no script: the answer's field as the round API gives it",

@@ -2,7 +2,7 @@
 comparison, into a new or existing dataset, optionally with the winning answer as `reference`.
 
 It lives in voting because the reference is the team's vote (voting.round_winners); the rows themselves are
-written by compare.round_rows.
+written by compare.datasets.round_rows.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from compare.access import dataset_from_body, workspace_from_body
 from compare.api.datasets import DatasetDetailOut
-from compare.round_rows import rounds_chosen
+from compare.datasets.round_rows import rounds_chosen
 from compare.selectors import dataset_with_rows
 from compare.services import MAX_DATASET_ROWS
 

@@ -34,7 +34,6 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
-from compare.experiment_urls import experiment_page_path
 from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
@@ -61,13 +60,14 @@ from compare.experiments.selectors import (
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
 from compare.experiments.spec import ConfigError, config_on_connections
 from compare.experiments.spread import Plan
+from compare.experiments.urls import experiment_page_path
 from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
 from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
 # Lines for a log, not for a person at a terminal: every HTTP request, and a round someone else already ran.
-QUIET_LOGGERS = ("httpx", "httpcore", "compare.execution")
+QUIET_LOGGERS = ("httpx", "httpcore", "compare.rounds.execution")
 PROGRESS_EVERY_S = 1.0  # when the output is not a terminal, a progress line at most this often
 UNFINISHED = (OutputStatus.QUEUED, OutputStatus.RUNNING)
 

@@ -2,9 +2,9 @@
 
 Run one by one, every batch round costs a claim and a finish of a few queries each, and its finish sends the
 round_finished signal, whose receivers ask a query or two more: with three calls a round that was most of a
-call's CPU. Here the rounds a caller has room for are claimed in one transaction (`rounds.rounds_claim`), and the
+call's CPU. Here the rounds a caller has room for are claimed in one transaction (`worker.rounds_claim`), and the
 rounds whose calls are all done are written in one transaction, answers and finish together
-(`rounds.rounds_complete`). While one claim or write is on the database thread, the rounds that become ready
+(`worker.rounds_complete`). While one claim or write is on the database thread, the rounds that become ready
 meanwhile make up the next one, so batches grow with the load. A write also waits a little for the rounds about
 to finish: an eighth of the latest ready round's slowest call, at most GATHER_MAX_S. Rounds started together end a few
 milliseconds apart, and at 20 calls at once with 0.69 s answers they were written one at a time, five writes a
@@ -38,7 +38,7 @@ from lab.engine.fanout import Result
 from lab.events import OUTPUT_DONE
 from lab.realtime import abroadcast, alistened, group_channel
 
-from . import rounds
+from . import worker
 from .execution import RoundHooks, round_stream
 
 # About the most answers one write takes (a round is never split): each is a row of 14 values in the statement,
@@ -50,7 +50,7 @@ GATHER_MAX_S = 0.1
 # progress line and the evaluations see an answer at most this late.
 GATHER_AHEAD_MAX_S = 2.0
 
-_Ready = tuple[rounds.ClaimedRound, list[Result], asyncio.Future]  # a round, its results, and its write to come
+_Ready = tuple[worker.ClaimedRound, list[Result], asyncio.Future]  # a round, its results, and its write to come
 
 
 class RoundBatches:
@@ -78,11 +78,11 @@ class RoundBatches:
         self._closing = False
         self._writer = asyncio.create_task(self._write_ready())
 
-    async def claim(self, round_ids: list[int]) -> list[rounds.ClaimedRound]:
+    async def claim(self, round_ids: list[int]) -> list[worker.ClaimedRound]:
         """Those of the rounds still queued, claimed together (in the order given)."""
-        return await database_sync_to_async(rounds.rounds_claim)(round_ids=round_ids)
+        return await database_sync_to_async(worker.rounds_claim)(round_ids=round_ids)
 
-    async def run(self, claimed: rounds.ClaimedRound) -> None:
+    async def run(self, claimed: worker.ClaimedRound) -> None:
         """Make the round's calls, then wait until its answers are written with the next batch (a failed write
         raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
         # The command writes its rounds in batches; a round it leaves behind keeps its claim's deadline.
@@ -150,14 +150,14 @@ class RoundBatches:
         taken, self._ready = self._ready[:count], self._ready[count:]
         return taken
 
-    async def _write(self, batch: list[tuple[rounds.ClaimedRound, list[Result]]]) -> None:
+    async def _write(self, batch: list[tuple[worker.ClaimedRound, list[Result]]]) -> None:
         channels = {group_channel(claimed.group_id) for claimed, _ in batch}
         watched = [channel for channel in sorted(channels) if await alistened(channel)]
         cache_keys: dict[int, dict[int, str]] = {}
         for claimed, _ in batch:
             if claimed.cache_keys:
                 cache_keys.setdefault(claimed.workspace_id, {}).update(claimed.cache_keys)
-        payloads = await database_sync_to_async(rounds.rounds_complete)(
+        payloads = await database_sync_to_async(worker.rounds_complete)(
             results=[result for _, results in batch for result in results],
             round_ids=[claimed.round_id for claimed, _ in batch],
             events=bool(watched),

@@ -20,16 +20,16 @@ from lab.access import membership_for_user
 from lab.catalog import workspace_models
 from lab.models import Role
 
-from .access import experiment_for_user, group_for_user
-from .dataset_files import decode
-from .experiment_forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
-from .experiments.config import config_from_data, config_read
-from .experiments.export import export_yaml, group_export
-from .experiments.files import UploadedFiles
-from .experiments.results import GROUPINGS, experiment_results
-from .experiments.selectors import experiment_progress, experiments_for_user
-from .experiments.services import experiment_create, experiment_plan, experiment_start
-from .experiments.spec import ConfigError, ExperimentConfig
+from ..access import experiment_for_user, group_for_user
+from ..datasets.files import decode
+from .config import config_from_data, config_read
+from .export import export_yaml, group_export
+from .files import UploadedFiles
+from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .results import GROUPINGS, experiment_results
+from .selectors import experiment_progress, experiments_for_user
+from .services import experiment_create, experiment_plan, experiment_start
+from .spec import ConfigError, ExperimentConfig
 
 
 @login_required

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_POST, require_safe
 from lab.access import membership_for_user
 from lab.models import Role
 
-from .access import experiment_for_user, group_for_user
-from .experiments.baseline import (
+from ..access import experiment_for_user, group_for_user
+from .baseline import (
     baseline_compare,
     baseline_of,
     baseline_pin,

@@ -45,11 +45,11 @@ from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
-from . import response_cache
-from .blind import blind_now, for_channel
-from .catalog import resolve_model
-from .experiments.budget import rounds_spending
-from .models import (
+from .. import response_cache
+from ..blind import blind_now, for_channel
+from ..catalog import resolve_model
+from ..experiments.budget import rounds_spending
+from ..models import (
     ROUND_TRANSITIONS,
     ROUND_UNFINISHED,
     CompareGroup,
@@ -59,7 +59,7 @@ from .models import (
     RoundStatus,
     Variant,
 )
-from .signals import round_finished
+from ..signals import round_finished
 
 logger = logging.getLogger(__name__)
 

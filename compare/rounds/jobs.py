@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lab.jobs.kinds import JobKind, register
 
-from .models import Round
-from .rounds import ROUND_WORKER_STOPPED, WORKER_STOPPED, round_answers_requeue, round_fail
+from ..models import Round
+from .worker import ROUND_WORKER_STOPPED, WORKER_STOPPED, round_answers_requeue, round_fail
 
 ROUND = "round"
 

@@ -1,5 +1,5 @@
 """Writes for datasets beyond creating one from rows (services.dataset_create): import a file, rename, add, edit
-and delete rows, delete. Every row is checked as a file's row is (dataset_files.row_from_record)."""
+and delete rows, delete. Every row is checked as a file's row is (files.row_from_record)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.db.models import Max
 
 from lab.models import Workspace
 
-from .dataset_files import decode, row_from_record, rows_parse
-from .models import Dataset, DatasetRow
-from .services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
+from ..models import Dataset, DatasetRow
+from ..services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
+from .files import decode, row_from_record, rows_parse
 
 
 @transaction.atomic

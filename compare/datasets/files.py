@@ -1,4 +1,4 @@
-"""Reading dataset files: CSV, JSON, JSONL or YAML into rows, and the preview of an import (writes: dataset_services).
+"""Reading dataset files: CSV, JSON, JSONL or YAML into rows, and the preview of an import (writes: datasets.services).
 
 Reading rows is shared with experiment files (their `dataset: [{file: …}]` entries). A row is a name and
 variables of any JSON type, written either as `{"name": …, "vars": {…}}` or as a flat record whose every field
@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 
 from lab import safe_yaml, values
 
-from .services import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
+from ..services import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
 EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}

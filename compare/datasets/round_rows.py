@@ -13,10 +13,10 @@ from django.db import transaction
 
 from lab.models import Workspace
 
-from .blind import require_revealed
-from .dataset_services import dataset_rows_append
-from .models import Dataset, Round
-from .services import MAX_DATASET_ROWS, dataset_create
+from ..blind import require_revealed
+from ..models import Dataset, Round
+from ..services import MAX_DATASET_ROWS, dataset_create
+from .services import dataset_rows_append
 
 REFERENCE = "reference"
 

@@ -28,10 +28,11 @@ from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
-from . import rounds, selectors
-from .blind import for_channel
+from .. import selectors
+from ..blind import for_channel
+from . import worker
 from .jobs import ROUND, round_lane
-from .round_stops import batch_round_stopped
+from .stops import batch_round_stopped
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ def round_dispatch(*, round_id: int, queue: str | None = None) -> None:
 def round_execute(*, round_id: int) -> None:
     """Claim on this thread, stream every variant at once, record, finish. A redelivered message returns at the
     claim."""
-    claimed = rounds.round_claim(round_id=round_id)
+    claimed = worker.round_claim(round_id=round_id)
     if claimed is None:
         _not_queued(round_id)
         return
@@ -70,7 +71,7 @@ async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.
     `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once. Its
     database work goes through the batch rounds' own thread, never ahead of an interactive round's."""
     async with ThreadSensitiveContext(executor=engine.batch_database):
-        claimed = await database_sync_to_async(rounds.round_claim)(round_id=round_id)
+        claimed = await database_sync_to_async(worker.round_claim)(round_id=round_id)
         if claimed is None:
             _not_queued(round_id)
             return False
@@ -79,7 +80,7 @@ async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.
 
 
 async def _run_claimed(
-    claimed: rounds.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
+    claimed: worker.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
 ) -> None:
     hooks = RoundHooks(claimed)
     results = await round_stream(claimed, engine, hooks, calls_in_flight)
@@ -89,11 +90,11 @@ async def _run_claimed(
     # which the round's end (`round.done`) waits for.
     unwritten = [result for result in results if result.key not in hooks.recorded]
     events = not hooks.batch or await alistened(hooks.channel)
-    await database_sync_to_async(rounds.round_complete)(claimed=claimed, results=unwritten, events=events)
+    await database_sync_to_async(worker.round_complete)(claimed=claimed, results=unwritten, events=events)
 
 
 async def round_stream(
-    claimed: rounds.ClaimedRound,
+    claimed: worker.ClaimedRound,
     engine: Runtime,
     hooks: RoundHooks,
     calls_in_flight: asyncio.Semaphore | None = None,
@@ -110,10 +111,10 @@ async def round_stream(
             )
     except TimeoutError:
         error = f"The round ran past its time limit ({limit_s:.0f} s)."
-        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=error)
+        await database_sync_to_async(worker.round_fail)(round_id=round_id, error=error)
         return None
     except Exception:
-        await database_sync_to_async(rounds.round_fail)(round_id=round_id, error=UNEXPECTED)
+        await database_sync_to_async(worker.round_fail)(round_id=round_id, error=UNEXPECTED)
         raise
 
 
@@ -138,11 +139,11 @@ class RoundHooks:
     A batch round nobody watches (an experiment's page shows progress, not tokens) sends nothing to the channel
     layer and saves no partial text; its answers are written together when the last one is done. An interactive
     round streams every delta, checkpoints, and records each answer as it finishes but the last, which is written
-    with the round's finish (`rounds.round_complete`): its `round.done` then waits for one trip to the database, not
+    with the round's finish (`worker.round_complete`): its `round.done` then waits for one trip to the database, not
     two.
     """
 
-    def __init__(self, claimed: rounds.ClaimedRound, *, shorten_deadline: bool = True):
+    def __init__(self, claimed: worker.ClaimedRound, *, shorten_deadline: bool = True):
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
         self.blind = claimed.blind
@@ -179,7 +180,7 @@ class RoundHooks:
         partial = {key: "".join(self.texts[key]) for key in self.changed}
         self.changed.clear()
         self.checkpointed_at = time.monotonic()
-        await database_sync_to_async(rounds.outputs_checkpoint)(texts=partial)
+        await database_sync_to_async(worker.outputs_checkpoint)(texts=partial)
 
     async def sending(self, key: int) -> None:
         self.sent_keys.add(key)
@@ -191,7 +192,7 @@ class RoundHooks:
         # Written on the side, so the request that goes now does not wait for the database.
         self.unsent -= 1
         if self.unsent == 0 and self.left > 0 and self.sent_keys:
-            write = database_sync_to_async(rounds.round_deadline_shorten)
+            write = database_sync_to_async(worker.round_deadline_shorten)
             self.deadline_write = asyncio.ensure_future(write(round_id=self.round_id, answer_s=self.answer_s))
             self.deadline_write.add_done_callback(_log_failure)
 
@@ -201,10 +202,10 @@ class RoundHooks:
         self.left -= 1
         if self.unsent and result.key not in self.sent_keys:
             self._one_less_unsent()
-        if self.batch or not self.left:  # written with the round's finish (or, for many rounds, round_batches)
+        if self.batch or not self.left:  # written with the round's finish (or, for many rounds, batches)
             return
         self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved
-        payload = await database_sync_to_async(rounds.output_record)(result=result)
+        payload = await database_sync_to_async(worker.output_record)(result=result)
         if payload is not None:
             await abroadcast(self.channel, OUTPUT_DONE, **payload)
 

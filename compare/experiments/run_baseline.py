@@ -19,9 +19,9 @@ from django.db.models import Min
 
 from lab.templating import variant_name
 
-from .experiments.baseline import LATEST, SUCCESS, BaselineComparison, cells_compare
-from .experiments.results import Cell, Combo
-from .models import CompareGroup, DatasetRunPin, Output
+from ..models import CompareGroup, DatasetRunPin, Output
+from .baseline import LATEST, SUCCESS, BaselineComparison, cells_compare
+from .results import Cell, Combo
 
 
 @dataclass(frozen=True)

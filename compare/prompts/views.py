@@ -15,12 +15,12 @@ from django.views.decorators.http import require_POST, require_safe
 from lab.access import membership_for_user
 from lab.models import Role
 
-from . import page_selectors
-from .access import group_for_user, prompt_for_user, prompt_version_for_user, variant_for_user
-from .forms import PromptNewForm
-from .prompts import library, services
-from .prompts.diff import side_by_side
-from .prompts.selectors import prompt_versions, workspace_prompts
+from .. import page_selectors
+from ..access import group_for_user, prompt_for_user, prompt_version_for_user, variant_for_user
+from ..forms import PromptNewForm
+from . import library, services
+from .diff import side_by_side
+from .selectors import prompt_versions, workspace_prompts
 
 MAX_IMPORT_BYTES = 5 * 2**20
 

@@ -1,5 +1,5 @@
 """Dataset pages: a workspace's datasets, import with a preview (CSV, JSON, JSONL, YAML), and one dataset's page to
-rename it, edit, add and delete rows. Thin: the rules are in compare.dataset_services and dataset_files."""
+rename it, edit, add and delete rows. Thin: the rules are in compare.datasets.services and files."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from django.views.decorators.http import require_POST, require_safe
 from lab.access import membership_for_user
 from lab.models import Role
 
-from . import dataset_files, dataset_services, selectors
-from .access import dataset_for_user, dataset_row
-from .experiment_forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
-from .models import Dataset
+from .. import selectors
+from ..access import dataset_for_user, dataset_row
+from ..models import Dataset
+from . import files, services
+from .forms import DatasetImportForm, DatasetRowForm, DatasetUploadForm
 
 
 @login_required
@@ -50,12 +51,12 @@ def dataset_preview(request, pk):
         return _list_page(request, pk, upload=upload, status=400)
     file = upload.cleaned_data["file"]
     source = file.name if file else "the pasted rows"
-    kind = upload.cleaned_data["format"] or dataset_files.format_for(source)
+    kind = upload.cleaned_data["format"] or files.format_for(source)
     try:
         if kind is None:
             raise ValidationError({"format": f"{source}: choose the format (the extension does not say)."})
-        content = dataset_files.decode(file.read()) if file else upload.cleaned_data["text"]
-        preview = dataset_files.dataset_preview(content=content, format=kind)
+        content = files.decode(file.read()) if file else upload.cleaned_data["text"]
+        preview = files.dataset_preview(content=content, format=kind)
     except ValidationError as exc:
         return _list_page(request, pk, upload=upload, errors=exc.messages, status=400)
     confirm = DatasetImportForm(initial={"name": upload.cleaned_data["name"], "format": kind, "content": content})
@@ -76,7 +77,7 @@ def dataset_import(request, pk):
             request, pk, errors=["The preview did not come back whole; upload the file again."], status=400
         )
     try:
-        dataset = dataset_services.dataset_import(workspace=workspace, user=request.user, **form.cleaned_data)
+        dataset = services.dataset_import(workspace=workspace, user=request.user, **form.cleaned_data)
     except ValidationError as exc:
         return _list_page(request, pk, errors=exc.messages, status=400)
     messages.success(request, f"Imported {dataset.rows.count()} rows.")
@@ -122,7 +123,7 @@ def _done(request, dataset: Dataset, action, success: str):
 def dataset_rename(request, pk):
     dataset = dataset_for_user(request.user, pk, write=True)
     name = request.POST.get("name", "")
-    return _done(request, dataset, lambda: dataset_services.dataset_update(dataset=dataset, name=name), "Renamed.")
+    return _done(request, dataset, lambda: services.dataset_update(dataset=dataset, name=name), "Renamed.")
 
 
 @login_required
@@ -136,7 +137,7 @@ def dataset_row_save(request, pk, position):
     return _done(
         request,
         dataset,
-        lambda: dataset_services.dataset_row_update(row=row, **form.cleaned_data),
+        lambda: services.dataset_row_update(row=row, **form.cleaned_data),
         f"Row {position} saved.",
     )
 
@@ -149,7 +150,7 @@ def dataset_row_add(request, pk):
     if not form.is_valid():
         messages.error(request, "New row: " + " ".join(e for errors in form.errors.values() for e in errors))
         return redirect("compare:dataset", dataset.pk)
-    add = lambda: dataset_services.dataset_rows_append(dataset=dataset, rows=[form.cleaned_data])  # noqa: E731
+    add = lambda: services.dataset_rows_append(dataset=dataset, rows=[form.cleaned_data])  # noqa: E731
     return _done(request, dataset, add, "Row added.")
 
 
@@ -158,7 +159,7 @@ def dataset_row_add(request, pk):
 def dataset_row_delete(request, pk, position):
     dataset = dataset_for_user(request.user, pk, write=True)
     row = dataset_row(dataset, position)
-    return _done(request, dataset, lambda: dataset_services.dataset_row_delete(row=row), f"Row {position} deleted.")
+    return _done(request, dataset, lambda: services.dataset_row_delete(row=row), f"Row {position} deleted.")
 
 
 @login_required
@@ -166,6 +167,6 @@ def dataset_row_delete(request, pk, position):
 def dataset_delete(request, pk):
     dataset = dataset_for_user(request.user, pk, write=True)
     workspace_id, name = dataset.workspace_id, dataset.name
-    dataset_services.dataset_delete(dataset=dataset)
+    services.dataset_delete(dataset=dataset)
     messages.success(request, f"Deleted the dataset {name}.")
     return redirect("compare:datasets", workspace_id)

@@ -13,7 +13,7 @@ import time
 
 from channels.db import database_sync_to_async
 
-from .models import Round, RoundStatus
+from ..models import Round, RoundStatus
 
 BATCH_STOP_POLL_S = 1.0
 

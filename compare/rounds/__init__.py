@@ -1,0 +1,8 @@
+"""Rounds: a round's lifecycle on the worker's side, from its job kind to its finish.
+
+`jobs` registers the `round` job kind with lab.jobs (task `compare.run_round`, defined in compare's `tasks`, where
+Celery finds it); `execution` runs a claimed round on the engine (`round_dispatch` per lane); `worker` claims it,
+records each answer and finishes or fails it readably; `batches` claims and finishes many batch rounds together for
+one caller (the experiment command); `stops` is the batch rounds' one cancel poll. Starting and cancelling a round
+(`round_start`, `round_cancel`) stay in compare's `services`, its reads in `selectors`.
+"""
