@@ -13,8 +13,8 @@ from lab import safe_yaml
 from lab.values import MAX_DEPTH
 
 from .dataset_files import FORMATS
-from .experiments.scoring import scorer
 from .experiments.spec import STRUCTURED_FORMATS
+from .hooks import scorer
 from .models import Dataset
 
 UPLOAD_HELP = "YAML or JSON. Files it names ($file: prompts, file: datasets) are uploaded beside it."

@@ -10,8 +10,7 @@ class VotingConfig(AppConfig):
     def ready(self) -> None:
         # compare cannot import voting (imports only go down the layers), so voting registers its rules there:
         # blind mode's reveal checks and the history's vote figures.
-        from compare.blind import register_comparison_reveal_check, register_reveal_check
-        from compare.page_selectors import register_history_annotations
+        from compare.hooks import register_comparison_reveal_check, register_history_annotations, register_reveal_check
 
         from .selectors import everyone_voted, has_voted
 

@@ -11,10 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from compare import round_batches
+from compare.hooks import round_finished
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.round_batches import RoundBatches
 from compare.rounds import rounds_claim, rounds_complete
-from compare.signals import round_finished
 from lab.engine.fanout import Result
 from lab.engine.runtime import runtime
 from lab.jobs.kinds import Lane
