@@ -15,7 +15,7 @@ from lab.stats.report import build_report
 from lab.stats.sequential import WHICH_P_TO_TRUST
 from lab.stats.votes import ALL_BAD, TIE, RoundVote
 from lab.stats.wording import p_text, percent, percent_interval
-from tests.voting.test_stats_sample_size import exact_sign_test_power
+from tests.lab.test_stats_sample_size import exact_sign_test_power
 
 LABELS = {"a": "Prompt A", "b": "Prompt B", "c": "Prompt C"}
 
