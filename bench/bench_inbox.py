@@ -8,7 +8,7 @@ s_i / (s_i + s_j)), rounds to vote on, and voters who take turns asking for thei
 time (careless voters exist). A person's vote on a round is drawn from a seed of (workspace, comparison, round,
 voter), so every strategy sees the same vote whenever it asks the same person about the same round.
 
-A comparison reaches its verdict the first time its report (voting.stats.report.build_report, the sign tests with
+A comparison reaches its verdict the first time its report (lab.stats.report.build_report, the sign tests with
 Holm's adjustment and the 10-decisive-vote minimum) calls every pair significant; that verdict is wrong when any
 pair's leader is the weaker variant. All three strategies stop at the same moment: once every comparison has a
 verdict. The inbox's rule is voting.inbox.rule itself: the same code the inbox serves with.
@@ -36,9 +36,9 @@ import django  # noqa: E402
 
 django.setup()
 
+from lab.stats.report import build_report  # noqa: E402
+from lab.stats.votes import ALL_BAD, TIE, RoundVote  # noqa: E402
 from voting.inbox.rule import Candidate, choose, comparison_need  # noqa: E402
-from voting.stats.report import build_report  # noqa: E402
-from voting.stats.votes import ALL_BAD, TIE, RoundVote  # noqa: E402
 
 TARGET_RATIO = 0.7
 TIE_P, ALL_BAD_P = 0.12, 0.04

@@ -44,6 +44,8 @@ from django.utils import timezone  # noqa: E402
 
 from compare.models import CompareGroup, Mode, Output, OutputStatus, Round, RoundStatus, Variant  # noqa: E402
 from lab.models import Workspace  # noqa: E402
+from lab.stats.ratings import table_ratings  # noqa: E402
+from lab.stats.report import build_report  # noqa: E402
 from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
 from voting.leaderboard import (  # noqa: E402
     By,
@@ -55,8 +57,6 @@ from voting.leaderboard import (  # noqa: E402
 )
 from voting.models import Choice, Vote  # noqa: E402
 from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_table  # noqa: E402
-from voting.stats.ratings import table_ratings  # noqa: E402
-from voting.stats.report import build_report  # noqa: E402
 from voting.vote_counts import counted_kinds, disagreements  # noqa: E402
 
 REPORT_TARGET_S = 0.3

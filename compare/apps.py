@@ -12,8 +12,8 @@ class CompareConfig(AppConfig):
         # when it finishes.
         from .experiments import jobs as experiment_jobs
         from .experiments.receivers import on_round_finished
+        from .hooks import round_finished
         from .rounds.jobs import register_kinds
-        from .signals import round_finished
 
         register_kinds()
         experiment_jobs.register_kinds()

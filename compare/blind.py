@@ -3,8 +3,8 @@
 A blind round's answers are created in a random order (so ids say nothing), shown to each person in their own
 shuffle under "Answer A", "Answer B" … with only their text and status: the variant, model, prompts, cost, timings,
 token counts and error are blank, and its tally is a total only. What the round was asked shows only where every
-answer was asked the same (`input_as_seen`). Names come back once any registered reveal check
-(voting's "has this person voted here?") says so, or for everyone once the comparison is revealed (its owner
+answer was asked the same (`input_as_seen`). Names come back once any reveal check voting registers in
+compare/hooks.py ("has this person voted here?") says so, or for everyone once the comparison is revealed (its owner
 revealed it, or everyone who votes has voted: `comparison_revealed`); only then do the prompt library and "save
 rounds as dataset rows" open to a blind comparison. Pushes on the comparison's channel reach everyone, so they
 carry none of the hidden figures while it is blind (`for_channel`). Every page, endpoint and push asks this
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
@@ -23,6 +22,7 @@ from django.core.exceptions import ValidationError
 from lab.access import membership_for_user
 from lab.roles import Role
 
+from .hooks import reveal_allowed, voting_over
 from .models import CompareGroup, Output, Round, Variant
 
 # Everything an answer carries besides its text, status and finish reason, blank until the reader may see names:
@@ -43,25 +43,6 @@ HIDDEN_FIGURES = (
 # A push's fields that name what is hidden: the figures, and the connection a call waits for.
 HIDDEN_ON_CHANNEL = (*HIDDEN_FIGURES, "connection")
 
-# Apps further up (voting) register "has this user voted in this round?" here; compare cannot import them.
-RevealCheck = Callable[[Round, object], bool]
-_reveal_checks: list[RevealCheck] = []
-# … and "has everyone who votes voted on every finished round of this comparison?"
-ComparisonRevealCheck = Callable[[CompareGroup], bool]
-_comparison_reveal_checks: list[ComparisonRevealCheck] = []
-
-
-def register_reveal_check(check: RevealCheck) -> None:
-    """Blind mode shows labels and models once any registered check says the user may see them."""
-    if check not in _reveal_checks:
-        _reveal_checks.append(check)
-
-
-def register_comparison_reveal_check(check: ComparisonRevealCheck) -> None:
-    """A blind comparison is revealed to everyone once any registered check says its voting is over."""
-    if check not in _comparison_reveal_checks:
-        _comparison_reveal_checks.append(check)
-
 
 def blind_now(group: CompareGroup) -> bool:
     """A blind comparison its owner has not revealed: what a push on its channel may carry (pushes reach everyone,
@@ -73,7 +54,7 @@ def comparison_revealed(group: CompareGroup) -> bool:
     """Whether everyone may see which answer was whose in every round voted on so far: always for an open
     comparison; for a blind one once its owner revealed it or everyone who votes has voted. Then the prompt
     library and "save rounds as dataset rows" open to it."""
-    return not blind_now(group) or any(check(group) for check in _comparison_reveal_checks)
+    return not blind_now(group) or voting_over(group)
 
 
 def require_revealed(group: CompareGroup, field: str) -> None:
@@ -105,7 +86,7 @@ def labels_visible(round_: Round, user, *, blind: bool = False) -> bool:
         return True
     if group.revealed_at is not None and not blind:
         return True
-    return any(check(round_, user) for check in _reveal_checks)
+    return reveal_allowed(round_, user)
 
 
 def for_channel(payload: dict, *, blind: bool) -> dict:

@@ -1,12 +1,11 @@
 """Reads for the comparison pages: the history list, a round as one person sees it, and the editor's checks.
 
 Votes belong to the voting app, which compare must not import: the history's vote figures are annotations that
-voting registers here (register_history_annotations), as it registers blind mode's reveal check.
+voting registers in compare/hooks.py, as it registers blind mode's reveal check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -23,18 +22,9 @@ from lab.providers.params import check_params
 
 from .blind import outputs_as_seen_by
 from .catalog import resolve_model
+from .hooks import history_annotations
 from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
 from .selectors import group_settings, round_with_outputs
-
-# Apps further up register a function returning {name: expression} evaluated per comparison (OuterRef("pk")).
-HistoryAnnotations = Callable[[], dict[str, Any]]
-_history_annotations: list[HistoryAnnotations] = []
-
-
-def register_history_annotations(annotations: HistoryAnnotations) -> None:
-    """The history annotates each comparison with these too, so its template can show them."""
-    if annotations not in _history_annotations:
-        _history_annotations.append(annotations)
 
 
 def count_per_group(queryset: QuerySet, counted: str) -> Coalesce:
@@ -74,7 +64,7 @@ def history(
         groups = groups.filter(created_at__date__gte=date_from)
     if date_to:
         groups = groups.filter(created_at__date__lte=date_to)
-    registered = {name: value for annotations in _history_annotations for name, value in annotations().items()}
+    registered = history_annotations()
     return (
         groups.select_related("created_by")
         .annotate(round_count=count_per_group(Round.objects.filter(group=OuterRef("pk")), "pk"), **registered)

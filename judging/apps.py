@@ -9,9 +9,8 @@ class JudgingConfig(AppConfig):
 
     def ready(self) -> None:
         # compare cannot import judging (imports only go down the layers), so it sends a signal and judging listens.
-        # For the same reason, experiments find their judge through the scorer registered here.
-        from compare.experiments.scoring import register_scorer
-        from compare.signals import round_finished
+        # For the same reason, experiments find their judge through the scorer registered here (compare/hooks.py).
+        from compare.hooks import register_scorer, round_finished
 
         from .experiment_scoring import PointwiseScorer
         from .jobs import register_kinds

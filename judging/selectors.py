@@ -14,7 +14,7 @@ from scipy.stats import binomtest, spearmanr
 from compare.blind import labels_visible, outputs_as_seen_by
 from compare.models import UNPRICED, Round
 from lab.models import Connection, ConnectionKind, Workspace
-from lab.stats import ALPHA
+from lab.stats.intervals import ALPHA
 
 from .judgement import ONLY_ANSWER
 from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus

@@ -1,10 +1,10 @@
 """Numbers as people read them, written once for every sentence, page and app: half-up rounding, percentages,
-intervals of shares, p-values and counts. The report's sentences (voting.stats.wording) and every template
+intervals of shares, p-values and counts. The report's sentences (lab.stats.wording) and every template
 (the `numbers` template library) write them through here."""
 
 import math
 
-from lab.stats import ALPHA
+from lab.stats.intervals import ALPHA
 
 # Bounds get at most this many decimals: past it a float's digits are noise, and a bound that still reads as the
 # reference share is said in words (see percent_interval).

@@ -1,5 +1,5 @@
 """A classification judge's categories on a comparison: per variant, the share of its answers in each category,
-with Wilson intervals (the one interval of voting.stats.winrate). Read from the comparison's classification
+with Wilson intervals (the one interval of lab.stats.winrate). Read from the comparison's classification
 judge (its own, else the one that classified most of its rounds); None when none has."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from compare.models import CompareGroup
 from judging.classification import UNKNOWN
 from judging.models import JudgeConfig, VerdictOutput, VerdictStatus
 from judging.selectors import group_judge_id
-
-from .stats.winrate import wilson_interval
+from lab.stats.winrate import wilson_interval
 
 
 def group_category_shares(group: CompareGroup) -> dict | None:

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from judging.models import JudgeConfig
 from judging.selectors import JudgedRoundChoice, judge_round_choices
+from lab.stats.agreement import AgreementReport, JudgedRound, judge_agreement
+from lab.stats.votes import ALL_BAD, TIE
+from lab.stats.wording import percent, percent_interval
 
 from .models import Choice, Vote
-from .stats.agreement import AgreementReport, JudgedRound, judge_agreement
-from .stats.votes import ALL_BAD, TIE
-from .stats.wording import percent, percent_interval
 from .voters.exclusions import counted, left_out
 
 MIN_ROUNDS = 10  # below this many rounds the figures are shown as counts with wide intervals, flagged as early

@@ -14,10 +14,10 @@ from django.db.models import QuerySet, TextChoices
 
 from compare.models import Variant
 from lab.models import Workspace
-from voting.stats.identity import prompt_identity
-from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, table_ratings
-from voting.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
-from voting.stats.wording import and_list, count_of, rating_text
+from lab.stats.ratings import DEFAULT_RESAMPLES, Rating, table_ratings
+from lab.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
+from lab.stats.wording import and_list, count_of, rating_text
+from voting.prompt_identity import prompt_identity
 
 from .models import Vote, VoteCount
 from .reports import RatedVariants, kinds_table

@@ -12,10 +12,10 @@ from compare.experiments.models import Experiment
 from compare.models import CompareGroup, Output, OutputStatus, Round, Variant
 from compare.page_selectors import count_per_group
 from compare.selectors import round_with_outputs
-from voting.stats.sample_size import MIN_DECISIVE_PER_PAIR
-from voting.stats.votes import ALL_BAD, TIE, encode_votes
-from voting.stats.winrate import WinRate, win_rates
-from voting.stats.wording import percent, percent_interval
+from lab.stats.sample_size import MIN_DECISIVE_PER_PAIR
+from lab.stats.votes import ALL_BAD, TIE, encode_votes
+from lab.stats.winrate import WinRate, win_rates
+from lab.stats.wording import percent, percent_interval
 
 from .cache import cached_group_report
 from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants

@@ -16,10 +16,10 @@ from compare.experiments.models import Experiment
 from compare.models import CompareGroup, Output, Variant
 from compare.prompts.models import Prompt, PromptVersion
 from compare.prompts.selectors import prompt_versions, version_variants
-from voting.stats.identity import prompt_identity
-from voting.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
-from voting.stats.votes import RoundVote, encode_votes
-from voting.stats.winrate import WinRate, win_rates
+from lab.stats.ratings import DEFAULT_RESAMPLES, Rating, bradley_terry
+from lab.stats.votes import RoundVote, encode_votes
+from lab.stats.winrate import WinRate, win_rates
+from voting.prompt_identity import prompt_identity
 
 from .judge_scores import group_judge_scores
 from .leaderboard import LeaderboardFilters, workspace_variants, workspace_votes

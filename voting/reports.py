@@ -18,9 +18,9 @@ import numpy as np
 from django.db.models import Count, QuerySet
 
 from compare.models import CompareGroup, Variant
-from voting.stats.ratings import MatchTable, VoteShape, coded_table
-from voting.stats.report import build_report
-from voting.stats.votes import ALL_BAD, TIE, RoundVote
+from lab.stats.ratings import MatchTable, VoteShape, coded_table
+from lab.stats.report import build_report
+from lab.stats.votes import ALL_BAD, TIE, RoundVote
 
 from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
@@ -88,7 +88,7 @@ def vote_shapes_of(
     votes: QuerySet[Vote], shown: dict[int, tuple[str, ...] | None], key_of: dict[str, str]
 ) -> Counter[VoteShape]:
     """How many of `votes` there are of each shape between the entities `key_of` rates (variant key → model or
-    prompt identity; see voting.stats.ratings.vote_shapes), counted by Postgres per comparison and winner. `shown`
+    prompt identity; see lab.stats.ratings.vote_shapes), counted by Postgres per comparison and winner. `shown`
     as for vote_records; votes on a comparison shown as None are left out. Equal to vote_shapes(vote_records(...));
     the leaderboard reads its match table from the kept counts (kinds_table)."""
     # A tie and an all-bad vote tie the same pairs, so the winner (or none) is all a row needs besides its comparison.

@@ -6,15 +6,14 @@ whatever its model or prompt now is). Each pair gets a word diff of the answers 
 paired significance verdict. The score is the experiment's judge score (0–1) when both runs were judged on the same
 scale, else whether the answer came back (1) or failed (0).
 
-The test itself belongs to the statistics module (voting.stats), which compare may not import: voting registers
-it here at start-up (voting/apps.py), as judging registers the experiments' scorer.
+The test itself is pure statistics (lab/stats/baseline.py), asked on first use: it brings SciPy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -24,6 +23,9 @@ from ..prompts.diff import SideBySide, side_by_side
 from .models import BaselinePin, Experiment
 from .results import Cell, experiment_results
 
+if TYPE_CHECKING:
+    from lab.stats.baseline import PairedTestResult
+
 LATEST = "latest"
 JUDGE, SUCCESS = "judge", "success"
 SCORE_KINDS = {
@@ -32,34 +34,6 @@ SCORE_KINDS = {
 }
 REGRESSION, IMPROVEMENT = "significant regression", "significant improvement"
 NO_SIGNIFICANT_CHANGE, NO_CHANGE, NOT_ENOUGH_DATA = "no significant change", "no change", "not enough data"
-
-
-@dataclass(frozen=True)
-class PairedTestResult:
-    """What the statistics module says about current − baseline over the paired answers."""
-
-    method: str  # e.g. "Wilcoxon signed-rank"
-    n_pairs: int
-    n_nonzero: int
-    mean_difference: float | None
-    p_value: float | None
-    alpha: float
-    minimum: int  # non-zero differences needed before any verdict (the sample guard)
-    enough: bool
-    significant: bool
-    more_needed: int  # non-zero differences still missing; 0 when enough
-
-
-class PairedTest(Protocol):
-    def __call__(self, baseline: Mapping[str, float], current: Mapping[str, float]) -> PairedTestResult: ...
-
-
-_tests: list[PairedTest] = []
-
-
-def register_paired_test(test: PairedTest) -> None:
-    """Voting calls this once at start-up; the last registered test is used."""
-    _tests.append(test)
 
 
 @dataclass
@@ -183,8 +157,10 @@ def cells_compare(
 ) -> BaselineComparison:
     """Pair two runs' answers by key (dataset row, combination or variant), diff and score each pair, and run the
     paired test over the pairs scored in both."""
-    if not _tests:
-        raise RuntimeError("No paired test is registered (the voting app registers one at start-up).")
+    # Imported here: SciPy is two seconds of start-up for every process that loads the apps, most of which never
+    # compares a run with its baseline.
+    from lab.stats.baseline import baseline_paired_test
+
     pairs = []
     # In the current run's order (dataset row, then combination), then what only the baseline had.
     for key in [*new, *(key for key in old if key not in new)]:
@@ -202,7 +178,7 @@ def cells_compare(
             )
         )
     scored = [pair for pair in pairs if pair.change is not None]
-    test = _tests[-1](
+    test = baseline_paired_test(
         {pair.key: pair.baseline_score for pair in scored}, {pair.key: pair.current_score for pair in scored}
     )
     return BaselineComparison(baseline=baseline, current=current, score_kind=kind, pairs=pairs, test=test)

@@ -16,10 +16,10 @@ from django.db.models.functions import Length
 from lab.providers.answer import cost_of, estimate_tokens
 from lab.templating import render
 
+from ..hooks import scorer
 from ..models import Output, OutputStatus
 from .models import Evaluation, EvaluationStatus
 from .plan import Plan
-from .scoring import scorer
 
 DEFAULT_OUTPUT_TOKENS = 300
 DEFAULT_JUDGE_OUTPUT_TOKENS = 60  # a JSON object with a score and a sentence of reason

@@ -24,12 +24,13 @@ from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_claim, job_deadline, job_time_limit_s
 
 from ..datasets.round_rows import round_reference
+from ..hooks import scorer
 from ..models import ROUND_UNFINISHED, Output, OutputStatus
 from .announce import experiment_announce
 from .budget import NOT_EVALUATED, evaluation_cost, evaluation_worst_case, reserve_or_wait, settle
 from .jobs import EVALUATION
 from .models import Evaluation, EvaluationStatus
-from .scoring import Score, scorer
+from .scoring import Score
 from .structured import answer_check
 
 logger = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from django import forms
 
 from lab import safe_yaml
 
+from ..hooks import scorer
 from ..models import Dataset
-from .scoring import scorer
 from .spec import STRUCTURED_FORMATS
 
 UPLOAD_HELP = "YAML or JSON. Files it names ($file: prompts, file: datasets) are uploaded beside it."

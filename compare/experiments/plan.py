@@ -16,8 +16,8 @@ from lab.providers.params import check_params
 from lab.templating import render
 
 from ..catalog import resolve_model
+from ..hooks import scorer
 from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
-from .scoring import scorer
 from .spec import FILE_NAMES, Combination, ConfigError, ExperimentConfig, Row
 
 LABEL_LENGTH = 80

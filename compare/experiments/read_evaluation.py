@@ -13,8 +13,8 @@ import yaml
 from lab import safe_yaml
 from lab.templating import PLACEHOLDER, placeholders
 
+from ..hooks import scorer
 from .reader import SectionReader, parse_problem
-from .scoring import scorer
 from .spec import FAMILY_RULES, STRUCTURED_FORMATS, Evaluation, StructuredOutput, model_id_from
 
 # Every JSON Schema keyword (draft 2020-12 and earlier): a mapping using none of them is Toor's form of a schema.

@@ -12,7 +12,7 @@ from functools import cached_property
 from statistics import fmean
 from typing import Any
 
-from lab.stats import wilson_interval
+from lab.stats.intervals import wilson_interval
 
 from ..models import OUTPUT_UNFINISHED, Output, OutputStatus, Round
 from .models import Evaluation, EvaluationStatus, Experiment

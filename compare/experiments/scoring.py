@@ -1,4 +1,4 @@
-"""Where an experiment's judge comes from: compare may not import judging, so judging registers a scorer here.
+"""What an experiment's judge does: compare may not import judging, so judging registers a scorer (compare/hooks.py).
 
 The judging app registers one at start-up (judging/apps.py); without it an experiment file's `evaluation` is an
 error, and everything else (answers, schema checks) still works.
@@ -67,15 +67,3 @@ class Scorer(Protocol):
         """Score (or classify) one answer to `request` on its own (one call, one retry when the reply cannot be
         read); a `reference` answer, when the dataset row has one, is shown to the judge for comparison; `columns`
         are the row's values a classification may show."""
-
-
-_scorers: list[Scorer] = []
-
-
-def register_scorer(scorer: Scorer) -> None:
-    """Judging calls this once at start-up; the last registered scorer is the one used."""
-    _scorers.append(scorer)
-
-
-def scorer() -> Scorer | None:
-    return _scorers[-1] if _scorers else None

@@ -49,6 +49,7 @@ from .. import response_cache
 from ..blind import blind_now, for_channel
 from ..catalog import resolve_model
 from ..experiments.budget import rounds_spending
+from ..hooks import round_finished
 from ..models import (
     ROUND_TRANSITIONS,
     ROUND_UNFINISHED,
@@ -59,7 +60,6 @@ from ..models import (
     RoundStatus,
     Variant,
 )
-from ..signals import round_finished
 
 logger = logging.getLogger(__name__)
 

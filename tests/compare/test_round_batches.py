@@ -10,11 +10,11 @@ from asgiref.sync import ThreadSensitiveContext
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from compare.hooks import round_finished
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.rounds import batches as round_batches
 from compare.rounds.batches import RoundBatches
 from compare.rounds.worker import rounds_claim, rounds_complete
-from compare.signals import round_finished
 from lab.engine.fanout import Result
 from lab.engine.runtime import runtime
 from lab.jobs.kinds import Lane

@@ -7,11 +7,11 @@ import pytest
 
 from judging.models import Verdict, VerdictStatus
 from judging.selectors import judge_round_choices
+from lab.stats.agreement import JudgedRound, judge_agreement
+from lab.stats.wording import percent, percent_interval
 from tests.fixtures.factories import add_member
 from tests.fixtures.judging_factories import answered_round, judged_group, make_judge
 from voting.services import vote_cast
-from voting.stats.agreement import JudgedRound, judge_agreement
-from voting.stats.wording import percent, percent_interval
 
 # Per round: the judge's pick (answer index or None for a tie) and the team's votes (index, "tie" or "all_bad").
 FIXTURE = [

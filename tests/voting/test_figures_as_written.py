@@ -14,11 +14,11 @@ from scipy.stats import spearmanr
 
 from judging.selectors import PositionBias, Verbosity
 from lab.numbers import decimal_interval, nonzero_decimal, percent_interval
+from lab.stats.report import build_report
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.voting_factories import finished_round
 from voting.models import VoteCount
 from voting.services import vote_cast
-from voting.stats.report import build_report
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 

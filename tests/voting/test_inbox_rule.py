@@ -5,9 +5,9 @@ import math
 
 import pytest
 
+from lab.stats.report import build_report
+from lab.stats.votes import TIE, RoundVote
 from voting.inbox.rule import Candidate, Need, choose, comparison_need
-from voting.stats.report import build_report
-from voting.stats.votes import TIE, RoundVote
 
 PAIR = ("a", "b")
 

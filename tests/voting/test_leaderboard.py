@@ -9,14 +9,14 @@ import pytest
 from django.utils import timezone
 
 from lab.models import Role
+from lab.stats.ratings import bradley_terry
+from lab.stats.votes import RoundVote
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round
 from voting.models import Vote
+from voting.prompt_identity import prompt_identity
 from voting.services import vote_cast
-from voting.stats.identity import prompt_identity
-from voting.stats.ratings import bradley_terry
-from voting.stats.votes import RoundVote
 
 pytestmark = pytest.mark.django_db
 

@@ -6,11 +6,11 @@ import random
 import numpy as np
 from scipy.stats import binom
 
+from lab.stats.ratings import MIN_RESAMPLES, NO_SPREAD, ONE_SIDED, bound_errors, bradley_terry
+from lab.stats.votes import TIE, RoundVote
 from voting.api.csv_export import leaderboard_rows
 from voting.leaderboard import By, Entity, board_figures
 from voting.page_selectors import leaderboard_chart
-from voting.stats.ratings import MIN_RESAMPLES, NO_SPREAD, ONE_SIDED, bound_errors, bradley_terry
-from voting.stats.votes import TIE, RoundVote
 
 
 def board(votes: list[RoundVote], seed: int = 0) -> dict:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import beta, binom, binomtest
 
-from voting.stats.sequential import WHICH_P_TO_TRUST, always_valid_interval, always_valid_p, log_mixture_ratio
-from voting.stats.winrate import exact_interval
+from lab.stats.sequential import WHICH_P_TO_TRUST, always_valid_interval, always_valid_p, log_mixture_ratio
+from lab.stats.winrate import exact_interval
 
 MOST = 1000
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "statistics.md"

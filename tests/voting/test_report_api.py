@@ -15,11 +15,11 @@ from django.utils import timezone
 from compare.experiments.models import Evaluation, EvaluationStatus, Experiment
 from judging.models import JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from lab.models import Role
+from lab.stats.report import build_report
+from lab.stats.votes import RoundVote
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.services import vote_cast
-from voting.stats.report import build_report
-from voting.stats.votes import RoundVote
 
 SIMULATED = "simulated::instant"
 

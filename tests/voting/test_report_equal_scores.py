@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from statsmodels.stats.power import TTestPower
 
-from voting.stats.report import build_report
-from voting.stats.sample_size import more_needed, paired_scores_sample_size
-from voting.stats.scores import mean_difference
+from lab.stats.report import build_report
+from lab.stats.sample_size import more_needed, paired_scores_sample_size
+from lab.stats.scores import mean_difference
 
 # Weighted scores of three equal-weight metrics on a 1–5 scale, normalised to 0–1: thirds of fifths, which no
 # binary float holds exactly, so a float mean of the differences came out as about −9e-18 instead of 0.

@@ -7,9 +7,9 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from lab.numbers import percent_interval
-from tests.voting.test_stats_report import votes_between
-from voting.stats.pairwise import holm_divisors
-from voting.stats.report import build_report
+from lab.stats.pairwise import holm_divisors
+from lab.stats.report import build_report
+from tests.lab.test_stats_report import votes_between
 
 
 def exact_required_total(share: float, alpha: float, *, start: int, up_to: int) -> int:

@@ -12,6 +12,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from compare.models import OutputStatus, Round, RoundStatus
 from lab.models import Role
+from lab.stats.sequential import always_valid_interval
+from lab.stats.wording import percent_interval
 from tests.fixtures.browser import log_in, off_loop, watch
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
@@ -20,8 +22,6 @@ from voting.cache import cached_group_report, cached_leaderboard
 from voting.leaderboard import LeaderboardFilters
 from voting.reports import DEFAULT_PASS_THRESHOLD
 from voting.services import vote_cast
-from voting.stats.sequential import always_valid_interval
-from voting.stats.wording import percent_interval
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"
 

@@ -5,9 +5,9 @@ import math
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from lab.stats.agreement import JudgedRound, human_majority, judge_agreement
+from lab.stats.votes import ALL_BAD, TIE
 from voting.judge_agreement import pooled_sizes
-from voting.stats.agreement import JudgedRound, human_majority, judge_agreement
-from voting.stats.votes import ALL_BAD, TIE
 
 Z_975 = 1.959963984540054
 SHOWN = ("x", "y")

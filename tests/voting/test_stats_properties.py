@@ -10,12 +10,12 @@ from collections import Counter
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from lab.stats.agreement import JudgedRound, judge_agreement
+from lab.stats.ratings import MIN_RESAMPLES, bradley_terry
+from lab.stats.report import build_report
+from lab.stats.votes import ALL_BAD, TIE, RoundVote
 from tests.voting.test_report_equal_scores import A_SCORES, B_SCORES
 from voting.leaderboard import By, Entity, board_figures
-from voting.stats.agreement import JudgedRound, judge_agreement
-from voting.stats.ratings import MIN_RESAMPLES, bradley_terry
-from voting.stats.report import build_report
-from voting.stats.votes import ALL_BAD, TIE, RoundVote
 
 VARIANTS = ["a", "b", "c"]
 SHOWN = st.sampled_from([("a", "b"), ("a", "c"), ("b", "c"), ("a", "b", "c")])

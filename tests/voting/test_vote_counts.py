@@ -9,6 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab.models import Role
+from lab.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table, shape_table, vote_shapes
+from lab.stats.report import build_report
+from lab.stats.votes import ALL_BAD, TIE, RoundVote
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -27,9 +30,6 @@ from voting.reports import (
     vote_shapes_of,
 )
 from voting.services import vote_cast
-from voting.stats.ratings import MIN_RESAMPLES, bradley_terry, match_table, shape_table, vote_shapes
-from voting.stats.report import build_report
-from voting.stats.votes import ALL_BAD, TIE, RoundVote
 from voting.voters.exclusions import counted
 from voting.voters.services import voter_exclude
 

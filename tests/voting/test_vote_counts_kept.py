@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from compare.models import CompareGroup, Output, Round
 from compare.services import group_delete
 from lab.models import Role
+from lab.stats.report import build_report
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -40,7 +41,6 @@ from voting.reports import (
     vote_shapes_of,
 )
 from voting.services import vote_cast, vote_withdraw
-from voting.stats.report import build_report
 from voting.vote_counts import counted_kinds, disagreements, kept, recounted
 from voting.voters.exclusions import counted
 from voting.voters.services import voter_exclude, voter_readmit

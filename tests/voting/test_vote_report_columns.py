@@ -4,13 +4,13 @@ and answers: the copies follow every change of mind, and the database refuses a 
 import pytest
 from django.db import IntegrityError, transaction
 
+from lab.stats.report import build_report
+from lab.stats.votes import RoundVote
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.models import Vote
 from voting.reports import group_report
 from voting.services import vote_cast
-from voting.stats.report import build_report
-from voting.stats.votes import RoundVote
 
 
 def stored(round_, user) -> tuple:

@@ -199,7 +199,7 @@ class SuccessOut(serializers.Serializer):
 
 
 class StatsReportOut(serializers.Serializer):
-    """The statistics module's report (voting.stats.report.build_report), field for field."""
+    """The statistics module's report (lab.stats.report.build_report), field for field."""
 
     alpha = serializers.FloatField()
     confidence = serializers.FloatField()

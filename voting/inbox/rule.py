@@ -1,6 +1,6 @@
 """The inbox's choice rule, as pure functions the inbox and its benchmark (bench/bench_inbox.py) both call.
 
-A comparison's need comes from its own report (voting.stats.report.build_report), so "decided" means exactly what
+A comparison's need comes from its own report (lab.stats.report.build_report), so "decided" means exactly what
 the report calls significant, and "more votes" is the report's own "N more votes needed".
 """
 
@@ -10,8 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voting.stats.report import build_report
-from voting.stats.votes import RoundVote
+from lab.stats.report import build_report
+from lab.stats.votes import RoundVote
 
 RULE_SENTENCE = (
     "Next comes a round of the comparison nearest to a verdict — the fewest more votes its report says it needs, "

@@ -2,7 +2,7 @@
 
 from django import template
 
-from voting.stats.wording import rating_text
+from lab.stats.wording import rating_text
 
 register = template.Library()
 NONE = "—"

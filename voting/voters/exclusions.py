@@ -7,8 +7,8 @@ from collections import Counter
 
 from django.db.models import QuerySet
 
+from lab.stats.wording import count_of
 from voting.models import Vote, VoterExclusion
-from voting.stats.wording import count_of
 
 
 def excluded_voters(workspace_id: int) -> QuerySet[VoterExclusion]:

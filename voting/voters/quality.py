@@ -1,6 +1,6 @@
 """How one person (or a whole workspace) votes, as figures with their tests, and the flags an owner is shown.
 
-Agreement reuses the judge's agreement statistics (voting.stats.agreement): the person takes the judge's seat, so
+Agreement reuses the judge's agreement statistics (lab.stats.agreement): the person takes the judge's seat, so
 "agreement with the majority of others" is Cohen's kappa of their choice against the others' majority on the same
 rounds, with its large-sample interval.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scipy.stats import binomtest, combine_pvalues
 
-from voting.stats.agreement import Agreement, JudgedRound, judge_agreement
+from lab.stats.agreement import Agreement, JudgedRound, judge_agreement
 
 # Faster than this many words of the answers per second, nobody read them: fast skimming is about 10 words a
 # second for one text, and a vote compares several.

@@ -14,8 +14,8 @@ from compare.models import Output, OutputStatus
 from judging.judgement import ONLY_ANSWER
 from judging.models import Verdict, VerdictStatus
 from lab.models import Membership, Role, Workspace
+from lab.stats.votes import ALL_BAD, TIE
 from voting.models import Choice, InboxServe, Vote, VoterExclusion
-from voting.stats.votes import ALL_BAD, TIE
 
 from .quality import agreement_with_judge, agreement_with_majority, flags, outlier_test, position_preference, speed
 

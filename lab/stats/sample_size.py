@@ -14,7 +14,7 @@ from statsmodels.stats.power import TTestPower
 from statsmodels.stats.proportion import samplesize_proportions_2indep_onetail
 from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
-from lab.stats import ALPHA, CONFIDENCE  # noqa: F401  (re-exported: one significance level for the whole lab)
+from lab.stats.intervals import ALPHA, CONFIDENCE  # noqa: F401  (re-exported: one significance level for the whole lab)
 
 TARGET_POWER = 0.8
 # Below this many decisive outcomes for a pair (or runs per variant, or non-zero score differences) the lab shows

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.stats import fisher_exact
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from voting.stats.sample_size import CONFIDENCE, MIN_EXPECTED_CELL
+from lab.stats.sample_size import CONFIDENCE, MIN_EXPECTED_CELL
 
 Z_TEST = "two-proportion z-test"
 FISHER = "Fisher's exact test"

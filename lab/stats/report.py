@@ -6,17 +6,17 @@ This is the single entry point the API and pages use; everything in it is comput
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict
 
-from voting.stats.overall_report import overall_report
-from voting.stats.pair_report import PairReport, pair_report, pair_sentence
-from voting.stats.pairwise import holm, holm_divisors, overall_test, pair_outcomes, pairwise_tests
-from voting.stats.sample_size import ALPHA, CONFIDENCE, MIN_DECISIVE_PER_PAIR, MIN_EXPECTED_WINS
-from voting.stats.score_report import score_section
-from voting.stats.scores import DEFAULT_RESAMPLES
-from voting.stats.sequential import WHICH_P_TO_TRUST, always_valid_p
-from voting.stats.success_report import success_section
-from voting.stats.votes import RoundVote, VoteCounts, encode_vote_counts, encode_votes
-from voting.stats.winrate import WinRate, win_rates
-from voting.stats.wording import count_of, percent, percent_interval, with_sentences
+from lab.stats.overall_report import overall_report
+from lab.stats.pair_report import PairReport, pair_report, pair_sentence
+from lab.stats.pairwise import holm, holm_divisors, overall_test, pair_outcomes, pairwise_tests
+from lab.stats.sample_size import ALPHA, CONFIDENCE, MIN_DECISIVE_PER_PAIR, MIN_EXPECTED_WINS
+from lab.stats.score_report import score_section
+from lab.stats.scores import DEFAULT_RESAMPLES
+from lab.stats.sequential import WHICH_P_TO_TRUST, always_valid_p
+from lab.stats.success_report import success_section
+from lab.stats.votes import RoundVote, VoteCounts, encode_vote_counts, encode_votes
+from lab.stats.winrate import WinRate, win_rates
+from lab.stats.wording import count_of, percent, percent_interval, with_sentences
 
 
 def build_report(

@@ -15,9 +15,9 @@ import numpy as np
 from scipy.stats import norm
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from voting.stats.sample_size import CONFIDENCE
-from voting.stats.votes import NO_WINNER, RoundVote
-from voting.stats.winrate import wilson_interval
+from lab.stats.sample_size import CONFIDENCE
+from lab.stats.votes import NO_WINNER, RoundVote
+from lab.stats.winrate import wilson_interval
 
 NO_WINNER_CATEGORY = -1
 

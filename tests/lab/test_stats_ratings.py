@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import least_squares
 from scipy.special import expit
 
-from voting.stats.ratings import (
+from lab.stats.ratings import (
     MIN_RESAMPLES,
     Match,
     bradley_terry,
@@ -22,7 +22,7 @@ from voting.stats.ratings import (
     matches_from_vote,
     ranks_from_differences,
 )
-from voting.stats.votes import ALL_BAD, TIE, RoundVote
+from lab.stats.votes import ALL_BAD, TIE, RoundVote
 
 
 def games(a: str, b: str, a_wins: int = 0, b_wins: int = 0, ties: int = 0) -> list[RoundVote]:

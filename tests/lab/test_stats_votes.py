@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from voting.stats.votes import ALL_BAD_CODE, TIE, TIE_CODE, RoundVote, encode_votes
+from lab.stats.votes import ALL_BAD_CODE, TIE, TIE_CODE, RoundVote, encode_votes
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,9 @@ from itertools import combinations
 import numpy as np
 from scipy.stats import binomtest, chisquare
 
-from voting.stats.sample_size import ALPHA
-from voting.stats.votes import EncodedVotes
-from voting.stats.winrate import exact_interval, wins_of
+from lab.stats.sample_size import ALPHA
+from lab.stats.votes import EncodedVotes
+from lab.stats.winrate import exact_interval, wins_of
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ import pytest
 from scipy.special import betaln
 from scipy.stats import binom, binomtest
 
-from voting.stats.pairwise import sign_test
-from voting.stats.sequential import always_valid_interval, always_valid_p, always_valid_p_values, log_mixture_ratio
+from lab.stats.pairwise import sign_test
+from lab.stats.sequential import always_valid_interval, always_valid_p, always_valid_p_values, log_mixture_ratio
 
 
 def beta_function(a: int, b: int) -> Fraction:

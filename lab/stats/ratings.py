@@ -25,9 +25,9 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, log_expit
 from scipy.stats import binom, norm
 
-from voting.stats.resampling import multinomial_draws
-from voting.stats.sample_size import CONFIDENCE
-from voting.stats.votes import RoundVote, VoteCounts
+from lab.stats.resampling import multinomial_draws
+from lab.stats.sample_size import CONFIDENCE
+from lab.stats.votes import RoundVote, VoteCounts
 
 BASE_RATING = 1000.0
 # Natural-log strengths to rating points: a 400-point gap means 10:1 odds.

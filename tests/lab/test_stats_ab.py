@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.voting.test_stats_winrate import wilson_by_hand
-from voting.stats.ab import FISHER, Z_TEST, ab_test, expected_counts
+from lab.stats.ab import FISHER, Z_TEST, ab_test, expected_counts
+from tests.lab.test_stats_winrate import wilson_by_hand
 
 
 def test_z_test_matches_hand_computation():

@@ -10,8 +10,8 @@ from scipy.stats import binomtest
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from voting.stats.pairwise import holm, overall_test, pair_outcomes, pairwise_tests, sign_test
-from voting.stats.votes import ALL_BAD, TIE, RoundVote, encode_votes
+from lab.stats.pairwise import holm, overall_test, pair_outcomes, pairwise_tests, sign_test
+from lab.stats.votes import ALL_BAD, TIE, RoundVote, encode_votes
 
 
 def two_sided_sign_test_by_hand(wins: int, decisive: int) -> Fraction:

@@ -6,7 +6,7 @@ from typing import Any
 
 # Percentages, intervals and p-values are written by the lab-wide helpers, the same on every page.
 from lab.numbers import half_up, p_text, percent, percent_interval  # noqa: F401  (re-exported)
-from voting.stats.sample_size import ALPHA
+from lab.stats.sample_size import ALPHA
 
 
 def points(share: float) -> str:

@@ -7,9 +7,9 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from voting.stats.ab import ABTest, ab_test
-from voting.stats.pairwise import holm, holm_divisors
-from voting.stats.sample_size import (
+from lab.stats.ab import ABTest, ab_test
+from lab.stats.pairwise import holm, holm_divisors
+from lab.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
     more_needed,
@@ -18,8 +18,8 @@ from voting.stats.sample_size import (
     uses_fisher,
     verdict_of,
 )
-from voting.stats.winrate import wilson_interval
-from voting.stats.wording import adjusted_for, count_of, p_text, percent, points, power_level, with_sentences
+from lab.stats.winrate import wilson_interval
+from lab.stats.wording import adjusted_for, count_of, p_text, percent, points, power_level, with_sentences
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import bootstrap, rankdata, wilcoxon
 
-from voting.stats.sample_size import CONFIDENCE
+from lab.stats.sample_size import CONFIDENCE
 
 DEFAULT_RESAMPLES = 2000
 # BCa needs a jackknife over every score (quadratic work); past this size its correction is negligible anyway,

@@ -4,7 +4,7 @@ counts and a correction, and matches the multinomial's mean and covariance."""
 import numpy as np
 import pytest
 
-from voting.stats.resampling import multinomial_draws
+from lab.stats.resampling import multinomial_draws
 
 COUNTS = np.array([5, 1, 3, 0, 11])
 

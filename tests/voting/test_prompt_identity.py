@@ -2,7 +2,7 @@
 
 import hashlib
 
-from voting.stats.identity import normalise_prompt, prompt_identity
+from voting.prompt_identity import normalise_prompt, prompt_identity
 
 
 def test_invisible_differences_do_not_split_a_prompt():

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from voting.stats.votes import ALL_BAD, TIE, RoundVote, encode_votes
-from voting.stats.winrate import wilson_interval, win_rates
+from lab.stats.votes import ALL_BAD, TIE, RoundVote, encode_votes
+from lab.stats.winrate import wilson_interval, win_rates
 
 Z_975 = 1.959963984540054  # the 97.5% standard normal quantile, as printed in tables
 

@@ -4,8 +4,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from voting.stats.pairwise import PairOutcomes, PairTest
-from voting.stats.sample_size import (
+from lab.stats.pairwise import PairOutcomes, PairTest
+from lab.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
     NOT_ENOUGH_DATA,
@@ -16,8 +16,8 @@ from voting.stats.sample_size import (
     sign_test_sample_size,
     verdict_of,
 )
-from voting.stats.sequential import always_valid_interval
-from voting.stats.wording import (
+from lab.stats.sequential import always_valid_interval
+from lab.stats.wording import (
     adjusted_for,
     before_adjustment,
     count_of,

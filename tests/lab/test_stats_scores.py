@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 from scipy.stats import t
 
-from voting.stats.scores import paired_score_test, score_summary
+from lab.stats.scores import paired_score_test, score_summary
 
 # Darwin's Zea mays data (cross- minus self-fertilised height, eighths of an inch), as in Hollander & Wolfe and
 # the scipy.stats.wilcoxon documentation.

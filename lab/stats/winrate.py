@@ -5,8 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 from statsmodels.stats.proportion import proportion_confint
 
-from lab.stats import CONFIDENCE, wilson_interval  # noqa: F401  (re-exported: the report and its tests name it here)
-from voting.stats.votes import ALL_BAD_CODE, TIE_CODE, EncodedVotes
+from lab.stats.intervals import CONFIDENCE, wilson_interval  # noqa: F401  (re-exported: the report and its tests name it here)
+from lab.stats.votes import ALL_BAD_CODE, TIE_CODE, EncodedVotes
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from voting.stats.pairwise import OverallTest
-from voting.stats.sample_size import ALPHA, MIN_EXPECTED_WINS, verdict_of
-from voting.stats.wording import and_list, count_of, p_text
+from lab.stats.pairwise import OverallTest
+from lab.stats.sample_size import ALPHA, MIN_EXPECTED_WINS, verdict_of
+from lab.stats.wording import and_list, count_of, p_text
 
 
 @dataclass(frozen=True, slots=True)

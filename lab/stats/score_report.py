@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 from itertools import combinations
 
 from lab.numbers import nonzero_decimal
-from voting.stats.pairwise import holm, holm_divisors
-from voting.stats.sample_size import (
+from lab.stats.pairwise import holm, holm_divisors
+from lab.stats.sample_size import (
     ALPHA,
     MIN_DECISIVE_PER_PAIR,
     NOT_ENOUGH_DATA,
@@ -16,8 +16,8 @@ from voting.stats.sample_size import (
     paired_scores_sample_size,
     verdict_of,
 )
-from voting.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
-from voting.stats.wording import adjusted_for, count_of, p_text, power_level, with_sentences
+from lab.stats.scores import PairedScoreTest, paired_differences, paired_score_test, score_summary
+from lab.stats.wording import adjusted_for, count_of, p_text, power_level, with_sentences
 
 
 @dataclass(frozen=True, slots=True)

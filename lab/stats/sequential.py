@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import betaln, xlog1py, xlogy
 
-from voting.stats.sample_size import ALPHA
+from lab.stats.sample_size import ALPHA
 
 # Beta(5, 5) puts most prior weight on win shares between about 0.2 and 0.8, the differences prompt and model
 # comparisons actually show; flatter priors react more slowly to moderate differences, tighter ones to large ones.

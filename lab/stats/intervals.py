@@ -1,4 +1,5 @@
-"""Intervals every app reports the same way (voting's win rates, compare's experiment categories)."""
+"""The significance level and the proportion interval every app reports the same way (voting's win rates,
+compare's experiment categories); statsmodels is imported on first use, so any module may import this one."""
 
 from __future__ import annotations
 

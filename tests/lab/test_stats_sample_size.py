@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binom, binomtest
 from statsmodels.stats.proportion import power_proportions_2indep
 
-from voting.stats.sample_size import (
+from lab.stats.sample_size import (
     MIN_DECISIVE_PER_PAIR,
     more_needed,
     more_to_reach_minimum,

@@ -11,11 +11,11 @@ from scipy.stats import binomtest, fisher_exact
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
-from tests.voting.test_stats_sample_size import exact_sign_test_power
-from voting.stats.report import build_report
-from voting.stats.sequential import WHICH_P_TO_TRUST
-from voting.stats.votes import ALL_BAD, TIE, RoundVote
-from voting.stats.wording import p_text, percent, percent_interval
+from lab.stats.report import build_report
+from lab.stats.sequential import WHICH_P_TO_TRUST
+from lab.stats.votes import ALL_BAD, TIE, RoundVote
+from lab.stats.wording import p_text, percent, percent_interval
+from tests.lab.test_stats_sample_size import exact_sign_test_power
 
 LABELS = {"a": "Prompt A", "b": "Prompt B", "c": "Prompt C"}
 
