@@ -318,7 +318,7 @@ def round_start(
     With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
     With `enqueue=False` the caller runs the rounds itself and no message is sent (a thousand of them took a second
     before the command line's first call); the sweeper sends one for a round still queued after
-    COMPARE_REQUEUE_AFTER_S, as for a lost message, so a worker finishes what a caller that stopped left.
+    JOBS_REQUEUE_AFTER_S, as for a lost message, so a worker finishes what a caller that stopped left.
     """
     if dataset is not None and repeat not in (None, 1):
         raise ValidationError({"repeat": "Run a dataset (one round per row) or repeat rounds, not both."})

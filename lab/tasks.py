@@ -28,7 +28,7 @@ def audit_prune() -> int:
 
 @shared_task(name="lab.sweep_jobs")
 def sweep_jobs() -> None:
-    """Every job kind's sweep (beat runs it in its own process every COMPARE_SWEEP_INTERVAL_S: promptlab/beat.py)."""
+    """Every job kind's sweep (beat runs it in its own process every JOBS_SWEEP_INTERVAL_S: promptlab/beat.py)."""
     for name, report in jobs_sweep().items():
         if report:
             logger.info(

@@ -43,6 +43,12 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG e
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 
+def env_job_seconds(name: str, default: str) -> str:
+    """JOBS_<name>, or the COMPARE_* name these settings had before they were seen to govern every job kind."""
+    old = {"GRACE_S": "COMPARE_ROUND_GRACE_S"}.get(name, f"COMPARE_{name}")
+    return os.environ.get(f"JOBS_{name}", os.environ.get(old, default))
+
+
 def _site_url() -> str:
     """SITE_URL, or the first allowed host on PORT (what `make run` serves on): the address in links printed
     outside a request, by the experiment command and demo_setup."""
@@ -410,16 +416,16 @@ CELERY_VISIBILITY_TIMEOUT = max(int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 
 # removed from a workspace stops hearing its events within this long.
 REALTIME_REAUTHORISE_S = float(os.environ.get("REALTIME_REAUTHORISE_S", "10"))
 
-# --- Comparisons: how long a round may run, and how the sweeper treats stuck ones ---
-# A claimed round's deadline is its slowest variant's timeout (plus stagger) and this slack for writing results.
-COMPARE_ROUND_GRACE_S = int(os.environ.get("COMPARE_ROUND_GRACE_S", "15"))
+# --- Jobs (rounds, verdicts, evaluations): how long one may run, and how the sweeper treats stuck ones ---
+# A claimed job's deadline is its slowest call's timeout (plus stagger) and this slack for writing results.
+JOBS_GRACE_S = int(env_job_seconds("GRACE_S", "15"))
 # How often the sweeper runs (a few cheap queries); a dead worker's job fails at most this long after its deadline,
 # and a job whose enqueue failed (broker down at commit) is sent again within this long of the broker's return.
-COMPARE_SWEEP_INTERVAL_S = int(os.environ.get("COMPARE_SWEEP_INTERVAL_S", "10"))
-# A round still queued after this long is enqueued again (its message may have been lost) …
-COMPARE_REQUEUE_AFTER_S = int(os.environ.get("COMPARE_REQUEUE_AFTER_S", "120"))
+JOBS_SWEEP_INTERVAL_S = int(env_job_seconds("SWEEP_INTERVAL_S", "10"))
+# A job still queued after this long is enqueued again (its message may have been lost) …
+JOBS_REQUEUE_AFTER_S = int(env_job_seconds("REQUEUE_AFTER_S", "120"))
 # … and one still queued after this long is failed: no worker is coming.
-COMPARE_QUEUE_EXPIRY_S = int(os.environ.get("COMPARE_QUEUE_EXPIRY_S", "3600"))
+JOBS_QUEUE_EXPIRY_S = int(env_job_seconds("QUEUE_EXPIRY_S", "3600"))
 # Every worker process writes a heartbeat this often (lab/jobs/workers.py) …
 JOBS_HEARTBEAT_S = float(os.environ.get("JOBS_HEARTBEAT_S", "5"))
 # … and is taken for gone when none came for this long: the jobs it had claimed are run again by a live worker
@@ -483,7 +489,7 @@ CELERY = {
     # The jobs sweep runs in the beat process itself, so it bounds a dead worker's jobs with no worker alive.
     "beat_scheduler": "promptlab.beat:Scheduler",
     "beat_schedule": {
-        "jobs-sweep": {"task": "lab.sweep_jobs", "schedule": float(COMPARE_SWEEP_INTERVAL_S)},
+        "jobs-sweep": {"task": "lab.sweep_jobs", "schedule": float(JOBS_SWEEP_INTERVAL_S)},
         "lab-audit-prune": {"task": "lab.audit_prune", "schedule": 24 * 3600.0},
     },
 }

@@ -7,7 +7,7 @@ every connection it uses at its limit; `concurrency` (the command's --concurrenc
 further. A round is claimed only when its calls may start (with --concurrency, when they are next: twice the rounds
 that fit, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD), so the budget cap can still cancel the rounds
 after it. The rounds were queued by `round_start` without a message to the workers; the jobs sweeper sends one for a
-round still queued after COMPARE_REQUEUE_AFTER_S, so in a long run a worker that is running may take some of them:
+round still queued after JOBS_REQUEUE_AFTER_S, so in a long run a worker that is running may take some of them:
 the claim in the database lets exactly one process run each round, and this one waits for the ones a worker took.
 Only the calling thread of the first process reads the progress, once every `poll_s`.
 

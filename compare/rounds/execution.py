@@ -102,7 +102,7 @@ async def round_stream(
     """Make the claimed round's calls within its time limit; their results, or None when the round ran past its
     limit and was failed (an unexpected error fails it too, and goes on)."""
     round_id = claimed.round_id
-    limit_s = claimed.run_s + settings.COMPARE_ROUND_GRACE_S / 2
+    limit_s = claimed.run_s + settings.JOBS_GRACE_S / 2
     try:
         # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
         async with asyncio.timeout(limit_s):

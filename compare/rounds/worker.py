@@ -160,7 +160,7 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     # Waiting for a connection's turn is not part of an answer's timeout, so a round may also wait its lane's
     # queue deadline before its slowest answer starts.
     longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
-    grace = timedelta(seconds=settings.COMPARE_ROUND_GRACE_S)
+    grace = timedelta(seconds=settings.JOBS_GRACE_S)
     worker = claimant()
     taken = set(
         _update_from_values(
@@ -453,7 +453,7 @@ def round_deadline_shorten(*, round_id: int, answer_s: float) -> None:
     """Every call of the running round has been sent: none may wait for its connection any more, so the round's
     deadline becomes its answers' time from now plus the grace (the claim's also covered the lane's queue
     deadline, an hour for batch work, which is how long a dead worker's round showed `running`)."""
-    deadline = timezone.now() + timedelta(seconds=answer_s + settings.COMPARE_ROUND_GRACE_S)
+    deadline = timezone.now() + timedelta(seconds=answer_s + settings.JOBS_GRACE_S)
     Round.objects.filter(pk=round_id, status=RoundStatus.RUNNING, deadline__gt=deadline).update(deadline=deadline)
 
 

@@ -1,7 +1,7 @@
 """The one enqueue-on-commit path: a job's message is sent by task name once its transaction commits.
 
 A send that fails (the broker is down at commit) never raises into the request or task that committed: the row
-stays queued and is marked as sent long ago, so the sweeper's next pass (every COMPARE_SWEEP_INTERVAL_S) sends
+stays queued and is marked as sent long ago, so the sweeper's next pass (every JOBS_SWEEP_INTERVAL_S) sends
 it again; once the broker is back, the job starts within one sweep interval.
 """
 
@@ -38,7 +38,7 @@ def send(kind_name: str, key: Any, *, countdown: float | None = None, queue: str
         current_app.send_task(job.task, args=(key,), queue=queue or job.lane_of(key), countdown=countdown)
     except Exception:
         logger.warning("Could not enqueue %s %s; the sweeper will send it again.", job.noun, key, exc_info=True)
-        long_ago = timezone.now() - timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S)
+        long_ago = timezone.now() - timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S)
         job.model.objects.filter(**{job.message_key: key}, status=QUEUED).update(enqueued_at=long_ago)
         return False
     return True

@@ -5,7 +5,7 @@ A claim records the worker that made it (lab.jobs.workers). A job whose worker i
 sent again, so a live worker runs it: a worker that starts does this at once, and the sweep does it whenever some
 worker is alive. Nothing of any kind stays `running` past its deadline (the sweep fails it with the kind's
 readable reason, with or without a worker alive: beat runs it itself) or `queued` forever (a message that seems
-lost is sent again after COMPARE_REQUEUE_AFTER_S; a row no worker took within COMPARE_QUEUE_EXPIRY_S is failed and
+lost is sent again after JOBS_REQUEUE_AFTER_S; a row no worker took within JOBS_QUEUE_EXPIRY_S is failed and
 says so).
 """
 
@@ -30,7 +30,7 @@ SWEEP_BATCH = 500  # rows of each sort per kind per pass; the next pass takes th
 def job_deadline(time_limit_s: float, *, now: datetime | None = None) -> datetime:
     """When a job claimed now, allowed `time_limit_s` of work, is given up on: the limit plus the grace to write
     its results."""
-    return (now or timezone.now()) + timedelta(seconds=time_limit_s + settings.COMPARE_ROUND_GRACE_S)
+    return (now or timezone.now()) + timedelta(seconds=time_limit_s + settings.JOBS_GRACE_S)
 
 
 def job_time_limit_s() -> float:
@@ -65,12 +65,12 @@ def job_sweep(job: JobKind, *, now: datetime | None = None) -> SweepReport:
     report.failed = [pk for pk in overdue if job.fail(pk, job.worker_stopped)]
     if worker_alive(now=now):  # with none, taking jobs back would only leave them queued: their deadline ends them
         report.reclaimed = job_reclaim(job, now=now)
-    minutes = settings.COMPARE_QUEUE_EXPIRY_S // 60
+    minutes = settings.JOBS_QUEUE_EXPIRY_S // 60
     expired_error = f"No worker started this {job.noun} within {minutes} minutes; is a worker running?"
-    expiry = now - timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S)
+    expiry = now - timedelta(seconds=settings.JOBS_QUEUE_EXPIRY_S)
     stale = rows.filter(status=QUEUED, **{f"{job.queued_since}__lt": expiry}).values_list("pk", flat=True)
     report.expired = [pk for pk in stale[:SWEEP_BATCH] if job.fail(pk, expired_error)]
-    cutoff = now - timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S)
+    cutoff = now - timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S)
     lost = rows.filter(status=QUEUED, enqueued_at__lt=cutoff).values_list(job.message_key, flat=True).distinct()
     report.requeued = [key for key in lost[:SWEEP_BATCH] if _requeue(job, key, cutoff, now)]
     return report

@@ -49,7 +49,7 @@ def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db
         name="doomed-batch",
         SCHEDULER_BATCH_JOBS_PER_PROCESS="2",  # two rounds on its loop; the other two wait for room
         SCHEDULER_BATCH_QUEUE_DEADLINE_S=str(QUEUE_DEADLINE_S),
-        COMPARE_ROUND_GRACE_S=str(GRACE_S),
+        JOBS_GRACE_S=str(GRACE_S),
     )
     try:
         for round_ in rounds:
@@ -73,7 +73,7 @@ def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db
     assert (bound - timezone.now()).total_seconds() <= group.longest_run(2).total_seconds() + QUEUE_DEADLINE_S + GRACE_S
 
     # The sweep as beat runs it, once the claimed rounds' deadline and the lost messages' wait have passed.
-    later = max(bound, timezone.now()) + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    later = max(bound, timezone.now()) + timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S + 1)
     report = job_sweep(kind(ROUND), now=later)
 
     assert sorted(report.failed) == sorted(r.pk for r in claimed)
@@ -130,9 +130,7 @@ dataset:
         running = Round.objects.filter(pk__in=ids, status=RoundStatus.RUNNING)
         assert until(lambda: running.count() == ROWS, timeout=30), "the worker should claim every round"
         # Every call sent: each round's deadline is its answer's time plus the grace, no longer the lane's hour.
-        answer_bound = timedelta(
-            seconds=rounds[0].group.longest_run(1).total_seconds() + settings.COMPARE_ROUND_GRACE_S
-        )
+        answer_bound = timedelta(seconds=rounds[0].group.longest_run(1).total_seconds() + settings.JOBS_GRACE_S)
         assert until(lambda: all(r.deadline <= timezone.now() + answer_bound for r in running.all()), timeout=10)
         worker.proc.kill()  # SIGKILL mid-batch: every round claimed, every answer on its way
     finally:

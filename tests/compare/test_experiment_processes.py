@@ -123,7 +123,7 @@ def test_a_killed_child_leaves_no_round_queued_and_none_running_past_its_deadlin
     limited(workspace, fake_llm, limit=4)  # two rounds at once in each process
     model = fake_llm.model(tokens=2, ttft_ms=1500)
     # A short queue deadline, so that a claimed round's deadline comes within seconds.
-    short = {"SCHEDULER_BATCH_QUEUE_DEADLINE_S": "2", "COMPARE_ROUND_GRACE_S": "1"}
+    short = {"SCHEDULER_BATCH_QUEUE_DEADLINE_S": "2", "JOBS_GRACE_S": "1"}
     command = start(experiment_file(tmp_path, model, rows=24, timeout_s=4), "--processes", "2", **short)
     (child,) = wait_until(lambda: children_running_a_share(command.pid))
     # More than the parent's two rounds running, and still so a moment later: the child holds some.

@@ -95,7 +95,7 @@ def test_rounds_the_caller_runs_itself_are_sent_to_no_worker_until_the_sweeper_f
         rounds = services.round_start(group=group, user=owner, repeat=2, enqueue=False)
     assert callbacks == []
     # The caller stopped before it ran them: a worker takes them once they look lost.
-    later = timezone.now() + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    later = timezone.now() + timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S + 1)
     with django_capture_on_commit_callbacks() as callbacks:
         assert sorted(job_sweep(kind(ROUND), now=later).requeued) == [r.pk for r in rounds]
     assert sorted((c.func.__name__, c.args) for c in callbacks) == [("send", (ROUND, r.pk)) for r in rounds]

@@ -53,7 +53,7 @@ def test_a_round_whose_worker_is_killed_is_failed_by_the_beat_sweeper_without_du
         "beat",
         [str(BIN / "celery"), "-A", "promptlab", "beat", "--loglevel=INFO", "-s", str(tmp_path / "beat-schedule")],
         ready="beat: Starting",
-        env=child_env(COMPARE_SWEEP_INTERVAL_S=str(sweep_every)),
+        env=child_env(JOBS_SWEEP_INTERVAL_S=str(sweep_every)),
         log_dir=tmp_path,
     )
     group = make_group(workspace, owner, models=[slow_model(tokens=3000, token_ms=5)] * 2, timeout_ms=2000)
@@ -65,7 +65,7 @@ def test_a_round_whose_worker_is_killed_is_failed_by_the_beat_sweeper_without_du
         "-Q",
         "doomed",
         name="doomed",
-        COMPARE_ROUND_GRACE_S="1",
+        JOBS_GRACE_S="1",
         SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S="1",
     )
     try:
@@ -115,7 +115,7 @@ def test_a_round_still_queued_after_the_grace_period_is_enqueued_again_once_per_
     group, owner, django_capture_on_commit_callbacks
 ):
     round_ = start_round(group, owner)
-    later = timezone.now() + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    later = timezone.now() + timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S + 1)
     with django_capture_on_commit_callbacks() as callbacks:
         assert rounds_sweep(now=later).requeued == [round_.pk]
         assert rounds_sweep(now=later + timedelta(seconds=1)).requeued == []
@@ -126,7 +126,7 @@ def test_a_round_still_queued_after_the_grace_period_is_enqueued_again_once_per_
 @pytest.mark.django_db
 def test_a_round_no_worker_started_for_too_long_is_failed(group, owner):
     round_ = start_round(group, owner)
-    much_later = timezone.now() + timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S + 1)
+    much_later = timezone.now() + timedelta(seconds=settings.JOBS_QUEUE_EXPIRY_S + 1)
     assert rounds_sweep(now=much_later).expired == [round_.pk]
     round_.refresh_from_db()
     assert round_.status == RoundStatus.FAILED and "is a worker running?" in round_.error
@@ -143,7 +143,7 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
         "beat",
         [str(BIN / "celery"), "-A", "promptlab", "beat", "--loglevel=INFO", "-s", str(tmp_path / "beat-schedule")],
         ready="beat: Starting",
-        env=child_env(COMPARE_SWEEP_INTERVAL_S=str(sweep_every), REDIS_URL=private_redis.url),
+        env=child_env(JOBS_SWEEP_INTERVAL_S=str(sweep_every), REDIS_URL=private_redis.url),
         log_dir=tmp_path,
     )
     group = make_group(workspace, owner, models=[slow_model(tokens=3000, token_ms=5)] * 2, timeout_ms=2000)
@@ -154,7 +154,7 @@ def test_with_no_worker_alive_beat_itself_fails_the_overdue_round(
         "-Q",
         "doomed",
         name="doomed",
-        COMPARE_ROUND_GRACE_S="1",  # the lane's queue deadline is the default minute
+        JOBS_GRACE_S="1",  # the lane's queue deadline is the default minute
     )
     # Once both calls are sent, the round's deadline is its answers' time (stagger and 2 s timeout) plus the grace,
     # not the minute its calls might have waited for their connection on top (90 s in all, by default).

@@ -61,7 +61,7 @@ def test_a_running_verdict_within_its_deadline_is_left_alone(verdict):
 
 
 def test_a_queued_verdict_whose_message_seems_lost_is_sent_again_once_per_grace_period(verdict, settings):
-    later = timezone.now() + timedelta(seconds=settings.COMPARE_REQUEUE_AFTER_S + 1)
+    later = timezone.now() + timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S + 1)
     assert verdicts_sweep(now=later).requeued == [verdict.pk]
     assert verdicts_sweep(now=later).requeued == []  # just re-sent: not again on the next sweep
     verdict.refresh_from_db()
@@ -70,7 +70,7 @@ def test_a_queued_verdict_whose_message_seems_lost_is_sent_again_once_per_grace_
 
 
 def test_a_verdict_nobody_picked_up_for_an_hour_fails_and_says_why(verdict, settings):
-    much_later = timezone.now() + timedelta(seconds=settings.COMPARE_QUEUE_EXPIRY_S + 1)
+    much_later = timezone.now() + timedelta(seconds=settings.JOBS_QUEUE_EXPIRY_S + 1)
     report = verdicts_sweep(now=much_later)
     verdict.refresh_from_db()
     assert report.expired == [verdict.pk]

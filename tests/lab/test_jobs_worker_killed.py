@@ -38,7 +38,7 @@ def doomed_worker(tmp_path):
         "doomed",
         name="doomed",
         CELERY_TASK_SOFT_TIME_LIMIT=str(TIME_LIMIT_S),
-        COMPARE_ROUND_GRACE_S=str(GRACE_S),
+        JOBS_GRACE_S=str(GRACE_S),
     )
 
 
