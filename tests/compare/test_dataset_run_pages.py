@@ -120,3 +120,26 @@ def test_a_run_over_a_row_without_a_variable_names_row_and_variable(as_owner, wo
     [first, *_] = response.json()["dataset"]
     assert first.startswith("Row 2 (bare): Variant 1 (A) uses {{reader}}")
     assert not group.rounds.exists()
+
+
+def test_the_editor_refuses_a_dataset_with_a_row_without_a_variable_naming_row_and_variable(as_owner, workspace, owner):
+    half = topics(workspace, owner, name="Half", rows=({"topic": "tea"}, {"mood": "calm"}))
+    response = post_json(as_owner, f"/w/{workspace.pk}/compare/save/", topic_body(half))
+    assert response.status_code == 400
+    assert response.json()["errors"]["dataset"] == [
+        "Row 2: Variant 1 (A) uses {{topic}}, which has no value: set it in the shared variables or this variant's.",
+        "Row 2: Variant 2 (B) uses {{topic}}, which has no value: set it in the shared variables or this variant's.",
+    ]
+    assert not CompareGroup.objects.exists()
+
+
+def test_the_editor_still_names_a_variable_no_row_gives_once_for_the_comparison(as_owner, workspace, owner):
+    body = topic_body(topics(workspace, owner))
+    body["variants"][1]["prompt"] = "A haiku on {{topic}} for {{reader}}."
+    response = post_json(as_owner, f"/w/{workspace.pk}/compare/save/", body)
+    assert response.status_code == 400
+    assert response.json()["errors"] == {
+        "variants": [
+            "Variant 2 (B) uses {{reader}}, which has no value: set it in the shared variables or this variant's."
+        ]
+    }
