@@ -44,6 +44,9 @@ def test_a_dataset_picked_in_the_editor_runs_one_round_per_row_to_vote_through(
     prompts.nth(1).fill("A haiku on {{topic}}.")
     page.select_option("select[name=test_set]", label="Three topics · 3 rows")
     assert page.locator("input[name=repeat]").is_disabled()  # one round per row instead
+    # The preview renders the first row, as the first round will; no variable is reported missing.
+    page.locator(".ecol").nth(0).locator("text=Write about tea.").wait_for()
+    until(page, "!document.querySelector('.ecol .msg-error')")
     page.click("text=Save and run")
 
     # The page lands on the run's first round, the navigator counting all three.

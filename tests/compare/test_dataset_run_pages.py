@@ -143,3 +143,22 @@ def test_the_editor_still_names_a_variable_no_row_gives_once_for_the_comparison(
             "Variant 2 (B) uses {{reader}}, which has no value: set it in the shared variables or this variant's."
         ]
     }
+
+
+def preview(client, workspace, dataset) -> dict:
+    body = {**topic_body(dataset), "workspace": workspace.pk}
+    del body["repeat"]
+    return post_json(client, "/api/v1/groups/preview/", body)
+
+
+def test_the_editors_preview_renders_the_datasets_first_row(as_owner, workspace, owner):
+    response = preview(as_owner, workspace, topics(workspace, owner))
+    assert response.status_code == 200, response.content
+    assert [v["prompt"] for v in response.json()["variants"]] == ["Write about tea.", "A haiku on tea."]
+    assert response.json()["errors"] == []
+
+
+def test_the_preview_refuses_another_workspaces_dataset_naming_the_field(as_owner, workspace, foreign_dataset):
+    response = preview(as_owner, workspace, foreign_dataset)
+    assert response.status_code == 400
+    assert response.json() == {"dataset": ["No such dataset in this workspace."]}

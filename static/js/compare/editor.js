@@ -200,7 +200,10 @@ async function refresh() {
   const mine = ++sequence;
   const { errors, data } = body();
   // The preview renders prompts only; a placeholder model keeps it valid while a model field is still empty.
+  // With a test set picked, the server renders its first row, as the run's first round.
   const previewBody = {
+    workspace: Number(form.dataset.workspace),
+    dataset: data.dataset,
     mode: data.mode,
     system_prompt: data.system_prompt,
     shared_variables: data.shared_variables,
