@@ -7,7 +7,7 @@ import pytest
 
 from compare import services
 from compare.models import CompareGroup, Dataset
-from tests.compare.test_pages_editor import save_body
+from tests.compare.test_pages_editor import editor_initial, save_body
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import make_user, make_workspace
 
@@ -162,3 +162,10 @@ def test_the_preview_refuses_another_workspaces_dataset_naming_the_field(as_owne
     response = preview(as_owner, workspace, foreign_dataset)
     assert response.status_code == 400
     assert response.json() == {"dataset": ["No such dataset in this workspace."]}
+
+
+def test_clone_and_edit_keeps_the_test_set_picked(as_owner, workspace, owner):
+    dataset = topics(workspace, owner)
+    source = make_group(workspace, owner, prompts=TOPIC_PROMPTS, dataset=dataset)
+    html = as_owner.get(f"/compare/{source.pk}/edit/").content.decode()
+    assert editor_initial(html)["dataset"] == dataset.pk

@@ -298,6 +298,7 @@ function fill(group) {
   const p = group.params || {};
   for (const name of PARAM_FIELDS) field(name).value = p[name] ?? "";
   field("blind").checked = Boolean(group.blind);
+  field("test_set").value = group.dataset ?? ""; // a test set since deleted is no option: none is picked
   for (const name of ["timeout_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);
   state.variants = group.variants.map((v) => newVariant({
