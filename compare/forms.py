@@ -54,9 +54,11 @@ class PromptNewForm(forms.Form):
 
 
 class EditorSaveIn(GroupFieldsIn):
-    """What the editor posts: the API's group fields, how many rounds to run, and the group it was cloned from."""
+    """What the editor posts: the API's group fields, how many rounds to run (or the dataset to run one round per
+    row of), and the group it was cloned from."""
 
     repeat = serializers.IntegerField(min_value=1, max_value=MAX_REPEAT, required=False, default=1)
+    dataset = serializers.IntegerField(required=False, allow_null=True, default=None)
     cloned_from = serializers.IntegerField(required=False, allow_null=True, default=None)
 
     def validate_mode(self, mode: str) -> str:

@@ -177,4 +177,4 @@ def editor_initial(group: CompareGroup | None) -> dict[str, Any] | None:
     """A group's settings in the editor's shape, for "clone and edit"; None for a new comparison."""
     if group is None:
         return None
-    return {"cloned_from": group.pk, **group_settings(group)}
+    return {"cloned_from": group.pk, "dataset": group.dataset_id, **group_settings(group)}

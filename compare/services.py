@@ -270,17 +270,18 @@ def _check_templates(
     templates: list[VariantTemplate],
     dataset: Dataset | None,
 ) -> None:
-    # Variables every dataset row provides count as given; rows are checked one by one when runs start.
-    from_rows: dict[str, Any] = {}
-    if dataset is not None:
-        rows = [row.vars for row in dataset.rows.all()]
-        common = set.intersection(*(set(row) for row in rows)) if rows else set()
-        from_rows = {name: "" for name in common}
+    # A variable that neither the shared variables nor any dataset row gives is missing from the comparison; one
+    # that some rows lack is named by row, as a run over the dataset names it (round_start), before anything is saved.
+    rows = list(dataset.rows.order_by("position")) if dataset is not None else []
+    from_rows = {name: "" for row in rows for name in row.vars}
     rendered = render_variants(
         system_prompt=system_prompt or "", variables={**from_rows, **shared_variables}, variants=templates
     )
     for message in rendered.errors:
         errors.add("variants", message)
+    if rows and not rendered.errors:
+        snapshots = [{**shared_variables, **row.vars} for row in rows]
+        _add_row_errors(errors, system_prompt or "", templates, rows, snapshots)
 
 
 def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, **overrides: Any) -> CompareGroup:
@@ -372,15 +373,21 @@ def _is_experiment(group: CompareGroup) -> bool:
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:
     errors = _Errors()
-    templates = [variant.template() for variant in variants]
+    _add_row_errors(errors, group.system_prompt, [variant.template() for variant in variants], rows, snapshots)
+    errors.raise_if_any()
+
+
+def _add_row_errors(
+    errors: _Errors, system_prompt: str, templates: list[VariantTemplate], rows: list, snapshots: list[dict]
+) -> None:
+    """Every variant rendered with each round's variables; a failure is named by its dataset row (None: no row)."""
     for row, snapshot in zip(rows, snapshots, strict=True):
-        rendered = render_variants(system_prompt=group.system_prompt, variables=snapshot, variants=templates)
+        rendered = render_variants(system_prompt=system_prompt, variables=snapshot, variants=templates)
         for message in rendered.errors:
             if row is None:
                 errors.add("variants", message)
             else:
                 errors.add("dataset", f"Row {row.position}{f' ({row.name})' if row.name else ''}: {message}")
-    errors.raise_if_any()
 
 
 @transaction.atomic

@@ -20,8 +20,8 @@ from lab.api.parsers import checked_json
 from lab.models import Role
 from lab.providers.params import set_params
 
-from . import page_selectors, services
-from .access import group_for_user
+from . import page_selectors, selectors, services
+from .access import dataset_from_body, group_for_user
 from .api.groups import ParamsIn
 from .blind import comparison_revealed, may_reveal
 from .forms import EditorSaveIn, HistoryFilterForm
@@ -87,6 +87,7 @@ def _editor(request, workspace, source: CompareGroup | None):
                 "default_stagger_ms": DEFAULT_STAGGER_MS,
             },
             "versions": editor_versions(workspace),
+            "datasets": selectors.datasets_for_user(request.user, workspace=workspace.pk),
         },
     )
 
@@ -112,12 +113,13 @@ def editor_save(request, pk):
     if source is not None and source.workspace_id != workspace.pk:
         raise Http404("No such comparison.")
     try:
+        fields["dataset"] = dataset_from_body(fields["dataset"], workspace)
         group = services.group_create(workspace=workspace, user=request.user, cloned_from=source, **fields)
     except ValidationError as exc:
         return JsonResponse({"errors": exc.message_dict}, status=400)
-    return JsonResponse(
-        {"group": group.pk, "url": reverse("compare:detail", args=[group.pk]), "repeat": repeat}, status=201
-    )
+    # With a dataset the page runs one round per row (the runs API's rule) instead of `repeat` rounds.
+    start = {"dataset": group.dataset_id} if group.dataset_id else {"repeat": repeat}
+    return JsonResponse({"group": group.pk, "url": reverse("compare:detail", args=[group.pk]), **start}, status=201)
 
 
 @login_required
@@ -153,7 +155,7 @@ def detail(request, pk, number=None):
             "can_edit": membership.allows(Role.EDITOR),
             "variants": list(group.variants.select_related("prompt_version__prompt")),
             "library": workspace_prompts(group.workspace),
-            "datasets": group.workspace.datasets.order_by("name"),
+            "datasets": selectors.datasets_for_user(request.user, workspace=group.workspace_id),
             "simulated": page_selectors.simulated_connections(group.workspace),
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
             "revealed": comparison_revealed(group),

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
+from lab.models import Role
 from lab.templating import render_variants
 
 from .. import selectors, services
@@ -116,7 +117,9 @@ class GroupIn(GroupFieldsIn):
 
 
 class GroupPreviewIn(GroupFieldsIn):
-    """A group-create body; where the group would live does not change what it renders, so it is read and unused."""
+    """A group-create body; where the group would live does not change what it renders, except that with a
+    `dataset` (of `workspace`) the first row's variables fill the prompts over the shared ones, as a run's first
+    round renders them."""
 
     mode = serializers.ChoiceField(choices=Mode.choices, required=False, default=Mode.PROMPTS)
     workspace = serializers.IntegerField(required=False)
@@ -408,11 +411,20 @@ class GroupPreview(APIView):
         data.is_valid(raise_exception=True)
         rendered = render_variants(
             system_prompt=data.validated_data["system_prompt"],
-            variables=data.validated_data["shared_variables"],
+            variables=_preview_variables(request.user, data.validated_data),
             variants=services.variant_templates(data.validated_data["variants"]),
         )
         payload = {"variants": rendered.variants, "errors": rendered.errors, "warnings": rendered.warnings}
         return Response(PreviewOut(payload).data)
+
+
+def _preview_variables(user, fields: dict) -> dict:
+    """The shared variables, under the first row of `dataset` when one is given: what a run over it renders first."""
+    if fields.get("dataset") is None:
+        return fields["shared_variables"]
+    workspace = workspace_from_body(user, fields.get("workspace"), role=Role.VIEWER)
+    first = dataset_from_body(fields["dataset"], workspace).rows.order_by("position").first()
+    return {**fields["shared_variables"], **(first.vars if first else {})}
 
 
 class RoundDetail(APIView):

@@ -81,6 +81,9 @@ function body() {
       params: params(),
       blind: field("blind").checked,
       repeat: number("repeat") ?? 1,
+      // One round per row of this test set instead of `repeat` rounds. (The field is not named "dataset": a form
+      // control of that name would hide the form's own `dataset`.)
+      dataset: number("test_set"),
       timeout_ms: number("timeout_ms") ?? DEFAULT_TIMEOUT_MS,
       stagger_ms: number("stagger_ms") ?? DEFAULT_STAGGER_MS,
       cloned_from: initial?.cloned_from ?? null,
@@ -174,6 +177,11 @@ function renderMode() {
   for (const element of form.querySelectorAll("[data-mode-only]")) element.hidden = element.dataset.modeOnly !== mode();
 }
 
+// A test set runs one round per row, so "Rounds to run" does not apply while one is picked.
+function renderDataset() {
+  field("repeat").disabled = field("test_set").value !== "";
+}
+
 // --- Preview and parameter check, debounced --------------------------------------------------------------------
 
 let timer = null;
@@ -192,7 +200,10 @@ async function refresh() {
   const mine = ++sequence;
   const { errors, data } = body();
   // The preview renders prompts only; a placeholder model keeps it valid while a model field is still empty.
+  // With a test set picked, the server renders its first row, as the run's first round.
   const previewBody = {
+    workspace: Number(form.dataset.workspace),
+    dataset: data.dataset,
     mode: data.mode,
     system_prompt: data.system_prompt,
     shared_variables: data.shared_variables,
@@ -265,7 +276,8 @@ async function save(event) {
   const result = await postJSON(form.dataset.saveUrl, data);
   if (result.ok) {
     // The comparison page starts the run once it is listening, so every answer is seen from its first token.
-    sessionStorage.setItem(`promptlab:start:${result.data.group}`, String(result.data.repeat));
+    const { dataset, repeat } = result.data; // the runs API's body: one round per row, or `repeat` rounds
+    sessionStorage.setItem(`promptlab:start:${result.data.group}`, JSON.stringify(dataset ? { dataset } : { repeat }));
     window.location.assign(result.data.url);
     return;
   }
@@ -286,6 +298,7 @@ function fill(group) {
   const p = group.params || {};
   for (const name of PARAM_FIELDS) field(name).value = p[name] ?? "";
   field("blind").checked = Boolean(group.blind);
+  field("test_set").value = group.dataset ?? ""; // a test set since deleted is no option: none is picked
   for (const name of ["timeout_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);
   state.variants = group.variants.map((v) => newVariant({
@@ -316,11 +329,13 @@ if (initial) {
 }
 part("shared-vars").replaceChildren(variablesEditor(state.sharedRows, { label: "Shared variables", onChange: changed }));
 renderMode();
+renderDataset();
 renderVariants();
 
 form.addEventListener("input", (event) => {
   if (event.target.name === "model") showModelNotes();
   if (event.target.name === "timeout_ms") renderVariants();
+  if (event.target.name === "test_set") renderDataset();
   changed();
 });
 for (const radio of form.querySelectorAll("input[name=mode]")) radio.addEventListener("change", switchMode);

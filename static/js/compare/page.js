@@ -245,7 +245,7 @@ function onRoundStarted(event) {
     for (const output of event.outputs) {
       columnOf(output)?.querySelector("[data-role=waiting]")?.replaceChildren("Waiting for the first token…");
     }
-  } else if (!el || event.number > Number(el.dataset.number)) {
+  } else if (!startedHere.has(event.number) && (!el || event.number > Number(el.dataset.number))) {
     showNotice(`Round ${event.number} started.`, { text: "Show it", onClick: () => showRound(event.number) });
   }
 }
@@ -322,44 +322,66 @@ function errorText(data) {
   return Object.values(data).flat().join(" ") || "The server refused.";
 }
 
-async function startRuns(repeat, button) {
+// The rounds this page started, which it shows or lists in the navigator: no "Round N started" notice for them.
+const startedHere = new Set();
+
+// `start` is the runs API's body: {repeat} or {dataset} (one round per row, checked by the same service).
+async function startRuns(start, button) {
   button.disabled = true;
   // The response cache is opt-in per run: the toggle beside the run buttons.
   const cache = root.querySelector("[data-role=use-cache]")?.checked ?? false;
-  const result = await postJSON(root.dataset.runsUrl, { repeat, cache });
+  const result = await postJSON(root.dataset.runsUrl, { ...start, cache });
   button.disabled = false;
   if (!result.ok) { showNotice(`Could not start: ${errorText(result.data)}`); return; }
   notice.hidden = true;
-  // The newest round started: the others of the batch are behind it in the navigator, and no "Round N started"
-  // notice then points past the round shown.
-  await showRound(Math.max(...result.data.rounds.map((round) => round.number)));
+  const numbers = result.data.rounds.map((round) => round.number);
+  for (const number of numbers) startedHere.add(number);
+  // A test set is voted through row by row, from its first round. Repeats land on the newest round: the others
+  // of the batch are behind it in the navigator, and no "Round N started" notice then points past the round shown.
+  await showRound(start.dataset ? Math.min(...numbers) : Math.max(...numbers));
 }
 
 // A comparison just saved in the editor is started here, as soon as the socket listens (or after a short wait
-// without one), so its first tokens are not streamed before anyone is listening.
+// without one), so its first tokens are not streamed before anyone is listening. The editor left the runs API's
+// body: {repeat} or {dataset}.
 const pendingKey = `promptlab:start:${root.dataset.group}`;
-const pendingRepeat = Number(sessionStorage.getItem(pendingKey)) || 0;
+const pendingStart = pendingFrom(sessionStorage.getItem(pendingKey));
 sessionStorage.removeItem(pendingKey);
 let pendingTimer = null;
 
-function startPending() {
-  if (!pendingRepeat || startPending.done) return;
-  startPending.done = true;
-  clearTimeout(pendingTimer);
-  startRuns(pendingRepeat, root.querySelector("[data-action=rerun]") || document.createElement("button"));
+function pendingFrom(stored) {
+  try {
+    const start = JSON.parse(stored);
+    return start && typeof start === "object" ? start : null;
+  } catch {
+    return null;
+  }
 }
 
-if (pendingRepeat) {
+function startPending() {
+  if (!pendingStart || startPending.done) return;
+  startPending.done = true;
+  clearTimeout(pendingTimer);
+  startRuns(pendingStart, root.querySelector("[data-action=rerun]") || document.createElement("button"));
+}
+
+if (pendingStart) {
   showNotice("Starting the run…");
   pendingTimer = setTimeout(startPending, 3000);
 }
 
-root.querySelector("[data-action=rerun]")?.addEventListener("click", (event) => startRuns(1, event.currentTarget));
+root.querySelector("[data-action=rerun]")?.addEventListener("click", (event) => startRuns({ repeat: 1 }, event.currentTarget));
 
 root.querySelector("[data-action=run-more]")?.addEventListener("submit", (event) => {
   event.preventDefault();
   const form = event.currentTarget;
-  startRuns(Number(form.elements.repeat.value) || 1, form.querySelector("button"));
+  startRuns({ repeat: Number(form.elements.repeat.value) || 1 }, form.querySelector("button"));
+});
+
+root.querySelector("[data-action=run-dataset]")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const form = event.currentTarget;
+  startRuns({ dataset: Number(form.elements.test_set.value) }, form.querySelector("button"));
 });
 
 cancelButton?.addEventListener("click", async () => {
