@@ -3,7 +3,10 @@ tools inside their column; a models comparison names its columns by model unless
 
 import pytest
 
-from tests.fixtures.browser import log_in, shoot
+from compare import services
+from compare.models import Mode
+from tests.fixtures.browser import log_in, off_loop, shoot
+from tests.fixtures.compare_factories import INSTANT, make_round
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
 
@@ -42,3 +45,37 @@ def test_the_editor_at_five_columns_keeps_labels_readable_and_tools_inside_their
     # The five columns fit side by side at a desktop width: the editor does not scroll sideways here.
     assert page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
     shoot(page, screenshots, "editor-five-columns", full_page=True)
+
+
+def models_group(workspace, owner, *, blind: bool):
+    """Three models on one prompt: two keep the letter they were handed, one was given a name."""
+    variants = [
+        {"label": "", "model": INSTANT, "prompt": "Say hi."},
+        {"label": "Fast one", "model": "simulated::writer", "prompt": "Say hi."},
+        {"label": "C", "model": "simulated::coder", "prompt": "Say hi."},
+    ]
+    group = services.group_create(
+        workspace=workspace, user=owner, title="Models", mode=Mode.MODELS, variants=variants, blind=blind
+    )
+    make_round(group)
+    return group
+
+
+def test_a_models_comparison_heads_its_columns_by_model_unless_it_is_blind(
+    transactional_db, owner, workspace, web_server, page_factory, screenshots
+):
+    shown = off_loop(models_group, workspace, owner, blind=False)
+    hidden = off_loop(models_group, workspace, owner, blind=True)
+    page = page_factory(1280, 900)
+    log_in(page, web_server.url, owner.username)
+
+    page.goto(f"{web_server.url}/compare/{shown.pk}/")
+    page.wait_for_selector(".round .col")
+    titles = page.locator(".col-title").all_inner_texts()
+    assert titles == [INSTANT, "Fast one · simulated::writer", "simulated::coder"]
+    shoot(page, screenshots, "comparison-models-headings")
+
+    page.goto(f"{web_server.url}/compare/{hidden.pk}/")
+    page.wait_for_selector(".round .col")
+    assert page.locator(".col-title").all_inner_texts() == ["Answer A", "Answer B", "Answer C"]
+    assert "simulated::" not in page.content()
