@@ -72,6 +72,12 @@ def test_the_report_page_follows_a_dark_system_setting_with_a_readable_chart(
             assert contrast(style(page, "main .muted", "color"), card) >= 4.5
             assert ink["light"] / ink["painted"] > 0.2, ink  # light ticks, title and marks
             shoot(page, screenshots, "report-dark", full_page=True)
+            page.goto(f"{web_server.url}/compare/{group.pk}/")
+            page.wait_for_selector(".col")
+            column, foot = style(page, ".col", "backgroundColor"), style(page, ".col-foot", "backgroundColor")
+            assert luminance(column) < 0.05 and luminance(foot) < 0.05, (column, foot)
+            assert contrast(style(page, ".col .answer-stream, .col .answer", "color"), column) >= 7
+            shoot(page, screenshots, "comparison-dark")
         else:
             assert luminance(background) > 0.8 and contrast(text, background) >= 7
             assert ink["light"] / ink["painted"] < 0.2, ink  # dark ink on the light page
