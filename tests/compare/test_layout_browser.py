@@ -37,6 +37,9 @@ def test_the_editor_at_five_columns_keeps_labels_readable_and_tools_inside_their
     for n, label in enumerate(("Plain", "Formal", "Pirate", "Haiku", "Shakespearean"), start=1):
         page.fill(f"[aria-label='Label of variant {n}']", label)
 
+    fifth = page.locator(".ecol").nth(4)
+    fifth.locator(".overrides summary").click()
+    fifth.locator(".add-var").click()  # a variable row inside the narrowest column
     widths = [box["width"] for box in (label.bounding_box() for label in page.locator(".ecol-label").all())]
     assert min(widths) >= MIN_LABEL_PX, widths
     assert page.evaluate(OVERFLOWING_JS) == []
