@@ -26,6 +26,12 @@ def test_on_a_phone_the_header_is_short_and_its_menu_opens_to_the_links(
     assert nav.is_hidden()
     shoot(page, screenshots, "header-phone")
 
+    page.keyboard.press("Tab")  # the menu is the first stop after the brand, and Space opens it
+    page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    assert nav.is_visible()
+    page.keyboard.press("Space")
+    assert nav.is_hidden()
     page.locator(".menu-button").tap()
     for name in LINKS:
         assert nav.get_by_role("link", name=name).is_visible(), name
@@ -43,6 +49,7 @@ def test_on_a_desktop_the_links_sit_in_the_bar_without_a_menu_button(
     log_in(page, web_server.url, owner.username)
     page.goto(f"{web_server.url}/w/{workspace.pk}/")
     assert page.locator(".menu-button").is_hidden()
+    assert page.get_by_role("checkbox", name="Menu").count() == 0  # nothing to tab to that does nothing
     nav = page.get_by_role("navigation", name="Main")
     assert all(nav.get_by_role("link", name=name).is_visible() for name in LINKS)
     assert page.locator("header.topbar").bounding_box()["height"] <= 100
