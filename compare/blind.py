@@ -23,7 +23,7 @@ from lab.access import membership_for_user
 from lab.roles import Role
 
 from .hooks import reveal_allowed, voting_over
-from .models import CompareGroup, Output, Round, Variant
+from .models import CompareGroup, Mode, Output, Round, Variant, is_placeholder_label
 
 # Everything an answer carries besides its text, status and finish reason, blank until the reader may see names:
 # cost, timings and token counts tell models apart as surely as names do, and an error names the connection.
@@ -108,11 +108,20 @@ class Seen:
     rendered_system_prompt: str | None
     rendered_prompt: str | None
     figures: bool = True  # cost, timings, tokens and error are shown (on the output itself, blank when False)
+    by_model: bool = False  # a models comparison with names shown: its columns are told apart by model
 
     @property
     def variant_label(self) -> str | None:
         """The variant's own label, None while blind mode hides it."""
         return self.label if self.figures else None
+
+    @property
+    def heading(self) -> str:
+        """What the answer's column is headed with: its model in a models comparison (after its label when
+        someone gave one rather than the handed-out letter), else its label ("Answer A" … while blind)."""
+        if not self.by_model:
+            return self.label
+        return self.model if is_placeholder_label(self.label) else f"{self.label} · {self.model}"
 
 
 def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[list[Output], bool]:
@@ -121,6 +130,7 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
     gives nothing away either; `blind` as in labels_visible."""
     outputs = list(round_.outputs.all())
     if labels_visible(round_, user, blind=blind):
+        by_model = round_.group.mode == Mode.MODELS
         for output in outputs:
             variant = output.variant
             output.seen = Seen(
@@ -130,6 +140,7 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
                 variant.model,
                 output.rendered_system_prompt,
                 output.rendered_prompt,
+                by_model=by_model,
             )
         return outputs, True
     outputs = blind_order(round_.pk, getattr(user, "pk", 0), outputs)

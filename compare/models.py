@@ -6,6 +6,7 @@ named database constraint.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 
@@ -115,6 +116,19 @@ class CompareGroup(models.Model):
         if variant_count < 1:
             return timedelta(0)
         return timedelta(seconds=self.start_after_s(variant_count) + self.timeout_s())
+
+
+PLACEHOLDER_LABEL = re.compile(r"[A-Z]|V\d+")
+
+
+def placeholder_label(position: int) -> str:
+    """The label a variant gets when nobody gives one (the editor hands out the same): A … Z, then V27 …"""
+    return chr(ord("A") + position - 1) if position <= 26 else f"V{position}"
+
+
+def is_placeholder_label(label: str) -> bool:
+    """A letter (or V<n>) handed out by position rather than a name someone chose."""
+    return PLACEHOLDER_LABEL.fullmatch(label) is not None
 
 
 class Variant(models.Model):

@@ -50,6 +50,7 @@ from .models import (
     Round,
     RoundStatus,
     Variant,
+    placeholder_label,
 )
 from .prompts.picking import picked_versions
 from .rounds.jobs import ROUND
@@ -98,7 +99,7 @@ def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplat
 
 def _label(variant: dict[str, Any], position: int) -> str:
     label = (variant.get("label") or "").strip()
-    return label or (chr(ord("A") + position - 1) if position <= 26 else f"V{position}")
+    return label or placeholder_label(position)
 
 
 def group_create(

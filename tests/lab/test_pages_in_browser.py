@@ -14,6 +14,7 @@ def test_navigation_and_settings_work_on_a_phone_without_sideways_scrolling(
     log_in(page, web_server.url, owner.username)
     page.goto(f"{web_server.url}/w/{workspace.pk}/settings/")
     assert page.locator("h1").inner_text().startswith("Team A")
+    page.locator(".menu-button").click()  # the links fold behind the menu on a phone
     assert page.get_by_role("link", name="History").is_visible()
     assert page.get_by_role("link", name="Settings").is_visible()
     assert page.locator("text=simulated").first.is_visible()

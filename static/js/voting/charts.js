@@ -1,8 +1,31 @@
 // Interval charts on the vendored Chart.js (static/vendor/chartjs, loaded before this module as window.Chart):
 // each row is a floating bar from its interval's low to high, with a mark at the estimate.
-const RANGE_FILL = "rgba(49, 86, 211, 0.22)";
-const ACCENT = "#3156d3";
-const INK = "#1d1f23";
+// Colours come from the theme's CSS variables (static/css/theme.css) at draw time, and again when the system
+// switches between light and dark, so a chart reads in either.
+const DARK = window.matchMedia("(prefers-color-scheme: dark)");
+
+function themeColours() {
+  const style = getComputedStyle(document.documentElement);
+  const read = (name) => style.getPropertyValue(name).trim();
+  return {
+    range: read("--chart-range"), accent: read("--accent"), ink: read("--fg"), muted: read("--muted"), grid: read("--chart-grid"),
+  };
+}
+
+function paint(chart) {
+  const colours = themeColours();
+  const [range, estimate] = chart.data.datasets;
+  Object.assign(range, { backgroundColor: colours.range, borderColor: colours.accent });
+  Object.assign(estimate, { pointBackgroundColor: colours.ink, pointBorderColor: colours.ink });
+  chart.options.color = colours.muted;
+  for (const scale of Object.values(chart.options.scales)) {
+    scale.ticks.color = colours.muted;
+    scale.grid.color = colours.grid;
+    scale.border.color = colours.grid;
+    scale.title.color = colours.ink;
+  }
+  chart.options.plugins.legend.labels.color = colours.ink;
+}
 
 export function intervalChart(canvas, rows, { horizontal = false, min, max, format, axisTitle }) {
   const valueAxis = horizontal ? "x" : "y";
@@ -14,7 +37,7 @@ export function intervalChart(canvas, rows, { horizontal = false, min, max, form
       ? `95% interval ${format(row.low)}–${format(row.high)}`
       : `estimate ${format(row.estimate)}`;
   };
-  return new window.Chart(canvas, {
+  const chart = new window.Chart(canvas, {
     data: {
       labels: rows.map((row) => row.label),
       datasets: [
@@ -22,8 +45,6 @@ export function intervalChart(canvas, rows, { horizontal = false, min, max, form
           type: "bar",
           label: "95% interval",
           data: rows.map((row) => [row.low, row.high]),
-          backgroundColor: RANGE_FILL,
-          borderColor: ACCENT,
           borderWidth: 1,
           borderSkipped: false,
           barPercentage: 0.55,
@@ -38,8 +59,6 @@ export function intervalChart(canvas, rows, { horizontal = false, min, max, form
           pointStyle: "rectRot",
           pointRadius: 6,
           pointHoverRadius: 7,
-          pointBackgroundColor: INK,
-          pointBorderColor: INK,
           indexAxis,
         },
       ],
@@ -65,6 +84,10 @@ export function intervalChart(canvas, rows, { horizontal = false, min, max, form
       },
     },
   });
+  paint(chart);
+  chart.update();
+  DARK.addEventListener("change", () => { paint(chart); chart.update(); });
+  return chart;
 }
 
 export function readJSON(id) {
