@@ -76,6 +76,8 @@ class CompareGroup(models.Model):
     title = models.CharField(max_length=200)
     mode = models.CharField(max_length=10, choices=Mode.choices)
     system_prompt = models.TextField(blank=True)
+    # Messages every variant gets after the system prompt and before its own (few-shot turns): [{role, content}].
+    shared_messages = models.JSONField(default=list, blank=True)
     shared_variables = models.JSONField(default=dict, blank=True)
     params = models.JSONField(default=dict, blank=True)  # only the parameters that are set
     blind = models.BooleanField(default=False)
@@ -136,7 +138,9 @@ class Variant(models.Model):
     position = models.PositiveSmallIntegerField()  # from 1, as people count columns
     label = models.CharField(max_length=80)
     model = models.CharField(max_length=300)  # "<connection name>::<model>"
-    prompt = models.TextField()
+    prompt = models.TextField()  # the last user message's template, kept with `messages` (the API's shorthand)
+    # The variant's own messages, templates like `prompt`: [{role, content}]; a trailing assistant one is a prefill.
+    messages = models.JSONField(default=list, blank=True)
     variables = models.JSONField(default=dict, blank=True)  # overrides of the group's shared variables
     params = models.JSONField(default=dict, blank=True)  # overrides of the group's params (custom mode only)
     # The library version this variant was made from (picked, cloned or duplicated); it ran that version only
@@ -189,6 +193,11 @@ class Round(Job):
     seed = models.BigIntegerField(null=True, blank=True)  # the seed sent, when the group sets one
     run_id = models.UUIDField(default=uuid.uuid4)  # shared by the rounds of one "runs" request, for progress
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    # A conversation: turn 1 has no parent; a later turn continues its parent's outputs, each column its own, with
+    # `message` (the user's follow-up). Re-running a turn makes a sibling with the same parent (a branch).
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    turn = models.PositiveSmallIntegerField(default=1)
+    message = models.TextField(blank=True)
     # Interactive: a single round someone started; batch: one of many (a dataset, repeats, an experiment).
     lane = models.CharField(max_length=12, choices=[(lane, lane) for lane in Lane.ALL], default=Lane.INTERACTIVE)
     # Reuse stored answers to identical calls, and store this round's complete ones (compare/response_cache.py).
@@ -206,6 +215,10 @@ class Round(Job):
             models.UniqueConstraint(fields=["group", "number"], name="round_number_unique_in_group"),
             models.CheckConstraint(condition=Q(status__in=RoundStatus.values), name="round_status_valid"),
             models.CheckConstraint(condition=Q(lane__in=Lane.ALL), name="round_lane_valid"),
+            models.CheckConstraint(
+                condition=Q(parent__isnull=True, turn=1) | Q(parent__isnull=False, turn__gte=2),
+                name="round_turn_follows_parent",
+            ),
         ]
         indexes = [
             *Job.Meta.indexes,
@@ -245,7 +258,9 @@ class Output(models.Model):
     variant = models.ForeignKey(Variant, on_delete=models.CASCADE, related_name="outputs")
     status = models.CharField(max_length=10, choices=OutputStatus.choices, default=OutputStatus.QUEUED)
     rendered_system_prompt = models.TextField(blank=True)
-    rendered_prompt = models.TextField(blank=True)
+    rendered_prompt = models.TextField(blank=True)  # the last user message sent
+    # The exact list of messages sent, rendered ([{role, content}], system first): a later turn continues from it.
+    messages = models.JSONField(default=list, blank=True)
     text = models.TextField(blank=True)  # kept when the answer failed, timed out or was cancelled part-way
     html = models.TextField(blank=True)  # sanitized, rendered from `text` by lab.markdown
     error = models.TextField(blank=True)

@@ -158,6 +158,7 @@ def group_create(
                 label=template.label,
                 model=variant["model"].strip(),
                 prompt=template.prompt,
+                messages=[{"role": "user", "content": template.prompt}],
                 variables=dict(template.variables),
                 params=set_params(variant.get("params") or {}),
                 prompt_version=variant.get("prompt_version"),

@@ -114,7 +114,9 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
         for r in taken
     }
     every_output = [o for round_outputs in outputs.values() for o in round_outputs]
-    _outputs_set(every_output, ["status", "rendered_system_prompt", "rendered_prompt", "error", "finished_at"])
+    _outputs_set(
+        every_output, ["status", "rendered_system_prompt", "rendered_prompt", "messages", "error", "finished_at"]
+    )
     # Opt-in response cache: answers stored for identical calls are recorded now, in one statement for the claim,
     # and those calls are not made (compare/response_cache.py).
     uncached = response_cache.rounds_cache_take(calls={r: calls[r.pk] for r in taken})
@@ -208,6 +210,8 @@ def _prepare_calls(
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
+        output.messages = [{"role": "system", "content": prompt.system_prompt}] if prompt.system_prompt else []
+        output.messages.append({"role": "user", "content": prompt.prompt})
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
@@ -245,14 +249,12 @@ def _call(
     spending: Spending | None = None,
 ) -> Call:
     """What the engine needs for one answer."""
-    messages = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
-    messages.append({"role": "user", "content": output.rendered_prompt})
     return Call(
         key=output.pk,
         config=config,
         request=ChatRequest(
             model=split_model_id(variant.model)[1],
-            messages=messages,
+            messages=output.messages,
             params=set_params({**group.params, **variant.params}),
         ),
         model_info=info,
