@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from .api.groups import GroupFieldsIn
 from .models import Mode
-from .services import MAX_REPEAT
+from .rounds.start import MAX_REPEAT
 
 
 class HistoryFilterForm(forms.Form):

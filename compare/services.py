@@ -1,14 +1,13 @@
-"""Writes for comparisons: create and clone groups, start and cancel rounds, datasets.
+"""Writes for comparisons: create and clone groups, reveal and delete them, datasets.
 
 Every rule a comparison obeys lives here. Errors are Django ValidationErrors keyed by field, and a message
 about one variant names it ("Variant 2 (Concise): …"), so the API turns them into 400s a person can act on.
-The worker's side of a round (claim, record, finish, fail) is in `rounds/worker.py`; its job kind in `rounds/jobs.py`.
+Starting and cancelling a round is `rounds/start.py`; the worker's side (claim, record, finish) `rounds/worker.py`.
 """
 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -16,25 +15,22 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from lab import values
 from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
-from lab.copy_insert import copy_insert
 from lab.events import RESYNC, resync
-from lab.jobs.enqueue import enqueue_on_commit
-from lab.jobs.kinds import Lane
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, render_variants, variant_name
 
-from .blind import creation_order, may_reveal
+from .blind import may_reveal
 from .catalog import resolve_model
+from .field_errors import FieldErrors
 from .models import (
     DEFAULT_STAGGER_MS,
     DEFAULT_TIMEOUT_MS,
@@ -43,21 +39,14 @@ from .models import (
     CompareGroup,
     Dataset,
     DatasetRow,
-    Experiment,
     Mode,
-    Output,
-    OutputStatus,
-    Round,
-    RoundStatus,
     Variant,
     placeholder_label,
 )
 from .prompts.picking import picked_versions
-from .rounds.jobs import ROUND
-from .rounds.worker import rounds_announce
+from .rounds.start import row_errors
 from .selectors import group_settings
 
-MAX_REPEAT = 100
 MAX_DATASET_ROWS = 1000
 MAX_DATASET_NAME = 200  # Dataset.name's length
 # A dataset row's size, as the JSON it is stored as: a long document fits in one value, and a file's rows cannot
@@ -68,20 +57,6 @@ MAX_ROW_VARIABLES = 1_000  # a CSV file's columns too
 MAX_STAGGER_MS = 5_000
 # A round must end well inside the worker's soft time limit, which is the last line of defence.
 TIME_LIMIT_MARGIN_S = 30
-
-
-class _Errors:
-    """Collects every problem so one 400 lists them all."""
-
-    def __init__(self) -> None:
-        self.by_field: dict[str, list[str]] = {}
-
-    def add(self, field: str, message: str) -> None:
-        self.by_field.setdefault(field, []).append(message)
-
-    def raise_if_any(self) -> None:
-        if self.by_field:
-            raise ValidationError(self.by_field)
 
 
 def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplate]:
@@ -119,7 +94,7 @@ def group_create(
     cloned_from: CompareGroup | None = None,
 ) -> CompareGroup:
     """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params)."""
-    errors = _Errors()
+    errors = FieldErrors()
     _check_unknown_params(errors, "params", params or {})
     shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     if mode not in Mode.values:
@@ -168,7 +143,7 @@ def group_create(
     return group
 
 
-def _check_count(errors: _Errors, mode: str, variants: Sequence[dict]) -> None:
+def _check_count(errors: FieldErrors, mode: str, variants: Sequence[dict]) -> None:
     if mode == Mode.CUSTOM:
         if not 1 <= len(variants) <= MAX_EXPERIMENT_VARIANTS:
             errors.add(
@@ -178,7 +153,7 @@ def _check_count(errors: _Errors, mode: str, variants: Sequence[dict]) -> None:
         errors.add("variants", f"A comparison has 2 to {MAX_VARIANTS} variants; this has {len(variants)}.")
 
 
-def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, count: int) -> None:
+def _check_timing(errors: FieldErrors, stagger_ms: int, timeout_ms: int, count: int) -> None:
     if not 0 <= stagger_ms <= MAX_STAGGER_MS:
         errors.add("stagger_ms", f"Stagger starts by 0 to {MAX_STAGGER_MS} ms.")
     if timeout_ms < 100:
@@ -194,14 +169,14 @@ def _check_timing(errors: _Errors, stagger_ms: int, timeout_ms: int, count: int)
         )
 
 
-def _check_unknown_params(errors: _Errors, field: str, params: dict[str, Any], who: str = "") -> None:
+def _check_unknown_params(errors: FieldErrors, field: str, params: dict[str, Any], who: str = "") -> None:
     unknown = sorted(set(params) - set(PARAMETERS))
     if unknown:
         errors.add(field, f"{who}unknown parameters {', '.join(unknown)}; known: {', '.join(PARAMETERS)}.")
 
 
 def _check_variants(
-    errors: _Errors,
+    errors: FieldErrors,
     workspace: Workspace,
     user,
     mode: str,
@@ -237,7 +212,7 @@ def _check_variants(
     _check_mode(errors, mode, variants, templates)
 
 
-def _check_mode(errors: _Errors, mode: str, variants: Sequence[dict], templates: list[VariantTemplate]) -> None:
+def _check_mode(errors: FieldErrors, mode: str, variants: Sequence[dict], templates: list[VariantTemplate]) -> None:
     if not variants or mode == Mode.CUSTOM:
         return
     first, first_template = variants[0], templates[0]
@@ -266,7 +241,7 @@ def _check_mode(errors: _Errors, mode: str, variants: Sequence[dict], templates:
 
 
 def _check_templates(
-    errors: _Errors,
+    errors: FieldErrors,
     system_prompt: str,
     shared_variables: dict[str, Any],
     templates: list[VariantTemplate],
@@ -283,7 +258,7 @@ def _check_templates(
         errors.add("variants", message)
     if rows and not rendered.errors:
         snapshots = [{**shared_variables, **row.vars} for row in rows]
-        _add_row_errors(errors, system_prompt or "", templates, rows, snapshots)
+        row_errors(errors, system_prompt or "", templates, rows, snapshots)
 
 
 def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, **overrides: Any) -> CompareGroup:
@@ -304,109 +279,6 @@ def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, *
         source = variants[copy_variant - 1]
         fields["variants"] = [*fields["variants"], {**source, "label": f"{source['label']} v2"}]
     return group_create(workspace=group.workspace, user=user, cloned_from=group, **fields)
-
-
-@transaction.atomic
-def round_start(
-    *,
-    group: CompareGroup,
-    user,
-    repeat: int | None = None,
-    dataset: Dataset | None = None,
-    use_cache: bool = False,
-    enqueue: bool = True,
-) -> list[Round]:
-    """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits.
-
-    With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
-    With `enqueue=False` the caller runs the rounds itself and no message is sent (a thousand of them took a second
-    before the command line's first call); the sweeper sends one for a round still queued after
-    JOBS_REQUEUE_AFTER_S, as for a lost message, so a worker finishes what a caller that stopped left.
-    """
-    if dataset is not None and repeat not in (None, 1):
-        raise ValidationError({"repeat": "Run a dataset (one round per row) or repeat rounds, not both."})
-    if dataset is not None and dataset.workspace_id != group.workspace_id:
-        raise ValidationError({"dataset": "No such dataset in this workspace."})
-    repeat = 1 if repeat is None else repeat
-    if not 1 <= repeat <= MAX_REPEAT:
-        raise ValidationError({"repeat": f"Repeat 1 to {MAX_REPEAT} times."})
-    CompareGroup.objects.select_for_update().filter(pk=group.pk).first()  # one numbering at a time
-    variants = list(group.variants.order_by("position"))
-    rows: list[DatasetRow | None] = list(dataset.rows.order_by("position")) if dataset else [None] * repeat
-    if dataset is not None and not rows:
-        raise ValidationError({"dataset": "This dataset has no rows."})
-    snapshots = [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
-    _check_rows(group, variants, rows, snapshots)
-
-    # One round someone started is interactive; a dataset, repeats or an experiment's rows are batch work.
-    lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not _is_experiment(group) else Lane.BATCH
-    first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
-    now = timezone.now()
-    run = uuid.uuid4()
-    rounds = Round.objects.bulk_create(
-        Round(
-            group=group,
-            number=first + index,
-            variables=snapshot,
-            dataset_row=row,
-            seed=group.params.get("seed"),
-            run_id=run,
-            created_by=user,
-            lane=lane,
-            use_cache=use_cache,
-            enqueued_at=now,
-        )
-        for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
-    )
-    copy_insert(
-        Output,
-        # A blind round draws its own order: one order for the whole run would let one round's ids give away all.
-        ({"round_id": r.pk, "variant_id": v.pk} for r in rounds for v in creation_order(group, variants)),
-    )
-    if enqueue:
-        for round_ in rounds:
-            enqueue_on_commit(ROUND, round_.pk, queue=lane)
-    return rounds
-
-
-def _is_experiment(group: CompareGroup) -> bool:
-    return Experiment.objects.filter(group=group).exists()
-
-
-def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:
-    errors = _Errors()
-    _add_row_errors(errors, group.system_prompt, [variant.template() for variant in variants], rows, snapshots)
-    errors.raise_if_any()
-
-
-def _add_row_errors(
-    errors: _Errors, system_prompt: str, templates: list[VariantTemplate], rows: list, snapshots: list[dict]
-) -> None:
-    """Every variant rendered with each round's variables; a failure is named by its dataset row (None: no row)."""
-    for row, snapshot in zip(rows, snapshots, strict=True):
-        rendered = render_variants(system_prompt=system_prompt, variables=snapshot, variants=templates)
-        for message in rendered.errors:
-            if row is None:
-                errors.add("variants", message)
-            else:
-                errors.add("dataset", f"Row {row.position}{f' ({row.name})' if row.name else ''}: {message}")
-
-
-@transaction.atomic
-def round_cancel(*, round: Round, user) -> Round:
-    """Stop a round: unfinished outputs become `cancelled` now; a running worker stops streaming within ~1 s."""
-    now = timezone.now()
-    if not Round.objects.transition(round.pk, RoundStatus.CANCELLED, finished_at=now, error=f"Cancelled by {user}."):
-        round.refresh_from_db()
-        if round.status == RoundStatus.CANCELLED:
-            return round
-        raise ValidationError(
-            {"round": f"Round {round.number} is already {round.get_status_display().lower()}; nothing to cancel."}
-        )
-    round.outputs.unfinished().update(status=OutputStatus.CANCELLED, error="Cancelled.", finished_at=now)
-    round.refresh_from_db()
-    transaction.on_commit(partial(rounds_announce, [round]))
-    return round
 
 
 def dataset_name_problem(name: str) -> str | None:
@@ -434,7 +306,7 @@ def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
 @transaction.atomic
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
     """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
-    errors = _Errors()
+    errors = FieldErrors()
     name = (name or "").strip()
     if problem := dataset_name_problem(name):
         errors.add("name", problem)

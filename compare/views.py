@@ -27,6 +27,7 @@ from .blind import comparison_revealed, may_reveal
 from .forms import EditorSaveIn, HistoryFilterForm
 from .models import DEFAULT_STAGGER_MS, DEFAULT_TIMEOUT_MS, MAX_VARIANTS, CompareGroup
 from .prompts.selectors import editor_versions, workspace_prompts
+from .rounds.start import MAX_REPEAT
 
 HISTORY_PAGE_SIZE = 25
 
@@ -82,7 +83,7 @@ def _editor(request, workspace, source: CompareGroup | None):
             "initial": page_selectors.editor_initial(source),
             "limits": {
                 "max_variants": MAX_VARIANTS,
-                "max_repeat": services.MAX_REPEAT,
+                "max_repeat": MAX_REPEAT,
                 "default_timeout_ms": DEFAULT_TIMEOUT_MS,
                 "default_stagger_ms": DEFAULT_STAGGER_MS,
             },

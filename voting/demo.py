@@ -24,7 +24,8 @@ from compare.experiments.services import experiment_create, experiment_start
 from compare.models import CompareGroup, Mode, Round
 from compare.prompts.services import prompt_create, prompt_version_create
 from compare.rounds.execution import round_run
-from compare.services import dataset_create, group_create, round_start
+from compare.rounds.start import round_start
+from compare.services import dataset_create, group_create
 from judging.models import Verdict
 from judging.services import group_judge_set, judge_config_create, verdict_request
 from judging.verdicts import verdict_execute

@@ -25,7 +25,8 @@ from ..models import (
     Round,
     Variant,
 )
-from ..services import MAX_REPEAT, MAX_STAGGER_MS
+from ..rounds.start import MAX_REPEAT, round_cancel, round_start
+from ..services import MAX_STAGGER_MS
 
 
 class ParamsIn(serializers.Serializer):
@@ -370,7 +371,7 @@ class GroupRuns(APIView):
         data = RunsIn(data=request.data)
         data.is_valid(raise_exception=True)
         dataset = dataset_from_body(data.validated_data.get("dataset"), group.workspace)
-        rounds = services.round_start(
+        rounds = round_start(
             group=group,
             user=request.user,
             repeat=data.validated_data.get("repeat"),
@@ -436,5 +437,5 @@ class RoundDetail(APIView):
 class RoundCancel(APIView):
     @extend_schema(request=None, responses=RoundOut)
     def post(self, request, pk):
-        round_ = services.round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
+        round_ = round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
         return Response(_round_detail(round_, request))

@@ -13,7 +13,7 @@ from .models import Evaluation, EvaluationStatus, Experiment
 
 def on_round_finished(sender, round_ids: list[int], lanes: dict[int, str] | None = None, **kwargs) -> None:
     """Runs inside the finishing transaction: only enqueue and check once it commits (the rounds are then done)."""
-    # An experiment's rounds are batch work (compare.services.round_start): an interactive round, which a worker
+    # An experiment's rounds are batch work (compare.rounds.start.round_start): an interactive round, which a worker
     # finishes on its own while a person waits for `round.done`, needs no query here.
     round_ids = [pk for pk in round_ids if (lanes or {}).get(pk, Lane.BATCH) == Lane.BATCH]
     if not round_ids:

@@ -16,7 +16,8 @@ from lab.copy_insert import copy_insert
 from lab.models import Workspace
 
 from ..models import Mode, Output, Round
-from ..services import dataset_create, group_create, round_start
+from ..rounds.start import round_start
+from ..services import dataset_create, group_create
 from .budget import budget_check
 from .estimate import Estimate, experiment_estimate
 from .models import Evaluation, Experiment

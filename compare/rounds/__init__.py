@@ -3,6 +3,6 @@
 `jobs` registers the `round` job kind with lab.jobs (task `compare.run_round`, defined in compare's `tasks`, where
 Celery finds it); `execution` runs a claimed round on the engine (`round_dispatch` per lane); `worker` claims it,
 records each answer and finishes or fails it readably; `batches` claims and finishes many batch rounds together for
-one caller (the experiment command); `stops` is the batch rounds' one cancel poll. Starting and cancelling a round
-(`round_start`, `round_cancel`) stay in compare's `services`, its reads in `selectors`.
+one caller (the experiment command); `stops` is the batch rounds' one cancel poll. `start` is the user's side:
+starting and cancelling rounds (`round_start`, `round_cancel`); a round's reads are in compare's `selectors`.
 """

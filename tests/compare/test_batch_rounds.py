@@ -11,9 +11,9 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
-from compare import services
 from compare.models import Output, OutputStatus, RoundStatus
 from compare.rounds.execution import round_execute
+from compare.rounds.start import round_cancel
 from compare.rounds.worker import rounds_complete
 from lab.engine.fanout import Result
 from lab.jobs.kinds import Lane
@@ -76,7 +76,7 @@ def test_a_cancelled_batch_round_stops_within_about_two_seconds_and_keeps_the_te
         round_.refresh_from_db()
     time.sleep(0.5)
 
-    services.round_cancel(round=round_, user=owner)
+    round_cancel(round=round_, user=owner)
     worker.join(timeout=5)
 
     assert not worker.is_alive()

@@ -3,8 +3,8 @@
 import pytest
 
 from compare.blind import creation_order, labels_visible, outputs_as_seen_by, tally_as_seen, tally_for_channel
+from compare.rounds.start import round_start
 from compare.selectors import round_with_outputs
-from compare.services import round_start
 from lab.models import Role
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group

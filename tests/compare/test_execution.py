@@ -14,9 +14,9 @@ from django.db import connection as db_connection
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from compare import services
 from compare.models import Mode, Output, OutputStatus, RoundStatus
 from compare.rounds.execution import round_dispatch, round_execute
+from compare.rounds.start import round_cancel
 from compare.rounds.worker import round_claim, round_finish
 from lab.jobs.kinds import Lane
 from lab.models import Connection
@@ -197,7 +197,7 @@ def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_te
     time.sleep(0.4)  # let both answers stream for a while
 
     cancelled_at = time.monotonic()
-    services.round_cancel(round=round_, user=owner)
+    round_cancel(round=round_, user=owner)
     worker.join(timeout=5)
     stopped_after = time.monotonic() - cancelled_at
 
@@ -213,7 +213,7 @@ def test_cancel_stops_streaming_answers_within_about_a_second_and_keeps_their_te
 
 def test_a_queued_round_that_is_cancelled_is_never_run(workspace, owner, group):
     round_ = make_round(group)
-    services.round_cancel(round=round_, user=owner)
+    round_cancel(round=round_, user=owner)
     round_execute(round_id=round_.pk)
     assert {(o.status, o.text) for o in outputs_of(round_)} == {(OutputStatus.CANCELLED, "")}
 

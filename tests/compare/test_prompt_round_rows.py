@@ -10,6 +10,7 @@ import pytest
 from compare import services
 from compare.datasets.round_rows import rounds_save_as_rows
 from compare.models import Dataset, Mode
+from compare.rounds.start import round_start
 from tests.fixtures.compare_factories import INSTANT
 from tests.fixtures.experiments import run_command
 from tests.fixtures.voting_factories import finished_round
@@ -42,7 +43,7 @@ def test_saved_rows_reproduce_each_rounds_variables_exactly(workspace, owner, ro
     assert [row.vars for row in rows] == [r.variables for r in rounds] == [TRICKY] * 3
     assert [row.name for row in rows] == ["Tea talk #1", "Tea talk #2", "Tea talk #3"]
     # Run again over the rows: each round gets the same variables as the one it came from.
-    again = services.round_start(group=rounds[0].group, user=owner, dataset=dataset)
+    again = round_start(group=rounds[0].group, user=owner, dataset=dataset)
     assert [r.variables for r in again] == [r.variables for r in rounds]
 
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from compare import services
 from compare.models import OutputStatus, RoundStatus
 from compare.rounds.jobs import ROUND
+from compare.rounds.start import round_start
 from lab.jobs.enqueue import send
 from lab.jobs.kinds import kind
 from lab.jobs.lifecycle import job_sweep
@@ -19,8 +20,8 @@ from tests.fixtures.compare_factories import make_group
 
 @pytest.mark.django_db
 def test_repeat_queues_numbered_rounds_each_with_one_queued_output_per_variant(group, owner):
-    first = services.round_start(group=group, user=owner)
-    rounds = services.round_start(group=group, user=owner, repeat=3)
+    first = round_start(group=group, user=owner)
+    rounds = round_start(group=group, user=owner, repeat=3)
     assert [r.number for r in [*first, *rounds]] == [1, 2, 3, 4]
     assert len({r.run_id for r in rounds}) == 1 and rounds[0].run_id != first[0].run_id
     for round_ in rounds:
@@ -34,7 +35,7 @@ def test_repeat_queues_numbered_rounds_each_with_one_queued_output_per_variant(g
 @pytest.mark.parametrize("repeat", [0, 101])
 def test_repeat_is_between_1_and_100(group, owner, repeat):
     with pytest.raises(ValidationError) as excinfo:
-        services.round_start(group=group, user=owner, repeat=repeat)
+        round_start(group=group, user=owner, repeat=repeat)
     assert excinfo.value.message_dict == {"repeat": ["Repeat 1 to 100 times."]}
 
 
@@ -47,7 +48,7 @@ def test_a_dataset_run_starts_one_round_per_row_with_the_rows_variables(workspac
         rows=[{"name": "kids", "vars": {"reader": "kids"}}, {"vars": {"reader": "cooks", "topic": "coffee"}}],
     )
     group = make_group(workspace, owner, prompts=["{{topic}} for {{reader}}"] * 2, dataset=dataset)
-    rounds = services.round_start(group=group, user=owner, dataset=dataset)
+    rounds = round_start(group=group, user=owner, dataset=dataset)
     assert [(r.dataset_row.position, r.variables) for r in rounds] == [
         (1, {"topic": "tea", "reader": "kids"}),
         (2, {"topic": "coffee", "reader": "cooks"}),
@@ -65,7 +66,7 @@ def test_a_dataset_row_without_a_needed_variable_is_rejected_naming_row_and_vari
         rows=[{"vars": {"reader": "kids"}}, {"name": "bare", "vars": {"x": 1}}],
     )
     with pytest.raises(ValidationError) as excinfo:
-        services.round_start(group=group, user=owner, dataset=dataset)
+        round_start(group=group, user=owner, dataset=dataset)
     messages = excinfo.value.message_dict["dataset"]
     assert messages[0].startswith("Row 2 (bare): Variant 1 (A) uses {{reader}}")
     assert group.rounds.count() == 0
@@ -74,14 +75,14 @@ def test_a_dataset_row_without_a_needed_variable_is_rejected_naming_row_and_vari
 @pytest.mark.django_db
 def test_a_committed_start_enqueues_exactly_one_task_per_round(group, owner, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
-        services.round_start(group=group, user=owner, repeat=2)
+        round_start(group=group, user=owner, repeat=2)
     assert [(c.func, c.args) for c in callbacks] == [(send, (ROUND, r.pk)) for r in group.rounds.order_by("number")]
 
 
 @pytest.mark.django_db
 def test_a_rolled_back_start_enqueues_nothing(group, owner, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks, pytest.raises(RuntimeError), transaction.atomic():
-        services.round_start(group=group, user=owner)
+        round_start(group=group, user=owner)
         raise RuntimeError("something later in the same request failed")
     assert callbacks == []
     assert group.rounds.count() == 0
@@ -92,7 +93,7 @@ def test_rounds_the_caller_runs_itself_are_sent_to_no_worker_until_the_sweeper_f
     group, owner, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks() as callbacks:
-        rounds = services.round_start(group=group, user=owner, repeat=2, enqueue=False)
+        rounds = round_start(group=group, user=owner, repeat=2, enqueue=False)
     assert callbacks == []
     # The caller stopped before it ran them: a worker takes them once they look lost.
     later = timezone.now() + timedelta(seconds=settings.JOBS_REQUEUE_AFTER_S + 1)

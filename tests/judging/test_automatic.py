@@ -7,6 +7,7 @@ from functools import partial
 import pytest
 
 from compare.models import Round, RoundStatus
+from compare.rounds.start import round_start
 from compare.rounds.worker import round_finish
 from judging.models import VERDICT_JOB, Verdict, VerdictStatus
 from judging.rubric import Metric
@@ -92,7 +93,7 @@ def test_end_to_end_a_worker_runs_the_round_then_judges_it(
     group_judge_set(group=group, judge=judge)
     fake_llm.script(scenario, relative({"beta": (5, "yes"), "alpha": (2, "no")}))
 
-    round_ = compare_services.round_start(group=group, user=owner)[0]  # the worker runs it, then judges it
+    round_ = round_start(group=group, user=owner)[0]  # the worker runs it, then judges it
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not Verdict.objects.filter(round=round_, status=VerdictStatus.DONE).exists():
         time.sleep(0.2)

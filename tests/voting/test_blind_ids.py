@@ -2,7 +2,7 @@
 
 import pytest
 
-from compare.services import round_start
+from compare.rounds.start import round_start
 from tests.fixtures.voting_factories import voting_group
 
 pytestmark = pytest.mark.django_db
