@@ -7,6 +7,7 @@ exactly when the weighted score reaches it. No assertions at all pass with score
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from lab.assertions.checks import CHECKS, CheckError
 from lab.assertions.facts import AnswerFacts
 from lab.assertions.spec import AssertionSpec
