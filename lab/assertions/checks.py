@@ -305,8 +305,8 @@ def check_levenshtein(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Re
 
 
 def check_rouge_n(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result:
-    """rouge.ts: js-rouge's ROUGE-N (unigrams, case-insensitive) against the value, threshold 0.75 when unset;
-    `not-` inverts the pass and reports 1 − score."""
+    """rouge.ts: ROUGE-1 F1 with clipped counts, case-insensitive (lab/assertions/overlap.py), threshold 0.75 when
+    unset; `not-` inverts the pass and reports 1 − score; the reason compares the score itself either way."""
     if not isinstance(value, str):
         raise CheckError('"rouge" assertion type must be a string value')
     score = overlap.rouge_n(facts.output, value)

@@ -1,11 +1,13 @@
 """ROUGE-N and BLEU exactly as promptfoo computes them, so a score and its pass/fail match promptfoo's.
 
-No Python package computes these numbers: `rouge-score` and `evaluate` report an F-measure on a different tokenizer,
-while promptfoo's `rouge-n` is js-rouge's recall — distinct candidate unigrams found in the reference over the
-reference's unigram count — on js-rouge's Penn Treebank tokenizer (github.com/promptfoo/js-rouge src/rouge.ts `n`,
-src/utils.ts `treeBankTokenize`, `intersection`); NLTK's BLEU smooths zero precisions differently from
-promptfoo's 1e-7 (github.com/promptfoo/promptfoo src/assertions/bleu.ts `calculateBleuScore`). Both formulas are
-therefore written out here, following those sources line by line.
+No Python package computes these numbers. promptfoo (src/assertions/rouge.ts, `rougeNScore`) computes `rouge-n`
+itself: both texts lowercased and split by js-rouge's Penn Treebank tokenizer (github.com/promptfoo/js-rouge
+src/utils.ts `treeBankTokenize`, which splits off only a text's final period), unigram counts clipped
+(Σ min(candidate count, reference count)), precision and recall over each side's unigrams and their F1; a blank text
+(whitespace, U+0085 included) or fewer tokens than n scores 0. `rouge-score` tokenizes on non-alphanumerics and
+drops punctuation, so "hello world. next" against "hello world next" is 1.0 there and 2/3 in promptfoo. NLTK's BLEU
+smooths zero precisions differently from promptfoo's 1e-7 (src/assertions/bleu.ts `calculateBleuScore`). Both
+formulas are therefore written out here, following those sources line by line.
 """
 
 from __future__ import annotations
@@ -57,23 +59,28 @@ def treebank_tokenize(text: str) -> list[str]:
     return parse.split(" ")
 
 
+BLANK = re.compile(r"[\s\u0085]*")
+
+
 def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
-    """js-rouge `n(cand, ref, {caseSensitive: false})`: distinct candidate n-grams present in the reference, over
-    the number of reference n-grams (with repeats). Raises ValueError where js-rouge throws (empty text, fewer tokens
-    than n)."""
-    if not candidate:
-        raise ValueError("Candidate cannot be an empty string")
-    if not reference:
-        raise ValueError("Reference cannot be an empty string")
-    cand_grams = _ngrams(treebank_tokenize(candidate.lower()), n)
-    ref_grams = _ngrams(treebank_tokenize(reference.lower()), n)
-    matched = set(cand_grams) & set(ref_grams)
-    return len(matched) / len(ref_grams)
+    """promptfoo's `rougeNScore` on lowercased texts: with clipped n-gram counts, the F1 of precision (over the
+    candidate's n-grams) and recall (over the reference's); 0 for a blank text or when nothing matches."""
+    if BLANK.fullmatch(candidate) or BLANK.fullmatch(reference):
+        return 0.0
+    cand_tokens = treebank_tokenize(candidate.lower())
+    ref_tokens = treebank_tokenize(reference.lower())
+    if len(cand_tokens) < n or len(ref_tokens) < n:
+        return 0.0
+    cand_grams, ref_grams = _ngrams(cand_tokens, n), _ngrams(ref_tokens, n)
+    ref_counts = Counter(ref_grams)
+    overlap = sum(min(count, ref_counts[gram]) for gram, count in Counter(cand_grams).items())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(cand_grams), overlap / len(ref_grams)
+    return 2 * precision * recall / (precision + recall)  # js-rouge fMeasure with beta = 1
 
 
 def _ngrams(tokens: list[str], n: int) -> list[str]:
-    if len(tokens) < n:
-        raise ValueError("ngram size cannot be larger than the number of tokens available")
     return [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 

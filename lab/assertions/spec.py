@@ -219,7 +219,8 @@ def _value_problems(base: str, value: Any, place: str) -> list[str]:
         if not value or not isinstance(value, str | list):
             return [f"{key}: '{base}' needs a list of strings (or one comma-separated string)."]
     elif base in STRING_VALUE_TYPES:
-        if not isinstance(value, str) or value == "":
+        # promptfoo's starts-with and regex refuse an empty value; levenshtein and rouge-n take any string.
+        if not isinstance(value, str) or (value == "" and base in {"starts-with", "regex"}):
             return [f"{key}: '{base}' needs a string."]
         if base == "regex" and not templating.placeholders(value):
             try:
