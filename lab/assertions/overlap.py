@@ -90,26 +90,31 @@ def _words(text: str) -> list[str]:
 
 
 def bleu(candidate: str, references: list[str]) -> float:
-    """promptfoo's calculateBleuScore: clipped n-gram precisions for n = 1…4 (the best clip over the references),
-    zero precisions smoothed to 1e-7, equal weights, and the brevity penalty against the closest reference length
-    (the first one on a tie)."""
+    """promptfoo's calculateBleuScore: per n = 1…4 the clipped n-gram precision against the best reference, zero
+    precisions smoothed to 1e-7, orders the candidate is too short for skipped with the equal weights renormalised
+    over the rest, and the brevity penalty exp(1 − r/c) against the closest reference length r (the shorter one on
+    a tie) when the candidate's length c is not above it."""
     if not candidate or not references:
         raise ValueError("Invalid inputs")
     words = _words(candidate)
     ref_words = [_words(reference) for reference in references]
-    closest = ref_words[0].__len__()
+    closest = len(ref_words[0])
     for ref in ref_words[1:]:
-        if abs(len(ref) - len(words)) < abs(closest - len(words)):
+        distance, best = abs(len(ref) - len(words)), abs(closest - len(words))
+        if distance < best or (distance == best and len(ref) < closest):
             closest = len(ref)
-    log_sum = 0.0
+    usable: list[tuple[float, float]] = []  # (precision, weight) of each order the candidate has n-grams for
     for n in range(1, 5):
         cand_grams = [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+        if not cand_grams:
+            continue
         cand_counts = Counter(cand_grams)
         best = 0
         for ref in ref_words:
             ref_counts = Counter(" ".join(ref[i : i + n]) for i in range(len(ref) - n + 1))
             best = max(best, sum(min(count, ref_counts[gram]) for gram, count in cand_counts.items()))
-        precision = best / len(cand_grams) if cand_grams else 0.0
-        log_sum += 0.25 * math.log(precision if precision != 0 else 1e-7)
-    penalty = 1.0 if len(words) > closest else math.exp(1 - len(words) / closest)
+        usable.append((best / len(cand_grams), 0.25))
+    weight_sum = sum(weight for _, weight in usable)
+    log_sum = sum(weight / weight_sum * math.log(p if p != 0 else 1e-7) for p, weight in usable)
+    penalty = 1.0 if len(words) > closest else math.exp(1 - closest / len(words))
     return penalty * math.exp(log_sum)

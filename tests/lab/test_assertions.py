@@ -6,6 +6,7 @@ PF = https://github.com/promptfoo/promptfoo ; "docs" = site/docs/configuration/e
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 import pytest
@@ -232,6 +233,10 @@ def test_treebank_tokenizer_splits_as_js_rouge():
 
 # --- bleu: PF src/assertions/bleu.ts, test/assertions/bleu.test.ts
 def test_bleu_matches_promptfoos_tests():
+    # bleu.ts: a candidate shorter than 4 words skips the orders it cannot have (a perfect short match is 1.0), and
+    # the brevity penalty is exp(1 − r/c): 3 words against 6 is exp(1 − 2).
+    assert bleu("the cat sat", ["the cat sat"]) == pytest.approx(1.0)
+    assert bleu("the cat sat", ["the cat sat on the mat"]) == pytest.approx(math.exp(-1))
     ref = "The cat sat on the mat."
     assert bleu(ref, [ref]) > 0.999
     assert 0 < bleu("Dogs run in the park.", [ref]) < 0.001
