@@ -194,10 +194,11 @@ def _has_schema(value: Any) -> bool:
 
 
 def check_is_json(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result:
+    failure = f"Expected output to {_not(spec.inverse)}be valid JSON"
     try:
         parsed = json.loads(facts.output)
     except ValueError:
-        return _binary(spec.inverse, "Expected output to be valid JSON")
+        return _binary(spec.inverse, failure)
     if _has_schema(value):
         try:
             validator = _schema_validator(spec, value)
@@ -212,7 +213,7 @@ def check_is_json(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result
             )
             return False, 0.0, reason
         return True, 1.0, PASSED
-    return _binary(not spec.inverse, "Expected output to be valid JSON")
+    return _binary(not spec.inverse, failure)
 
 
 def extract_json_objects(text: str) -> list[Any]:

@@ -126,6 +126,7 @@ def test_is_json_with_and_without_a_schema():
     passed, _, reason = check({"type": "is-json"}, "{latitude: 1}")
     assert not passed and reason == "Expected output to be valid JSON"
     assert check({"type": "not-is-json"}, "plain text")[0]
+    assert check({"type": "not-is-json"}, "[1]")[2] == "Expected output to not be valid JSON"
     assert check({"type": "is-json", "value": SCHEMA}, '{"latitude": 1.5}')[0]
     passed, _, reason = check({"type": "is-json", "value": SCHEMA}, '{"latitude": "north"}')
     assert not passed and reason.startswith("JSON does not conform to the provided schema. Errors:")
