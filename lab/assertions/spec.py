@@ -108,7 +108,6 @@ class AssertionSpec:
     weight: float = 1.0
     metric: str | None = None
     provider: Any = None
-    rubric_prompt: Any = None
     written: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def rendered_value(self, variables: dict[str, Any]) -> Any:
@@ -184,7 +183,6 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
             weight=float(weight),
             metric=metric,
             provider=item.get("provider"),
-            rubric_prompt=item.get("rubricPrompt"),
             written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item},
         ),
         [],
