@@ -175,3 +175,17 @@ def test_a_blind_round_hides_what_latency_and_cost_checks_say_until_its_viewer_v
         [result] = output["assertions"]
         assert result["pass"] is False and result["score"] is None
         assert result["reason"].startswith("Hidden in a blind round") and "1200" not in result["reason"]
+
+
+def test_rows_appended_to_a_dataset_keep_their_assertions_and_bad_ones_name_the_row(api, workspace):
+    rows = [{"vars": {"city": "Paris"}}]
+    created = api.post("/api/v1/datasets/", {"workspace": workspace.pk, "name": "c", "rows": rows}, format="json")
+    url = f"/api/v1/datasets/{created.json()['id']}/rows/"
+    added = api.post(
+        url, {"rows": [{"vars": {"city": "Rome"}, "assert": [{"type": "icontains", "value": "rome"}]}]}, format="json"
+    )
+    assert added.status_code == 201, added.json()
+    assert [r["assertions"] for r in added.json()["rows"]] == [[], [{"type": "icontains", "value": "rome"}]]
+    bad = api.post(url, {"rows": [{"vars": {"city": "Oslo"}, "assertions": [{"type": "ruby"}]}]}, format="json")
+    assert bad.status_code == 400
+    assert bad.json()["rows"][0].startswith("Row 3: assertions: assert[0].type: 'ruby' is refused")
