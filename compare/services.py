@@ -28,6 +28,8 @@ from lab.providers.params import check_params, set_params
 from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, message_problem, render_variants, variant_name
 
+from .assertions.services import FIELD as ASSERTIONS_FIELD
+from .assertions.services import assertions_parse, row_assertions_parse
 from .blind import may_reveal
 from .catalog import message_target, resolve_model
 from .field_errors import FieldErrors
@@ -110,10 +112,17 @@ def group_create(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
+    assertions: Any = None,
 ) -> CompareGroup:
     """A comparison with its variants; each variant is a dict of label, model, prompt or messages, variables (and
-    params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns)."""
+    params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns);
+    `assertions` are the promptfoo-style checks every answer is graded against (compare/assertions/)."""
     errors = FieldErrors()
+    try:
+        assertions = assertions_parse(assertions or [])
+    except ValidationError as error:
+        for message in error.message_dict[ASSERTIONS_FIELD]:
+            errors.add(ASSERTIONS_FIELD, message)
     _check_unknown_params(errors, "params", params or {})
     shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     if mode not in Mode.values:
@@ -144,6 +153,7 @@ def group_create(
             shared_messages=shared_messages,
             shared_variables=shared_variables,
             params=params,
+            assertions=assertions,
             blind=blind,
             stagger_ms=stagger_ms,
             timeout_ms=timeout_ms,
@@ -357,8 +367,9 @@ def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
 
 @transaction.atomic
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
-    """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
+    """A dataset from rows of {"name", "vars", "assertions"}, numbered from 1; an unnamed row shows as "Row n"."""
     errors = FieldErrors()
+    row_assertions: list[list[dict]] = []
     name = (name or "").strip()
     if problem := dataset_name_problem(name):
         errors.add("name", problem)
@@ -369,11 +380,21 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
         elif found := row_size_problem(row["vars"]):
             errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
+        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}")
+        row_assertions.append(checks)
+        for message in problems:
+            errors.add("rows", message)
     errors.raise_if_any()
     dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
     DatasetRow.objects.bulk_create(
-        DatasetRow(dataset=dataset, position=position, name=(row.get("name") or "").strip(), vars=row["vars"])
-        for position, row in enumerate(rows, start=1)
+        DatasetRow(
+            dataset=dataset,
+            position=position,
+            name=(row.get("name") or "").strip(),
+            vars=row["vars"],
+            assertions=assertions,
+        )
+        for position, (row, assertions) in enumerate(zip(rows, row_assertions, strict=True), start=1)
     )
     return dataset
 
