@@ -165,6 +165,9 @@ class RoundSummaryOut(serializers.ModelSerializer):
             "dataset_row",
             "seed",
             "use_cache",
+            "parent",
+            "turn",
+            "message",
             "created_at",
             "started_at",
             "finished_at",
@@ -318,7 +321,7 @@ def _group_detail(group, request) -> dict:
     return GroupDetailOut(group, context=context).data
 
 
-def _round_detail(round_, request) -> dict:
+def round_detail(round_, request) -> dict:
     round_ = selectors.round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, request.user)
     return RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
@@ -431,11 +434,11 @@ def _preview_variables(user, fields: dict) -> dict:
 class RoundDetail(APIView):
     @extend_schema(responses=RoundOut)
     def get(self, request, pk):
-        return Response(_round_detail(round_for_user(request.user, pk), request))
+        return Response(round_detail(round_for_user(request.user, pk), request))
 
 
 class RoundCancel(APIView):
     @extend_schema(request=None, responses=RoundOut)
     def post(self, request, pk):
         round_ = round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
-        return Response(_round_detail(round_, request))
+        return Response(round_detail(round_, request))

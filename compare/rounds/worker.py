@@ -205,6 +205,8 @@ def _prepare_calls(
     """The round's calls, its prompts rendered; an answer that cannot be asked is failed with a readable error
     (its row is written with the claim's)."""
     group = round_.group
+    if round_.parent_id is not None:
+        return _prebuilt_calls(round_, outputs, resolve, now, stream=stream, spending=spending)
     templates = [output.variant.template() for output in outputs]
     rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
     calls = []
@@ -212,21 +214,45 @@ def _prepare_calls(
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         output.messages = [{"role": "system", "content": prompt.system_prompt}] if prompt.system_prompt else []
         output.messages.append({"role": "user", "content": prompt.prompt})
-        try:
-            if prompt.errors:
-                raise ValidationError(prompt.errors)
-            config, info = resolve(output.variant.model)
-            calls.append(_call(group, output, output.variant, config, info, stream=stream, spending=spending))
-            output.status = OutputStatus.RUNNING
-        except ValidationError as exc:
-            output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
-        except SecretDecryptionError:
-            connection_name = split_model_id(output.variant.model)[0]
-            output.status, output.finished_at = OutputStatus.ERROR, now
-            output.error = (
-                f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
-            )
+        calls.extend(_asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending))
     return calls
+
+
+def _prebuilt_calls(
+    round_: Round, outputs: list[Output], resolve, now, *, stream: bool, spending: Spending | None
+) -> list[Call]:
+    """A later turn of a conversation (compare/rounds/continuing.py) sends each column's messages exactly as they
+    were built from its own earlier turns: nothing is rendered again. A column that was not continued has no
+    messages and keeps the reason it was written with."""
+    calls = []
+    for output in outputs:
+        if output.messages:
+            calls.extend(_asked(round_.group, output, now, [], resolve, stream=stream, spending=spending))
+    return calls
+
+
+def _asked(
+    group: CompareGroup, output: Output, now, errors: list[str], resolve, *, stream: bool, spending: Spending | None
+) -> list[Call]:
+    """The one call of an answer whose messages are set, or none when it cannot be asked: then the output is failed
+    with a readable error (its row is written with the claim's)."""
+    try:
+        if errors:
+            raise ValidationError(errors)
+        config, info = resolve(output.variant.model)
+        call = _call(group, output, output.variant, config, info, stream=stream, spending=spending)
+    except ValidationError as exc:
+        output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
+        return []
+    except SecretDecryptionError:
+        connection_name = split_model_id(output.variant.model)[0]
+        output.status, output.finished_at = OutputStatus.ERROR, now
+        output.error = (
+            f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
+        )
+        return []
+    output.status = OutputStatus.RUNNING
+    return [call]
 
 
 def _resolved(
