@@ -1,11 +1,17 @@
 """`POST /api/v1/rounds/{id}/continue/`: 202 with the next turn, 409 while the round is unfinished, 400 naming
-`message`, 404 for another workspace, 403 for a viewer; `GET /api/v1/rounds/{id}/` shows `parent` and `turn`."""
+`message`, 404 for another workspace, 403 for a viewer; `GET /api/v1/rounds/{id}/` shows `parent` and `turn`; in
+blind mode a column keeps its letter and place in every turn, for each voter."""
 
 import pytest
 from rest_framework.test import APIClient
 
+from compare import selectors
+from compare.blind import outputs_as_seen_by
 from compare.models import Output, OutputStatus, Round, RoundStatus
+from compare.rounds.continuing import round_continue
+from lab.models import Role
 from tests.fixtures.compare_factories import make_group, make_round
+from tests.fixtures.factories import add_member
 
 pytestmark = pytest.mark.django_db
 
@@ -93,3 +99,24 @@ def test_the_schema_describes_continue_parent_and_turn(client):
     assert operation["responses"]["409"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/Error"
     }
+
+
+def test_blind_columns_keep_their_letter_and_place_in_every_turn_for_each_voter(workspace, owner):
+    group = make_group(workspace, owner, models=["simulated::instant"] * 4, prompts=["a", "b", "c", "d"], blind=True)
+    voters = [owner, *(add_member(workspace, f"voter{i}", Role.EDITOR) for i in range(5))]
+    turns = [finished(make_round(group))]
+    for message in ("Second?", "Third?"):
+        turns.append(finished(round_continue(round=turns[-1], user=owner, message=message)))
+    # A fresh creation order per turn, so ids say nothing across turns either.
+    assert len({tuple(t.outputs.order_by("id").values_list("variant__position", flat=True)) for t in turns}) > 1
+
+    orders = []
+    for voter in voters:
+        seen = []
+        for turn in turns:
+            outputs, visible = outputs_as_seen_by(selectors.round_with_outputs(turn), voter)
+            assert not visible
+            seen.append([(output.seen.label, output.variant_id) for output in outputs])
+        assert seen[0] == seen[1] == seen[2], voter
+        orders.append(tuple(variant for _, variant in seen[0]))
+    assert len(set(orders)) > 1  # each voter still has a shuffle of their own
