@@ -41,13 +41,14 @@ from lab.markdown import render_markdown
 from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
+from lab.providers.message_rules import Target, context_problem
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
 from .. import response_cache
 from ..blind import blind_now, for_channel
-from ..catalog import resolve_model
+from ..catalog import message_target, resolve_model
 from ..experiments.budget import rounds_spending
 from ..hooks import round_finished
 from ..models import (
@@ -207,13 +208,17 @@ def _prepare_calls(
     group = round_.group
     if round_.parent_id is not None:
         return _prebuilt_calls(round_, outputs, resolve, now, stream=stream, spending=spending)
-    templates = [output.variant.template() for output in outputs]
-    rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
+    templates = [output.variant.template(_target(group, output.variant, resolve)) for output in outputs]
+    rendered = render_variants(
+        system_prompt=group.system_prompt,
+        variables=round_.variables,
+        variants=templates,
+        shared_messages=group.shared_messages,
+    )
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
-        output.messages = [{"role": "system", "content": prompt.system_prompt}] if prompt.system_prompt else []
-        output.messages.append({"role": "user", "content": prompt.prompt})
+        output.messages = prompt.messages
         calls.extend(_asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending))
     return calls
 
@@ -223,11 +228,16 @@ def _prebuilt_calls(
 ) -> list[Call]:
     """A later turn of a conversation (compare/rounds/continuing.py) sends each column's messages exactly as they
     were built from its own earlier turns: nothing is rendered again. A column that was not continued has no
-    messages and keeps the reason it was written with."""
+    messages and keeps the reason it was written with. A conversation grown past its model's known context is
+    refused here, before any request, naming the model."""
     calls = []
     for output in outputs:
-        if output.messages:
-            calls.extend(_asked(round_.group, output, now, [], resolve, stream=stream, spending=spending))
+        if not output.messages:
+            continue
+        target = _target(round_.group, output.variant, resolve)
+        problem = context_problem(output.messages, target) if target else None
+        errors = [f"Variant {output.variant.position} ({output.variant.label}): {problem}"] if problem else []
+        calls.extend(_asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending))
     return calls
 
 
@@ -253,6 +263,16 @@ def _asked(
         return []
     output.status = OutputStatus.RUNNING
     return [call]
+
+
+def _target(group: CompareGroup, variant: Variant, resolve) -> Target | None:
+    """The provider rules for the variant's model (alternation, prefill, context), so a conversation its provider
+    would refuse fails here, before any request; None when the model cannot be resolved (the call names why)."""
+    try:
+        config, info = resolve(variant.model)
+    except (ValidationError, SecretDecryptionError):
+        return None
+    return message_target(config.kind, variant.model, info, {**group.params, **variant.params})
 
 
 def _resolved(
