@@ -12,6 +12,7 @@ every answer and follow-up after them as the response. A first turn is judged as
 from __future__ import annotations
 
 from compare.models import Output
+from compare.rounds.continuing import split_turns
 
 from .rubric import ConversationScope
 
@@ -22,9 +23,7 @@ def judged_texts(output: Output, *, turn: int, scope: str) -> tuple[str, str]:
     """The request and the response the judge is shown for this answer of a round at `turn`."""
     if turn <= 1 or not output.messages:
         return output.judge_request(), output.text
-    # Every later turn added two messages to the column's history: its own answer and the follow-up.
-    later = 2 * (turn - 1)
-    opening, since = output.messages[:-later], output.messages[-later:]
+    opening, since = split_turns(output.messages, turn)
     if scope == ConversationScope.WHOLE:
         return transcript(opening), transcript([*since, {"role": "assistant", "content": output.text}])
     return (

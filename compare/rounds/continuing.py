@@ -101,6 +101,16 @@ def _next_output(turn: Round, variant, before: Output | None, message: str, now)
     )
 
 
+def split_turns(messages: list[dict], turn: int) -> tuple[list[dict], list[dict]]:
+    """A column's messages at `turn`, in two: the first turn's (system prompt, few-shot turns, its prompt) and
+    those since, two per later turn (the column's own answer, then the follow-up). The one place that knows how a
+    conversation's messages are laid out: the comparison page and the judge read turns through it."""
+    later = 2 * (turn - 1)
+    if later <= 0 or len(messages) < later:
+        return list(messages), []
+    return list(messages[:-later]), list(messages[-later:])
+
+
 def continued_messages(sent: list[dict], answer: str, message: str) -> list[dict]:
     """What a column sends next: what it sent, its own answer, then the follow-up. When what it sent ended with an
     assistant message (a prefill, the start the answer was made to continue), the answer completes that message
