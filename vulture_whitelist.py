@@ -35,7 +35,7 @@ Not Python to run: vulture counts every name below as used.
 (pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET, beating_since)
 # Read by templates only.
 (vars_json, round_number, last_number, is_winner, judge_cost, share_interval, kappa_interval, can_win)
-(continuable, follow_up)
+(continuable, follow_up, parent_number)
 (bar_start, bar_width, bar_point, answers_cost, answers_unpriced, judge_unpriced, heading)
 # Serializer fields of the report's API.
 (variant_figures,)
