@@ -1,7 +1,7 @@
 """A conversation in a real Chromium, against the web process and a real worker: a 3-variant comparison with a
 shared few-shot block (made through the API) runs, continues twice from the follow-up box, and takes a vote on turn
-3; each column shows its own earlier turns, collapsed. The page is saved as `conversation.png` (run with
-ARTEFACTS_DIR=docs to refresh docs/screenshots/conversation.png)."""
+3 and on the whole conversation; each column shows its own earlier turns, collapsed. The page is saved as
+`conversation.png` (run with ARTEFACTS_DIR=docs to refresh docs/screenshots/conversation.png)."""
 
 import re
 
@@ -72,6 +72,10 @@ def test_a_three_column_conversation_continues_twice_and_takes_a_vote_on_turn_3(
 
     page.wait_for_selector(".vote-panel[data-votable='1']")
     page.keyboard.press("1")
+    page.wait_for_selector(".vote-status:has-text('You voted for')")
+    # And a vote on the whole conversation, counted apart from the turn's.
+    page.locator(".conversation-choice").nth(1).click()
+    page.wait_for_selector("[data-role=conversation-voted]")
     page.wait_for_selector(".vote-status:has-text('You voted for')")
     page.locator(".col [data-role=history]").first.locator("summary").click()
     shoot(page, screenshots, "conversation", full_page=True)

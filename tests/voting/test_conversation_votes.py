@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from compare.blind import labels_visible
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.rounds.continuing import round_continue
 from tests.fixtures.voting_factories import finished_round, voting_group
@@ -100,3 +101,23 @@ def test_the_report_and_leaderboard_pages_say_how_they_count_turns(client, works
     assert "Votes on whole conversations: 1" in report
     board = client.get(reverse("voting:leaderboard", args=[workspace.pk])).content.decode()
     assert TURN_COUNTING in board
+
+
+def test_in_a_blind_conversation_names_show_once_the_person_votes_on_the_whole(workspace, owner):
+    group = voting_group(workspace, owner, n=3, blind=True)
+    first = finished_round(group, owner)
+    second = finish(round_continue(round=first, user=owner, message="And?"))
+    # A turn's own vote does not show its names: they would name every turn of the conversation.
+    vote_cast(round=second, user=owner, output_id=answers(second)[0].pk)
+    vote_cast(round=first, user=owner, output_id=answers(first)[0].pk)
+    assert not labels_visible(first, owner) and not labels_visible(second, owner)
+    conversation_vote_cast(round=second, user=owner, verdict="tie")
+    assert labels_visible(first, owner) and labels_visible(second, owner)
+
+
+def test_a_later_turns_vote_panel_offers_the_conversation_vote(client, workspace, owner):
+    group, first, second, third = conversation(workspace, owner)
+    client.force_login(owner)
+    panel = client.get(reverse("voting:panel", args=[third.pk])).content.decode()
+    assert reverse("api-round-conversation-vote", args=[third.pk]) in panel
+    assert "conversation-vote" not in client.get(reverse("voting:panel", args=[first.pk])).content.decode()
