@@ -11,7 +11,7 @@ from compare.models import OutputStatus, RoundStatus
 from compare.rounds.continuing import NotContinuable, round_continue
 from compare.rounds.execution import round_execute
 from lab.services import connection_create
-from tests.fixtures.compare_factories import make_group, make_round
+from tests.fixtures.compare_factories import INSTANT, make_group, make_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -104,3 +104,20 @@ def test_only_a_finished_round_goes_on(workspace, owner, fake_llm):
         round_continue(round=queued, user=owner, message="  ")
     assert list(excinfo.value.message_dict) == ["message"]
     assert group.rounds.count() == 1
+
+
+def test_a_conversation_grown_past_the_models_context_is_refused_before_the_request(workspace, owner, fake_llm):
+    connection_create(workspace=workspace, name="or", kind="openrouter", base_url=fake_llm.openai_url, api_key="sk-t")
+    scenario = fake_llm.model(name="fake-free")  # a context of 8,192 tokens
+    group = make_group(workspace, owner, models=[f"or::{scenario}", INSTANT], prompts=["Name a {{topic}}."] * 2)
+    first = make_round(group)
+    round_execute(round_id=first.pk)
+    second = round_continue(round=first, user=owner, message="word " * 8000)
+    round_execute(round_id=second.pk)
+
+    long, short = by_position(second)
+    assert long.status == OutputStatus.ERROR
+    assert long.error.startswith("Variant 1 (A): The conversation is about 10,0")
+    assert f"more than the context of or::{scenario} (8,192 tokens)" in long.error
+    assert fake_llm.scenario(scenario)["requests"] == 1  # turn 1 only
+    assert short.status == OutputStatus.OK  # a model without a known context goes on
