@@ -52,5 +52,5 @@ Not Python to run: vulture counts every name below as used.
 # Fields of the realtime events' payload types (lab/events.py TypedDicts), read by key by the browser scripts and
 # tests only.
 (answers_total,)
-# The conversation-vote API's serializer field (voting/api/conversation_votes.py).
-(counting,)
+# Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
+(counting, turn_counting)

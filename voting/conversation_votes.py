@@ -11,18 +11,12 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count
 
-from compare.models import CompareGroup, Output, OutputStatus, Round
+from compare.models import Output, OutputStatus, Round
 
+from .cache import votes_changed
 from .models import Choice, ConversationVote
 from .services import VOTABLE_ROUNDS
-
-# How the reports say they count turns, written once for every report page, the leaderboard and the API.
-TURN_COUNTING = (
-    "Each turn of a conversation is a round: its vote counts as one comparison. Votes on whole conversations are "
-    "shown separately and are not counted in these figures."
-)
 
 
 @transaction.atomic
@@ -61,22 +55,7 @@ def conversation_vote_cast(
             "variant_id": output.variant_id if output else None,
         },
     )
+    # The report shows the conversation votes: it recomputes, as after any vote (robust: a cache that is down is
+    # logged, the vote is kept).
+    transaction.on_commit(lambda: votes_changed(round), robust=True)
     return vote
-
-
-def conversation_vote_of(round: Round, user) -> ConversationVote | None:  # noqa: A002
-    """The user's vote on the conversation this turn belongs to, or None."""
-    return ConversationVote.objects.filter(root_id=round.conversation_id, user=user).first()
-
-
-def group_conversation_votes(group: CompareGroup) -> dict:
-    """A comparison's conversation votes, counted once each: per winning variant id, ties, all bad and the total."""
-    counts = {"variants": {}, "tie": 0, "all_bad": 0, "total": 0}
-    rows = ConversationVote.objects.filter(group=group).values("choice", "variant_id").annotate(n=Count("pk"))
-    for row in rows:
-        counts["total"] += row["n"]
-        if row["choice"] == Choice.WINNER:
-            counts["variants"][row["variant_id"]] = row["n"]
-        else:
-            counts[row["choice"]] += row["n"]
-    return counts

@@ -18,7 +18,7 @@ from lab.stats.winrate import WinRate, win_rates
 from lab.stats.wording import percent, percent_interval
 
 from .cache import cached_group_report
-from .conversation_votes import conversation_vote_of
+from .conversation_counts import conversation_vote_of
 from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS

@@ -12,7 +12,7 @@ from lab.access import workspace_for_user
 
 from .api.reports import LeaderboardQueryIn
 from .cache import cached_leaderboard
-from .conversation_votes import TURN_COUNTING, group_conversation_votes
+from .conversation_counts import TURN_COUNTING, group_conversation_votes
 from .leaderboard import By, LeaderboardFilters
 from .page_selectors import leaderboard_chart, report_page_view
 from .selectors import filter_choices

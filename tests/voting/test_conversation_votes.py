@@ -11,7 +11,8 @@ from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.rounds.continuing import round_continue
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.cache import cached_group_report
-from voting.conversation_votes import TURN_COUNTING, conversation_vote_cast, group_conversation_votes
+from voting.conversation_counts import TURN_COUNTING, group_conversation_votes
+from voting.conversation_votes import conversation_vote_cast
 from voting.models import ConversationVote, Vote, VoteCount
 from voting.reports import DEFAULT_PASS_THRESHOLD
 from voting.services import vote_cast
@@ -121,3 +122,24 @@ def test_a_later_turns_vote_panel_offers_the_conversation_vote(client, workspace
     panel = client.get(reverse("voting:panel", args=[third.pk])).content.decode()
     assert reverse("api-round-conversation-vote", args=[third.pk]) in panel
     assert "conversation-vote" not in client.get(reverse("voting:panel", args=[first.pk])).content.decode()
+
+
+def test_the_report_and_leaderboard_apis_say_how_they_count_turns(workspace, owner):
+    group, first, second, third = conversation(workspace, owner)
+    vote_cast(round=third, user=owner, output_id=answers(third)[0].pk)
+    conversation_vote_cast(round=third, user=owner, output_id=answers(third)[1].pk)
+    api = APIClient()
+    api.force_authenticate(owner)
+    report = api.get(f"/api/v1/groups/{group.pk}/report/").json()
+    assert report["report"]["votes"] == 1
+    assert report["turns"] == {
+        "counting": TURN_COUNTING,
+        "conversation_votes": {
+            "total": 1,
+            "tie": 0,
+            "all_bad": 0,
+            "winners": [{"variant": answers(third)[1].variant_id, "votes": 1}],
+        },
+    }
+    board = api.get(f"/api/v1/workspaces/{workspace.pk}/leaderboard/").json()
+    assert board["turn_counting"] == TURN_COUNTING

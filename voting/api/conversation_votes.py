@@ -7,7 +7,8 @@ from rest_framework.views import APIView
 
 from compare.access import round_for_user
 
-from ..conversation_votes import TURN_COUNTING, conversation_vote_cast, conversation_vote_of
+from ..conversation_counts import TURN_COUNTING, conversation_vote_of
+from ..conversation_votes import conversation_vote_cast
 from ..models import ConversationVote
 from .votes import VoteIn
 
