@@ -35,6 +35,7 @@ Not Python to run: vulture counts every name below as used.
 (pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET, beating_since)
 # Read by templates only.
 (vars_json, round_number, last_number, is_winner, judge_cost, share_interval, kappa_interval, can_win)
+(continuable, follow_up, parent_number)
 (bar_start, bar_width, bar_point, answers_cost, answers_unpriced, judge_unpriced, heading)
 # Serializer fields of the report's API.
 (variant_figures,)
@@ -57,3 +58,5 @@ Not Python to run: vulture counts every name below as used.
 (any_graded, assertion_list)
 # Output.assertions_score: read by the API's output serializer by name.
 (assertions_score,)
+# Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
+(counting, turn_counting)
