@@ -51,3 +51,5 @@ Not Python to run: vulture counts every name below as used.
 # Fields of the realtime events' payload types (lab/events.py TypedDicts), read by key by the browser scripts and
 # tests only.
 (answers_total,)
+# The experiment build form's parameter fields, named as the file names them and read by Django's form machinery.
+(topK, presencePenalty, frequencyPenalty, stopSequences)

@@ -8,12 +8,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from lab.models import Workspace
 
 from ..models import Dataset, DatasetRow
-from ..services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
+from ..services import MAX_DATASET_NAME, MAX_DATASET_ROWS, dataset_create, dataset_name_problem
 from .files import decode, row_from_record, rows_parse
 
 
@@ -75,6 +75,41 @@ def dataset_row_delete(*, row: DatasetRow) -> None:
     if row.dataset.rows.count() <= 1:
         raise ValidationError({"rows": "A dataset keeps at least one row; delete the dataset instead."})
     row.delete()
+
+
+def dataset_matching(*, workspace: Workspace, rows: Sequence[dict[str, Any]]) -> Dataset | None:
+    """The newest dataset of `workspace` whose rows are exactly `rows` (names and variables, in order), or None.
+    Only datasets with as many rows are read, newest first."""
+    wanted = [((row.get("name") or "").strip(), row.get("vars")) for row in rows]
+    candidates = Dataset.objects.filter(workspace=workspace).annotate(count=Count("rows")).filter(count=len(wanted))
+    for dataset in candidates.order_by("-created_at", "-id"):
+        if list(dataset.rows.order_by("position").values_list("name", "vars")) == wanted:
+            return dataset
+    return None
+
+
+def dataset_free_name(*, workspace: Workspace, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)` … : the first no dataset of the workspace has."""
+    taken = set(Dataset.objects.filter(workspace=workspace, name__startswith=name[:150]).values_list("name", flat=True))
+    candidate, number = name[:MAX_DATASET_NAME], 1
+    while candidate in taken:
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: MAX_DATASET_NAME - len(suffix)] + suffix
+    return candidate
+
+
+@transaction.atomic
+def dataset_for_rows(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
+    """The workspace's dataset with exactly these rows, else a new one called `name` (or `name (2)` … when that is
+    taken): running the same rows again reuses their dataset instead of adding a copy."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()  # two runs of the same rows make one
+    found = dataset_matching(workspace=workspace, rows=rows)
+    if found is not None:
+        return found
+    return dataset_create(
+        workspace=workspace, user=user, name=dataset_free_name(workspace=workspace, name=name), rows=rows
+    )
 
 
 @transaction.atomic

@@ -22,9 +22,11 @@ from lab.models import Role
 
 from ..access import experiment_for_user, group_for_user
 from ..datasets.files import decode
+from ..models import MAX_EXPERIMENT_VARIANTS
 from .config import config_from_data, config_read
 from .export import export_yaml, group_export
 from .files import UploadedFiles
+from .form_errors import errors_placed
 from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
 from .results import GROUPINGS, experiment_results
 from .selectors import experiment_progress, experiments_for_user
@@ -91,19 +93,24 @@ def experiment_estimate(request, pk):
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
         models = [model["id"] for model in workspace_models(workspace, user=request.user)]
-        build = BuildForm(request.POST, workspace=workspace, model_choices=models)
-        params, prompts = ParamSetFormSet(request.POST, prefix="params"), PromptFormSet(request.POST, prefix="prompts")
+        post = _with_added_row(request.POST)
+        build = BuildForm(post, workspace=workspace, model_choices=models)
+        params, prompts = ParamSetFormSet(post, prefix="params"), PromptFormSet(post, prefix="prompts")
+        if post is not request.POST:  # "Add a prompt" without the page's script: the same page, one more row
+            return _new_page(request, workspace, build=build, params=params, prompts=prompts)
         forms_valid = all([build.is_valid(), params.is_valid(), prompts.is_valid()])
         if not forms_valid:
             return _new_page(request, workspace, build=build, params=params, prompts=prompts, status=400)
         budget, source = build.cleaned_data["budget"], "form"
-        data = build.config_data(filled(params), filled(prompts))
+        (param_rows, param_forms), (prompt_rows, prompt_forms) = filled(params), filled(prompts)
+        data = build.config_data(param_rows, prompt_rows)
         try:
             config = config_from_data(data, source=source, files=UploadedFiles({}), workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
+            unplaced = errors_placed(exc.messages, source=source, build=build, params=param_forms, prompts=prompt_forms)
             return _new_page(
-                request, workspace, build=build, params=params, prompts=prompts, errors=exc.messages, status=400
+                request, workspace, build=build, params=params, prompts=prompts, errors=unplaced, status=400
             )
     return render(
         request,
@@ -139,6 +146,21 @@ def experiment_run(request, pk):
         messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]
         return _new_page(request, workspace, errors=messages, status=400)
     return redirect("compare:experiment", experiment.group_id)
+
+
+def _with_added_row(post):
+    """The posted form with one more row in the formset an "add" button names (`add=prompts`, `add=params`), or
+    the post itself when no such button was pressed."""
+    prefix = post.get("add")
+    if prefix not in ("prompts", "params"):
+        return post
+    post = post.copy()
+    total = f"{prefix}-TOTAL_FORMS"
+    try:
+        post[total] = str(min(int(post.get(total, "0")) + 1, MAX_EXPERIMENT_VARIANTS))
+    except ValueError:
+        return post
+    return post
 
 
 def _confirmed(text: str, source: str) -> ExperimentConfig:
