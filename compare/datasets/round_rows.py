@@ -16,8 +16,8 @@ from lab.models import Workspace
 
 from ..blind import require_revealed
 from ..models import Dataset, Round
-from ..services import MAX_DATASET_ROWS, dataset_create
-from .services import dataset_rows_append
+from .rows import MAX_DATASET_ROWS
+from .services import dataset_create, dataset_rows_append
 
 REFERENCE = "reference"
 

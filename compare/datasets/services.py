@@ -1,5 +1,6 @@
-"""Writes for datasets beyond creating one from rows (services.dataset_create): import a file, rename, add, edit
-and delete rows, delete. Every row is checked as a file's row is (files.row_from_record)."""
+"""Writes for datasets: create one from rows, import a file, rename, add, edit and delete rows, delete; the
+workspace's dataset of given rows. Every row is checked as a file's row is (files.row_from_record), against the
+limits in `rows`."""
 
 from __future__ import annotations
 
@@ -12,9 +13,33 @@ from django.db.models import Count, Max
 
 from lab.models import Workspace
 
+from ..field_errors import FieldErrors
 from ..models import Dataset, DatasetRow
-from ..services import MAX_DATASET_NAME, MAX_DATASET_ROWS, dataset_create, dataset_name_problem
 from .files import decode, row_from_record, rows_parse
+from .rows import MAX_DATASET_NAME, MAX_DATASET_ROWS, dataset_name_problem, row_size_problem
+
+
+@transaction.atomic
+def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
+    """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
+    errors = FieldErrors()
+    name = (name or "").strip()
+    if problem := dataset_name_problem(name):
+        errors.add("name", problem)
+    if not 1 <= len(rows) <= MAX_DATASET_ROWS:
+        errors.add("rows", f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this has {len(rows)}.")
+    for position, row in enumerate(rows, start=1):
+        if not isinstance(row.get("vars"), dict) or not row["vars"]:
+            errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
+        elif found := row_size_problem(row["vars"]):
+            errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
+    errors.raise_if_any()
+    dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
+    DatasetRow.objects.bulk_create(
+        DatasetRow(dataset=dataset, position=position, name=(row.get("name") or "").strip(), vars=row["vars"])
+        for position, row in enumerate(rows, start=1)
+    )
+    return dataset
 
 
 @transaction.atomic

@@ -9,6 +9,7 @@ import pytest
 
 from compare import services
 from compare.datasets.round_rows import rounds_save_as_rows
+from compare.datasets.services import dataset_create
 from compare.models import Dataset, Mode, Round
 from compare.rounds.start import round_start
 from tests.fixtures.compare_factories import INSTANT
@@ -81,7 +82,7 @@ def test_the_api_saves_a_whole_comparison_with_the_winning_answer_as_reference(
 
 
 def test_chosen_rounds_are_appended_to_an_existing_dataset(api, workspace, owner, rounds):
-    existing = services.dataset_create(workspace=workspace, user=owner, name="Old", rows=[{"vars": {"x": 1}}])
+    existing = dataset_create(workspace=workspace, user=owner, name="Old", rows=[{"vars": {"x": 1}}])
     response = api.post(
         "/api/v1/datasets/from-rounds/",
         {"workspace": workspace.pk, "rounds": [rounds[2].pk, rounds[0].pk], "dataset": existing.pk},
@@ -184,7 +185,7 @@ def test_the_page_refuses_a_dataset_that_is_gone_or_another_workspaces_instead_o
     client, owner, stranger, workspace, rounds
 ):
     group_id = rounds[0].group_id
-    theirs = services.dataset_create(
+    theirs = dataset_create(
         workspace=stranger.memberships.get().workspace, user=stranger, name="Theirs", rows=[{"vars": {"a": 1}}]
     )
     client.force_login(owner)

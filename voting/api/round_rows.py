@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from compare.access import dataset_from_body, workspace_from_body
 from compare.api.datasets import DatasetDetailOut
 from compare.datasets.round_rows import rounds_chosen
+from compare.datasets.rows import MAX_DATASET_ROWS
 from compare.selectors import dataset_with_rows
-from compare.services import MAX_DATASET_ROWS
 
 from ..round_winners import rounds_save_as_rows_voted
 
