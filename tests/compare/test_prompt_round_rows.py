@@ -233,3 +233,30 @@ def test_rounds_with_the_same_input_are_saved_as_one_row(workspace, owner):
     # Saved again into the same dataset: nothing new to add.
     again = rounds_save_as_rows(workspace=workspace, user=owner, rounds=repeated, dataset=dataset)
     assert again.rows.count() == 1
+
+
+def test_the_api_counts_the_rows_added_once_per_input(api, workspace, owner, editor):
+    group = services.group_create(
+        workspace=workspace,
+        user=owner,
+        mode=Mode.PROMPTS,
+        title="Same",
+        shared_variables={"topic": "tea"},
+        variants=[
+            {"label": "A", "model": INSTANT, "prompt": "{{topic}}"},
+            {"label": "B", "model": INSTANT, "prompt": "x {{topic}}"},
+        ],
+    )
+    first, second = finished_round(group, owner), finished_round(group, owner)
+    vote_cast(round=second, user=owner, output_id=second.outputs.get(variant__label="B").pk)
+
+    response = api.post(
+        "/api/v1/datasets/from-rounds/",
+        {"workspace": workspace.pk, "group": group.pk, "name": "Once", "reference": True},
+        format="json",
+    )
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["rows_added"], body["with_reference"], body["without_winner"]) == (1, 1, 1)
+    assert [row["vars"] for row in body["dataset"]["rows"]] == [{"topic": "tea", "reference": "answer of B"}]
