@@ -93,11 +93,11 @@ def experiment_estimate(request, pk):
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
         models = [model["id"] for model in workspace_models(workspace, user=request.user)]
-        post = _with_added_row(request.POST)
-        build = BuildForm(post, workspace=workspace, model_choices=models)
-        params, prompts = ParamSetFormSet(post, prefix="params"), PromptFormSet(post, prefix="prompts")
-        if post is not request.POST:  # "Add a prompt" without the page's script: the same page, one more row
-            return _new_page(request, workspace, build=build, params=params, prompts=prompts)
+        build = BuildForm(request.POST, workspace=workspace, model_choices=models)
+        params = ParamSetFormSet(request.POST, prefix="params")
+        prompts = PromptFormSet(request.POST, prefix="prompts")
+        if request.POST.get("add") in ("params", "prompts"):  # "Add a prompt" without the page's script
+            return _added_row_page(request, workspace, models, build, params, prompts)
         forms_valid = all([build.is_valid(), params.is_valid(), prompts.is_valid()])
         if not forms_valid:
             return _new_page(request, workspace, build=build, params=params, prompts=prompts, status=400)
@@ -148,19 +148,29 @@ def experiment_run(request, pk):
     return redirect("compare:experiment", experiment.group_id)
 
 
-def _with_added_row(post):
-    """The posted form with one more row in the formset an "add" button names (`add=prompts`, `add=params`), or
-    the post itself when no such button was pressed."""
-    prefix = post.get("add")
-    if prefix not in ("prompts", "params"):
-        return post
-    post = post.copy()
-    total = f"{prefix}-TOTAL_FORMS"
-    try:
-        post[total] = str(min(int(post.get(total, "0")) + 1, MAX_EXPERIMENT_VARIANTS))
-    except ValueError:
-        return post
-    return post
+def _added_row_page(request, workspace, models, build, params, prompts):
+    """The same page again, filled in as posted, with one more empty row where the pressed "add" button says (the
+    script adds rows in the page; this is the same without it). Nothing is checked yet, so no problem is shown."""
+
+    def values(form) -> dict:
+        return {field.name: field.value() for field in form}
+
+    def rows(formset, adding: bool) -> list[dict]:
+        """The posted rows as initial values; the formset adds one empty row after them, so the formset not being
+        added to gives up its last row when that is empty (it keeps as many rows as it had)."""
+        found = [values(f) for f in formset] if formset.management_form.is_valid() else []
+        if not adding and found and not any(v not in (None, "", False) for v in found[-1].values()):
+            found.pop()
+        return found[: MAX_EXPERIMENT_VARIANTS - 1]
+
+    adding = request.POST["add"]
+    return _new_page(
+        request,
+        workspace,
+        build=BuildForm(initial=values(build), workspace=workspace, model_choices=models),
+        params=ParamSetFormSet(initial=rows(params, adding == "params"), prefix="params"),
+        prompts=PromptFormSet(initial=rows(prompts, adding == "prompts"), prefix="prompts"),
+    )
 
 
 def _confirmed(text: str, source: str) -> ExperimentConfig:

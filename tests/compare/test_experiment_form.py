@@ -194,14 +194,17 @@ def test_each_problem_shows_once_at_its_field(browser, workspace, connections):
 
 
 def test_add_a_prompt_without_the_script_posts_back_one_more_row(browser, workspace, connections):
-    form = build(prompts=[("ask", "About <<topic>>.")], extra_rows=0, models=["judge::fake"], add="prompts")
+    form = build(prompts=[("ask", "About <<topic>>.")], extra_rows=0, models=["judge::fake"], add="prompts", name="")
+    form.update({"params-TOTAL_FORMS": "2", "params-0-name": "cool", "params-0-topK": "5"})
 
     page = browser.post(f"/w/{workspace.pk}/experiments/estimate/", form)
 
     assert page.status_code == 200
     html = page.content.decode()
     assert 'name="prompts-1-prompt"' in html and 'name="prompts-2-prompt"' not in html
-    assert "About &lt;&lt;topic&gt;&gt;." in html
+    assert "About &lt;&lt;topic&gt;&gt;." in html and 'value="cool"' in html and 'value="5"' in html
+    assert 'name="params-1-name"' in html and 'name="params-2-name"' not in html  # as many sets as before
+    assert "errorlist" not in html  # nothing is checked until Estimate (the title is still empty)
 
 
 def test_running_the_same_rows_again_reuses_their_dataset(browser, workspace, connections):
