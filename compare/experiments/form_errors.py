@@ -43,18 +43,25 @@ EVALUATION_FIELDS = {
 
 
 def errors_placed(
-    messages: list[str], *, source: str, build: forms.Form, params: list[forms.Form], prompts: list[forms.Form]
+    messages: list[str],
+    *,
+    source: str,
+    build: forms.Form,
+    params: list[forms.Form],
+    prompts: list[forms.Form],
+    sections: dict[str, forms.BaseFormSet],
 ) -> list[str]:
-    """Add each message to the field it is about (`params`, `prompts`: the forms in the file's order); returns the
-    messages that belong to no field."""
+    """Add each message to the field it is about (`params`, `prompts`: the forms in the file's order; `sections`:
+    the formset of `model-parameters` and of `prompts`, whose first row takes a problem of the whole section);
+    returns the messages that belong to no field."""
     unplaced = []
     for message in messages:
-        if not _place(message, source, build, params, prompts):
+        if not _place(message, source, build, params, prompts, sections):
             unplaced.append(message)
     return unplaced
 
 
-def _place(message: str, source: str, build: forms.Form, params: list[forms.Form], prompts: list[forms.Form]) -> bool:
+def _place(message: str, source: str, build, params, prompts, sections) -> bool:
     prefix = f"{source}: "
     if not message.startswith(prefix):
         return False
@@ -64,6 +71,9 @@ def _place(message: str, source: str, build: forms.Form, params: list[forms.Form
         return False
     section, index, rest = found["section"], found["index"], found["rest"] or ""
     entries = {"model-parameters": params, "prompts": prompts}.get(section)
+    if entries is not None and index is None and sections.get(section) is not None and sections[section].forms:
+        sections[section].forms[0].add_error(None, shown)  # the section as a whole: "at least one entry"
+        return True
     if entries is not None:
         if index is None or not 1 <= int(index) <= len(entries):
             return False
@@ -76,6 +86,8 @@ def _place(message: str, source: str, build: forms.Form, params: list[forms.Form
         build.add_error(EVALUATION_FIELDS[key], shown)
         return True
     field = SECTION_FIELDS.get(section)
+    if section == "models" and index is not None and int(index) > len(build.data.getlist("models")):
+        field = "other_models"  # the checked models come first in the file, then the ids written out
     if field == "rows" and build.cleaned_data.get("dataset") is not None:
         field = "dataset"
     if field is None:

@@ -108,7 +108,10 @@ def experiment_estimate(request, pk):
             config = config_from_data(data, source=source, files=UploadedFiles({}), workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
-            unplaced = errors_placed(exc.messages, source=source, build=build, params=param_forms, prompts=prompt_forms)
+            sections = {"model-parameters": params, "prompts": prompts}
+            unplaced = errors_placed(
+                exc.messages, source=source, build=build, params=param_forms, prompts=prompt_forms, sections=sections
+            )
             return _new_page(
                 request, workspace, build=build, params=params, prompts=prompts, errors=unplaced, status=400
             )

@@ -220,3 +220,15 @@ def test_running_the_same_rows_again_reuses_their_dataset(browser, workspace, co
     names = sorted(Dataset.objects.filter(workspace=workspace).values_list("name", flat=True))
     assert names == ["Built here · rows", "Built here · rows (2)"]
     assert third.group.dataset.name == "Built here · rows (2)"
+
+
+def test_a_problem_of_a_whole_section_shows_at_its_first_row(browser, workspace, connections):
+    form = build(prompts=[], models=["judge::fake"], rows=ROWS, other_models="nope:model")
+
+    html = browser.post(f"/w/{workspace.pk}/experiments/estimate/", form).content.decode()
+
+    message = "prompts: a list of entries (at least one)"
+    assert html.count(message) == 1 and _field_of(html, message).startswith("prompts-0-")
+    unknown = "models[2] (nope:model): model: This workspace has no connection named “nope”"
+    assert html.count(unknown) == 1 and _field_of(html, unknown) == "other_models"
+    assert "problems to fix" not in html
