@@ -60,3 +60,5 @@ Not Python to run: vulture counts every name below as used.
 (assertions_score,)
 # Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
 (counting, turn_counting)
+# The experiment build form's parameter fields, named as the file names them and read by Django's form machinery.
+(topK, presencePenalty, frequencyPenalty, stopSequences)

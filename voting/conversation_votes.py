@@ -14,7 +14,7 @@ from django.db import transaction
 
 from compare.models import Output, OutputStatus, Round
 
-from .cache import votes_changed
+from .reports.cache import votes_changed
 from .models import Choice, ConversationVote
 from .services import VOTABLE_ROUNDS
 

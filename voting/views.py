@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from compare.access import group_for_user, round_for_user
 
 from . import page_selectors
-from .reports import group_left_out
+from .reports.comparison import group_left_out
 
 
 @login_required

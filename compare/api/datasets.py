@@ -1,6 +1,6 @@
 """Dataset API: list, create, read, rename and delete datasets, import a file (CSV, JSON, JSONL, YAML) or preview
 one, and add, change or delete rows. Its In/Out serializers first, then the views; thin: the rules are in
-compare.services, compare.datasets.services and compare.datasets.files; another workspace's dataset is a 404."""
+compare.datasets.services and compare.datasets.files; another workspace's dataset is a 404."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from rest_framework.views import APIView
 from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
 
-from .. import selectors, services
+from .. import selectors
 from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..datasets import files as dataset_files
 from ..datasets import services as dataset_services
+from ..datasets.rows import MAX_DATASET_ROWS
 from ..models import Dataset, DatasetRow
-from ..services import MAX_DATASET_ROWS
 from .assertions import with_promptfoo_key
 
 
@@ -137,7 +137,7 @@ class DatasetList(generics.GenericAPIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         workspace = workspace_from_body(request.user, fields.pop("workspace"))
-        dataset = services.dataset_create(workspace=workspace, user=request.user, **fields)
+        dataset = dataset_services.dataset_create(workspace=workspace, user=request.user, **fields)
         return Response(_dataset_detail(dataset), status=status.HTTP_201_CREATED)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from ..datasets.files import format_for, row_from_record, rows_parse
-from ..services import MAX_DATASET_ROWS
+from ..datasets.rows import MAX_DATASET_ROWS
 from .reader import SectionReader, name_suffix
 from .spec import Row
 
