@@ -1,16 +1,18 @@
 """A message list's shape as it comes from outside — a pasted or uploaded OpenAI-style `[{role, content}]`, an
 experiment file's `messages:`, a library version — and the `prompt` shorthand (one user message) both ways.
 
-Only the shape: roles system, user and assistant, text content, a system message only first. What a provider can
-take in which order, and rendering, are lab.templating's and the providers'. Problems count messages from 1, as
-people do, and say what is wrong with that message.
+Only the list's shape: one message's shape is lab.templating's `message_problem` (the rule the groups API shares);
+here the list around it, a system message only first and a user message somewhere. What a provider can take in
+which order, and rendering, are lab.templating's and the providers'. Problems count messages from 1, as people do,
+and say what is wrong with that message.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-ROLES = ("system", "user", "assistant")
+from lab.templating import message_problem
+
 MAX_MESSAGES = 200
 MAX_CONTENT = 100_000  # as a variant's prompt
 
@@ -43,19 +45,12 @@ def message_problems(messages: Any, *, require_user: bool = True) -> list[str]:
 
 
 def _message_problem(message: Any, *, first: bool) -> str | None:
-    if not isinstance(message, dict):
-        return 'a message is an object {"role": …, "content": …}'
-    if extra := sorted(set(map(str, message)) - {"role", "content"}):
-        return f"{', '.join(extra)}: a message has only role and content"
-    role, content = message.get("role"), message.get("content")
-    if role not in ROLES:
-        return f"role: {role!r} is not one of {', '.join(ROLES)}" if "role" in message else "role: missing"
-    if not isinstance(content, str):
-        return "content: write the message's text" if "content" in message else "content: missing"
-    if len(content) > MAX_CONTENT:
+    if problem := message_problem(message):
+        return problem.rstrip(".")
+    if len(message["content"]) > MAX_CONTENT:
         return f"content: at most {MAX_CONTENT} characters"
-    if role == "system" and not first:
-        return "role: a system message may only come first"
+    if message["role"] == "system" and not first:
+        return "a system message may only come first"
     return None
 
 

@@ -51,10 +51,10 @@ def test_a_version_given_as_text_is_one_user_message(api, workspace):
 @pytest.mark.parametrize(
     ("messages", "expected"),
     [
-        ([user("a"), {"role": "robot", "content": "b"}], "message 2: role: 'robot' is not one of system, user"),
-        ([user("a"), {"role": "system", "content": "late"}], "message 2: role: a system message may only come first"),
-        ([{"role": "user"}], "message 1: content: missing"),
-        ([user("a"), {"role": "user", "content": "b", "name": "x"}], "message 2: name: a message has only role"),
+        ([user("a"), {"role": "robot", "content": "b"}], "message 2: unknown role 'robot'; a role is one of system"),
+        ([user("a"), {"role": "system", "content": "late"}], "message 2: a system message may only come first"),
+        ([{"role": "user"}], "message 1: content: give the message's text"),
+        ([user("a"), {"role": "assistant", "content": " "}], "message 2: content is empty"),
         ([{"role": "assistant", "content": "only"}], "give at least one user message"),
         ([], "give at least one message"),
         ("just text", "a list of messages"),
@@ -108,7 +108,7 @@ def test_the_editor_diff_compares_a_variant_s_messages_with_its_version(api, wor
     assert response.status_code == 200, response.json()
     assert [m["op"] for m in response.json()["messages"]][-1] == "added"
     bad = api.post(f"/api/v1/prompt-versions/{prompt.current.pk}/diff/", {"messages": [{"role": "x"}]}, format="json")
-    assert bad.status_code == 400 and bad.json()["messages"][0].startswith("message 1: role")
+    assert bad.status_code == 400 and bad.json()["messages"][0].startswith("message 1: unknown role")
 
 
 def test_the_yaml_library_round_trips_messages_and_leaves_text_versions_as_before(workspace, owner):
