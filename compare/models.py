@@ -69,6 +69,10 @@ class DatasetRow(models.Model):
         return self.name or f"Row {self.position}"
 
 
+# Messages of one list (a variant's own or a group's shared ones): far more than a few-shot prompt needs.
+MAX_MESSAGES = 200
+
+
 class CompareGroup(models.Model):
     """A saved comparison. Settings are fixed once it has rounds; a clone starts the next version."""
 
