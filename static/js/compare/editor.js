@@ -152,7 +152,7 @@ function column(variant, index) {
       : versionPicker(variant, n, () => { renderVariants(); changed(); }),
     mode() === "models" ? null
       : messagesEditor(variant.messages, {
-          label: `Variant ${n}`, simple: true, prefill: true, onChange: changed,
+          label: `Variant ${n}`, simple: true, prefill: true, onChange: changed, boxClass: "ecol-prompt",
           placeholder: "Write this version of the prompt. Use {{name}} for variables.",
         }),
     mode() === "prompts" ? diffSlot(variant) : null,

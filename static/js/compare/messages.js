@@ -45,10 +45,13 @@ function nextRole(messages) {
   return !last || last.role !== "user" ? "user" : "assistant";
 }
 
-// options: label ("Variant 2"), onChange, simple (show one user message as a plain prompt box), prefill (mark a
-// trailing assistant message), placeholder, promptName (the `name` of the plain box), empty (what an empty list says).
+// options: label ("Variant 2"), onChange, simple (show one user message as a plain prompt box, of class `boxClass`),
+// prefill (mark a trailing assistant message), placeholder, promptName (the `name` of the plain box), empty (what an
+// empty list says).
 export function messagesEditor(messages, options) {
-  const { label, onChange, simple = false, prefill = false, placeholder = "", promptName = null, empty = "" } = options;
+  const {
+    label, onChange, simple = false, prefill = false, placeholder = "", promptName = null, empty = "", boxClass = "msg-prompt",
+  } = options;
   const holder = h("div", { class: "msg-editor", role: "group", "aria-label": `${label}: messages` });
   let pasting = false;
 
@@ -64,7 +67,7 @@ export function messagesEditor(messages, options) {
     oninput: (event) => { message.content = event.target.value; onChange(); },
     ...attributes,
   });
-  const errorSlot = () => h("p", { class: "msg-error", "data-role": "message-error", role: "alert", hidden: true });
+  const errorSlot = () => h("p", { class: "field-error", "data-role": "message-error", role: "alert", hidden: true });
 
   function row(message, index) {
     const n = index + 1;
@@ -131,7 +134,7 @@ export function messagesEditor(messages, options) {
       }, "Paste messages"));
     let body;
     if (simple && isSimple(messages)) {
-      body = [h("div", { class: "ecol-prompt", "data-message-index": 1 },
+      body = [h("div", { class: boxClass, "data-message-index": 1 },
         h("label", {}, "Prompt", content(messages[0], { name: promptName, placeholder })),
         errorSlot())];
     } else {
