@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
 from lab.models import Role
-from lab.providers.message_rules import ROLES, estimate_input_tokens
+from lab.providers.message_rules import ROLES
 from lab.templating import render_variants
 
 from .. import selectors, services
@@ -365,14 +365,11 @@ class RenderedVariantOut(serializers.Serializer):
     system_prompt = serializers.CharField()
     prompt = serializers.CharField(help_text="the last user message, rendered")
     messages = MessageOut(many=True, help_text="the whole conversation as it would be sent, system first")
-    input_tokens = serializers.SerializerMethodField(
-        help_text="about how many tokens the whole conversation is (4 characters a token), before any answer"
+    input_tokens = serializers.IntegerField(
+        help_text="about how many tokens the conversation is (4 characters a token)"
     )
     errors = serializers.ListField(child=serializers.CharField())
     warnings = serializers.ListField(child=serializers.CharField())
-
-    def get_input_tokens(self, variant) -> int:
-        return estimate_input_tokens(variant.messages)
 
 
 class PreviewOut(serializers.Serializer):
