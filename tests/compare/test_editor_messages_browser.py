@@ -1,7 +1,7 @@
 """The editor's message lists in a real Chromium, against the web process and a real worker: a two-variant comparison
 with a shared few-shot block and a prefill, one variant pasted as JSON (a bad paste is refused at the field), the
-preview rendering each whole conversation with its token estimate, a missing variable shown beside its message, the
-page usable at 390 px wide, then saved and run with every message sent. Run with ARTEFACTS_DIR=docs to refresh
+preview rendering each whole conversation with its token estimate, a missing variable and a refused save shown
+beside their message, the page usable at 390 px wide, then saved and run with every message sent. Run with ARTEFACTS_DIR=docs to refresh
 docs/screenshots/editor-messages.png."""
 
 import json
@@ -106,6 +106,13 @@ def test_a_two_variant_chat_comparison_with_few_shot_and_a_prefill_previews_save
     assert second.locator(".msg-row").nth(1).locator("textarea").bounding_box()["width"] > 250
 
     page.set_viewport_size({"width": 1280, "height": 1000})
+    # A refused save names the message, in the list above and beside the message itself.
+    shared.locator("[data-action=add-message]").click()
+    page.click("text=Save and run")
+    page.locator(".editor-errors li", has_text="Shared message 3: content is empty").wait_for()
+    beside = shared.locator("[data-message-index='3'] [data-role=message-error]")
+    assert beside.is_visible() and "content is empty" in beside.inner_text()
+    page.click("[aria-label='Remove Shared few-shot, message 3']")
     page.click("text=Save and run")
     page.wait_for_url(re.compile(r"/compare/\d+/$"))
     page.wait_for_selector(".round[data-status=done]", timeout=20_000)
@@ -119,4 +126,4 @@ def test_a_two_variant_chat_comparison_with_few_shot_and_a_prefill_previews_save
         {"role": "user", "content": "Greet Ada warmly, as a letter."},
         {"role": "assistant", "content": "Dear Ada,"},
     ]
-    assert errors == []
+    assert errors == [f"400 {web_server.url}/w/{workspace.pk}/compare/save/"]  # the refused save, and nothing else

@@ -8,10 +8,14 @@ import uuid
 import pytest
 
 from compare.experiments.config import config_from_data, config_read
+from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles, UploadedFiles
 from compare.experiments.services import experiment_plan
 from compare.experiments.spec import ConfigError
-from compare.models import CompareGroup, Output
+from compare.models import CompareGroup, Mode, Output
+from compare.services import group_create
+from lab import safe_yaml
+from tests.fixtures.compare_factories import INSTANT
 from tests.fixtures.experiments import run_command
 
 pytestmark = pytest.mark.django_db
@@ -185,3 +189,25 @@ def test_a_json_chat_file_runs_and_every_message_is_sent(workspace, connections,
     sent = [*CHAT[:3], {"role": "user", "content": "Where is my refund?"}]
     assert Output.objects.get(variant=variant).messages == sent
     assert fake_llm.requests(model)[-1]["messages"] == sent
+
+
+def test_export_writes_chat_prompts_as_messages_with_the_shared_few_shot_and_reads_back(workspace, owner):
+    group = group_create(
+        workspace=workspace,
+        user=owner,
+        mode=Mode.PROMPTS,
+        title="Labels",
+        shared_messages=CHAT[1:3],
+        shared_variables={"ticket": "Lost card"},
+        variants=[
+            {"label": "plain", "model": INSTANT, "prompt": "{{ticket}}"},
+            {"label": "prefill", "model": INSTANT, "messages": [CHAT[3], {"role": "assistant", "content": "Label:"}]},
+        ],
+    )
+    data = group_export(group)
+    assert [p.get("messages") for p in data["prompts"]] == [
+        [*CHAT[1:3], CHAT[3]],
+        [*CHAT[1:3], CHAT[3], {"role": "assistant", "content": "Label:"}],
+    ]
+    config = config_from_data(safe_yaml.load(export_yaml(data)), source="labels.yaml", files=UploadedFiles({}))
+    assert [list(p.messages) for p in config.prompts] == [p["messages"] for p in data["prompts"]]
