@@ -1,8 +1,8 @@
 """The editor's message lists in a real Chromium, against the web process and a real worker: a two-variant comparison
 with a shared few-shot block and a prefill, one variant pasted as JSON (a bad paste is refused at the field), the
 preview rendering each whole conversation with its token estimate, a missing variable and a refused save shown
-beside their message, the page usable at 390 px wide, then saved and run with every message sent. Run with ARTEFACTS_DIR=docs to refresh
-docs/screenshots/editor-messages.png."""
+beside their message, the page usable at 390 px wide, then saved and run with every message sent. Run with
+ARTEFACTS_DIR=docs to refresh docs/screenshots/editor-messages.png."""
 
 import json
 import re
