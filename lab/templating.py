@@ -5,6 +5,10 @@ and each is replaced by its value, inserted literally (a value containing `{{x}}
 attribute access, no code and no other filter, so `{{x.__class__}}` or `{% if %}` are sent as written, with a
 warning. The preview endpoint and the worker call the same `render_variants`. `{{name|json_line}}` is JSON on one
 line (strings quoted); experiment files' `<<name:format>>` placeholders are rewritten into these forms on reading.
+
+A variant renders as a conversation: the group's system prompt, then the group's shared messages, then its own
+messages (`prompt` alone being one user message), each refusal naming the variant and the message; with a target,
+its provider's rules too (lab.providers.message_rules). docs/messages.md explains them.
 """
 
 from __future__ import annotations
