@@ -9,6 +9,7 @@ and say what is wrong with that message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from lab.templating import message_problem
@@ -22,9 +23,13 @@ def one_user_message(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": text}]
 
 
-def last_user_text(messages: list[dict[str, str]]) -> str:
-    """The last user message's content: what `prompt` holds beside `messages`; "" when there is none."""
-    return next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+def last_user_text(messages: Sequence[Any]) -> str:
+    """The last user message's content (a template): what a variant's or a version's `prompt`/`text` holds beside
+    its messages; "" when there is none. Safe on a list not yet checked (a variant's, before its 400)."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), str):
+            return message["content"]
+    return ""
 
 
 def message_problems(messages: Any, *, require_user: bool = True) -> list[str]:
