@@ -17,13 +17,9 @@ from ..prompts import library, services
 from ..prompts.diff import MessageChange, inline_html, messages_diff, side_by_side
 from ..prompts.models import Prompt, PromptVersion
 from ..prompts.selectors import prompt_versions, workspace_prompts
+from .groups import MessageOut
 
 TEXT = {"max_length": 100_000, "trim_whitespace": False}
-
-
-class MessageOut(serializers.Serializer):
-    role = serializers.ChoiceField(choices=["system", "user", "assistant"])
-    content = serializers.CharField(help_text="a template: {{name}} placeholders")
 
 
 @extend_schema_field(MessageOut(many=True))
