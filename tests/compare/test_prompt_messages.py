@@ -6,6 +6,7 @@ messages existed become one user message."""
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
+from rest_framework.test import APIClient
 
 from compare.models import Variant
 from compare.prompts import library
@@ -194,3 +195,14 @@ def test_picking_a_version_fills_the_variant_s_messages_and_it_runs_that_version
     # Saved back unchanged, the variant's messages make the same version again.
     saved = api.post(f"/api/v1/variants/{variant.pk}/save-version/", {"prompt": prompt.pk}, format="json")
     assert saved.status_code == 201 and saved.json()["messages"] == FEW_SHOT
+
+
+def test_the_openapi_schema_describes_a_version_s_messages_and_the_message_diff(owner):
+    client = APIClient()
+    client.force_authenticate(owner)
+    schemas = client.get("/api/schema/", {"format": "json"}).json()["components"]["schemas"]
+    assert schemas["VersionOut"]["properties"]["messages"]["items"]["$ref"].endswith("/MessageOut")
+    assert "messages" in schemas["VersionFieldsInRequest"]["properties"]
+    diff = schemas["MessageDiffOut"]["properties"]
+    assert {"op", "old_position", "new_position", "old_role", "new_role", "diff"} <= set(diff)
+    assert schemas["VersionDiffOut"]["properties"]["messages"]["items"]["$ref"].endswith("/MessageDiffOut")
