@@ -1,8 +1,9 @@
 """The editor's message lists in a real Chromium, against the web process and a real worker: a two-variant comparison
 with a shared few-shot block and a prefill, one variant pasted as JSON (a bad paste is refused at the field), the
 preview rendering each whole conversation with its token estimate, a missing variable and a refused save shown
-beside their message, the page usable at 390 px wide, then saved and run with every message sent. Run with
-ARTEFACTS_DIR=docs to refresh docs/screenshots/editor-messages.png."""
+beside their message, the page usable at 390 px wide, then saved and run with every message sent; and a library
+version of several messages picked into a variant, diffed message by message. Run with ARTEFACTS_DIR=docs to
+refresh docs/screenshots/editor-messages.png."""
 
 import json
 import re
@@ -10,6 +11,7 @@ import re
 import pytest
 
 from compare.models import CompareGroup, OutputStatus
+from compare.prompts import services as prompts
 from tests.fixtures.browser import log_in, off_loop, shoot, until, watch
 
 pytestmark = [pytest.mark.browser, pytest.mark.services]
@@ -127,3 +129,28 @@ def test_a_two_variant_chat_comparison_with_few_shot_and_a_prefill_previews_save
         {"role": "assistant", "content": "Dear Ada,"},
     ]
     assert errors == [f"400 {web_server.url}/w/{workspace.pk}/compare/save/"]  # the refused save, and nothing else
+
+
+def test_picking_a_library_version_of_several_messages_fills_the_list_and_diffs_it_message_by_message(
+    transactional_db, owner, workspace, web_server, page_factory
+):
+    few_shot = [
+        {"role": "system", "content": "You label tickets."},
+        {"role": "user", "content": "My parcel is late."},
+        {"role": "assistant", "content": "shipping"},
+        {"role": "user", "content": "{{ticket}}"},
+    ]
+    prompt = off_loop(prompts.prompt_create, workspace=workspace, user=owner, name="Labeller", messages=few_shot)
+    page = page_factory(1280, 1000)
+    log_in(page, web_server.url, owner.username)
+    page.goto(f"{web_server.url}/w/{workspace.pk}/compare/new/")
+    first = page.locator(".ecol").first
+    first.locator("[data-role=version-pick]").select_option(str(prompt.current_id))
+    assert first.locator(".msg-row").count() == 4
+    assert first.locator("[aria-label='Variant 1, message 1: role']").input_value() == "system"
+    first.locator("[aria-label='Variant 1, message 3: content']").fill("delivery")
+    first.locator("[data-role=version-diff] summary").click()
+    body = first.locator("[data-role=version-diff-body]")
+    body.locator(".msg-diff[data-op=changed]").wait_for()
+    assert body.locator(".msg-diff").count() == 1 and "message 3 changed" in body.inner_text()
+    assert (body.locator("del").inner_text(), body.locator("ins").inner_text()) == ("shipping", "delivery")
