@@ -85,8 +85,11 @@ export function messagesEditor(messages, options) {
         h("span", { class: "msg-tools" },
           tool("up", "↑", `Move ${where} up`, () => move(index, -1), index === 0),
           tool("down", "↓", `Move ${where} down`, () => move(index, 1), index === messages.length - 1),
-          tool("remove", "×", `Remove ${where}`, () => { messages.splice(index, 1); changed(); },
-            simple && messages.length === 1))),
+          tool("remove", "×", `Remove ${where}`, () => {
+            messages.splice(index, 1);
+            if (simple && !messages.length) messages.push({ role: "user", content: "" }); // back to the prompt box
+            changed();
+          }))),
       content(message, { class: "msg-content", "aria-label": `${where}: content`, placeholder: index === 0 ? placeholder : "" }),
       errorSlot());
   }
