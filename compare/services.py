@@ -31,6 +31,7 @@ from .assertions.services import assertions_parse
 from .blind import may_reveal
 from .catalog import message_target, resolve_model
 from .field_errors import FieldErrors
+from .messages import last_user_text
 from .models import (
     DEFAULT_STAGGER_MS,
     DEFAULT_TIMEOUT_MS,
@@ -65,20 +66,12 @@ def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplat
             VariantTemplate(
                 position=index,
                 label=_label(variant, index),
-                prompt=last_user_content(messages) if messages else variant.get("prompt") or "",
+                prompt=last_user_text(messages) if messages else variant.get("prompt") or "",
                 variables=variant.get("variables") or {},
                 messages=messages,
             )
         )
     return templates
-
-
-def last_user_content(messages: Sequence[Any]) -> str:
-    """The last user message's content (a template): what a variant's `prompt` holds beside its messages."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), str):
-            return message["content"]
-    return ""
 
 
 def _label(variant: dict[str, Any], position: int) -> str:
