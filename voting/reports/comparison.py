@@ -22,11 +22,11 @@ from lab.stats.ratings import MatchTable, VoteShape, coded_table
 from lab.stats.report import build_report
 from lab.stats.votes import ALL_BAD, TIE, RoundVote
 
+from ..conversation_counts import group_turns
 from ..models import Choice, Vote, VoteCount
 from ..voters.exclusions import counted, left_out
 from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
-from ..conversation_counts import group_turns
 from .judge_scores import group_judge_scores
 from .vote_counts import counted_kinds
 
