@@ -84,3 +84,213 @@ def test_the_basic_config_grades_every_test_and_exits_100_when_one_fails(workspa
     france = next(b for b in bodies if "France? Answer" in json.dumps(b))
     assert france["messages"] == [{"role": "user", "content": "What is the capital of France? Answer in one word."}]
 
+
+
+def test_prompt_files_split_on_dashes_csv_tests_and_file_vars(workspace, fake_llm, openai_env, tmp_path):
+    fake_llm.script(
+        "gpt-4o-mini",
+        *[{"text": "Yes, within 30 days.", "match": "refund"}] * 2,
+        {"text": "Here is your tracking link.", "match": "Customer: Where is my order"},
+        {"text": "I cannot say.", "match": "Question: Where is my order"},
+        *[{"text": "Yes we do", "match": "abroad"}] * 2,
+        url=openai_env,
+    )
+    output = tmp_path / "out.json"
+
+    ran = run_command("run", config("files"), "--output", str(output))
+
+    assert ran.code == 100, ran.err + ran.out
+    # Two prompts from one file (split on its `---` line); three CSV rows with `__expected` columns.
+    assert verdicts(output) == {
+        (0, 0): True,
+        (0, 1): True,
+        (1, 0): True,
+        (1, 1): False,
+        (2, 0): True,
+        (2, 1): True,
+    }
+    data = json.loads(output.read_text())
+    types = [c["assertion"]["type"] for c in data["results"]["results"][0]["gradingResult"]["componentResults"]]
+    assert types == ["icontains", "not-contains"]
+    # A bare `__expected` value is promptfoo's `equals`; `contains-any:` splits at commas.
+    row_three = data["results"]["results"][4]["gradingResult"]["componentResults"]
+    assert [c["assertion"] for c in row_three] == [{"type": "equals", "value": "Yes we do"}]
+    row_two = data["results"]["results"][2]["gradingResult"]["componentResults"]
+    assert row_two[0]["assertion"] == {"type": "contains-any", "value": ["tracking", "track"]}
+    assert data["results"]["results"][0]["vars"] == {
+        "question": "Can I get a refund?",
+        "policy": "Refunds within 30 days.\n",
+    }
+    # The provider's own settings, as promptfoo sends them (and no system message).
+    body = fake_llm.requests("gpt-4o-mini", url=openai_env)[0]
+    assert body["temperature"] == 0.2
+    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert "[mini]" in ran.out
+
+
+def test_var_lists_expand_to_every_combination_repeat_and_test_threshold(workspace, fake_llm, openai_env, tmp_path):
+    fake_llm.script("gpt-4o-mini", *[{"text": "El pájaro", "match": "bird"}] * 2, url=openai_env)
+    output = tmp_path / "out.json"
+
+    ran = run_command("run", config("expansion"), "--output", str(output))
+
+    assert ran.code == 100, ran.err + ran.out
+    data = json.loads(output.read_text())
+    # word × language, the first var varying slowest, each repeated twice in a row; then the file's test.
+    expanded = [(r["testIdx"], r["vars"]["word"], r["vars"]["language"]) for r in data["results"]["results"]]
+    assert expanded == [
+        (0, "cat", "French"),
+        (1, "cat", "French"),
+        (2, "cat", "German"),
+        (3, "cat", "German"),
+        (4, "dog", "French"),
+        (5, "dog", "French"),
+        (6, "dog", "German"),
+        (7, "dog", "German"),
+        (8, "bird", "Spanish"),
+        (9, "bird", "Spanish"),
+    ]
+    # The fake server's default answer "t0 t1 …" starts with a lower-case letter: the regex fails. The bird test
+    # passes by its threshold (contains passes with weight 1, starts-with passes with weight 3: score 1 ≥ 0.5).
+    assert [r["success"] for r in data["results"]["results"]] == [False] * 8 + [True, True]
+    assert len(fake_llm.requests("gpt-4o-mini", url=openai_env)) == 10
+
+
+def test_each_provider_kind_gets_the_body_promptfoo_would_send(workspace, fake_llm, monkeypatch, tmp_path):
+    run_id = uuid.uuid4().hex[:10]
+    urls = {kind: fake_llm.url(api, id=f"{run_id}{kind}") for kind, api in
+            (("openai", "v1"), ("anthropic", "v1"), ("gemini", "v1beta"), ("openrouter", "v1"), ("ollama", "v1"),
+             ("self", "v1"))}
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_API_BASE_URL", urls["openai"])  # promptfoo's other spelling
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", urls["anthropic"])
+    monkeypatch.setenv("GOOGLE_API_KEY", KEY)
+    monkeypatch.setenv("GEMINI_BASE_URL", urls["gemini"])
+    monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
+    monkeypatch.setenv("OPENROUTER_BASE_URL", urls["openrouter"])
+    monkeypatch.setenv("OLLAMA_BASE_URL", urls["ollama"].removesuffix("/v1"))
+    folder = tmp_path / "providers"
+    shutil.copytree(CONFIGS / "providers", folder)
+    path = folder / "promptfooconfig.yaml"
+    path.write_text(path.read_text().replace("SELF_HOSTED_URL", urls["self"]))
+    for model, url in (("gpt-4o-mini", urls["openai"]), ("claude-3-5-haiku-latest", urls["anthropic"]),
+                       ("meta-llama/llama-3.1-8b-instruct", urls["openrouter"]), ("llama3.2", urls["ollama"]),
+                       ("local-model", urls["self"])):
+        fake_llm.script(model, {"text": "Hello Ada!"}, url=url)
+    fake_llm.script("gemini-2.0-flash", {"text": "Hi there."}, url=urls["gemini"])
+    output = tmp_path / "out.json"
+
+    ran = run_command("run", str(path), "--output", str(output))
+
+    assert ran.code == 100, ran.err + ran.out
+    data = json.loads(output.read_text())
+    assert [(r["provider"]["id"], r["success"]) for r in data["results"]["results"]] == [
+        ("openai:gpt-4o-mini", True),
+        ("anthropic:messages:claude-3-5-haiku-latest", True),
+        ("google:gemini-2.0-flash", False),
+        ("openrouter:meta-llama/llama-3.1-8b-instruct", True),
+        ("ollama:chat:llama3.2", True),
+        ("openai:chat:local-model", True),
+    ]
+    user = [{"role": "user", "content": "Say hello to Ada."}]
+
+    def body(model: str, url: str) -> dict:
+        sent = fake_llm.requests(model, url=url)
+        assert len(sent) == 1
+        return {k: v for k, v in sent[0].items() if k not in ("stream", "stream_options")}
+
+    # promptfoo's OpenAI defaults (temperature 0, 1024 tokens) where the config is silent.
+    assert body("gpt-4o-mini", urls["openai"]) == {
+        "model": "gpt-4o-mini",
+        "messages": user,
+        "temperature": 0,
+        "max_completion_tokens": 1024,
+    }
+    assert body("claude-3-5-haiku-latest", urls["anthropic"]) == {
+        "model": "claude-3-5-haiku-latest",
+        "messages": user,
+        "max_tokens": 300,
+        "temperature": 0.5,
+        "stop_sequences": ["END"],
+    }
+    assert body("gemini-2.0-flash", urls["gemini"]) == {
+        "contents": [{"role": "user", "parts": [{"text": "Say hello to Ada."}]}],
+        "generationConfig": {"temperature": 0.1, "maxOutputTokens": 64},
+    }
+    assert body("meta-llama/llama-3.1-8b-instruct", urls["openrouter"]) == {
+        "model": "meta-llama/llama-3.1-8b-instruct",
+        "messages": user,
+        "temperature": 0,
+        "top_p": 0.9,
+        "max_tokens": 1024,
+        "seed": 7,
+    }
+    # Ollama: nothing promptfoo's Ollama provider would not send.
+    assert body("llama3.2", urls["ollama"]) == {"model": "llama3.2", "messages": user}
+    assert body("local-model", urls["self"]) == {
+        "model": "local-model",
+        "messages": user,
+        "temperature": 0,
+        "max_tokens": 1024,
+        "stop": ["###"],
+    }
+
+
+def test_a_run_leaves_a_shared_connection_of_the_same_name_and_kind_byte_identical(
+    workspace, owner, fake_llm, openai_env, tmp_path
+):
+    team = connection_create(
+        workspace=workspace, name="openai", kind="openai", base_url="http://127.0.0.1:9/v1", api_key="sk-team-01234567"
+    )
+    before = list(Connection.objects.filter(workspace=workspace).shared().order_by("pk").values())
+
+    ran = run_command("run", config("basic"))
+
+    assert ran.code == 100, ran.err + ran.out
+    assert list(Connection.objects.filter(workspace=workspace).shared().order_by("pk").values()) == before
+    assert Connection.objects.get(pk=team.pk).api_key() == "sk-team-01234567"
+    mine = Connection.objects.get(workspace=workspace, owner=owner)
+    assert (mine.kind, mine.base_url, mine.api_key()) == ("openai", openai_env, KEY)
+    assert fake_llm.requests("gpt-4o-mini", url=openai_env)
+
+
+def test_everything_unsupported_is_refused_up_front_naming_the_key(workspace, fake_llm, openai_env):
+    ran = run_command("run", config("refused"))
+
+    assert ran.code == 2
+    source = config("refused")
+    for expected in (
+        f"{source}: sharing: not supported",
+        f"{source}: providers[1] (bedrock:anthropic.claude-v2): id: not a supported provider",
+        f"{source}: providers[2] (openai:chat:gpt-4o-mini): config: frequency_penalty: not supported",
+        f"{source}: prompts[1]: {{{{ name | upper }}}} is Nunjucks beyond {{{{ var }}}}",
+        f"{source}: prompts[2]: {{% if formal %}} is Nunjucks",
+        f"{source}: prompts[2]: {{% endif %}} is Nunjucks",
+        f"{source}: prompts[2]: {{{{ user.name }}}} is Nunjucks",
+        f"{source}: prompts[3]: cannot read ../outside.txt: ../outside.txt is outside the config file's directory",
+        f"{source}: tests[1]: assert: assert[0].type: 'javascript' is refused: it runs user code",
+    ):
+        assert expected in ran.err, ran.err
+    assert "nothing was run" in ran.err
+    assert fake_llm.requests("gpt-4o-mini", url=openai_env) == []
+
+
+def test_a_json_chat_prompt_is_refused_naming_the_file(workspace, tmp_path):
+    (tmp_path / "chat.json").write_text('[{"role": "user", "content": "Hi {{name}}"}]')
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text("prompts: [file://chat.json]\nproviders: [openai:chat:gpt-4o-mini]\ntests: [{vars: {name: A}}]\n")
+
+    ran = run_command("run", str(path), "--dry-run")
+
+    assert ran.code == 2
+    assert f"{path}: prompts[1]: chat.json: a chat prompt file (JSON messages) is not supported yet" in ran.err
+
+
+def test_output_is_only_for_promptfoo_configs(workspace, tmp_path):
+    from tests.fixtures.experiments import sample
+
+    ran = run_command("run", str(sample("minimal.yaml")), "--output", str(tmp_path / "x.json"), "--dry-run")
+
+    assert ran.code == 2
+    assert "--output: only for promptfoo configs." in ran.err
