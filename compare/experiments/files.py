@@ -1,7 +1,7 @@
 """Where an experiment file's `$file:` prompts and `file:` datasets are read from.
 
-The command line reads them relative to the config file, never outside its directory. The web page never reads the server's disk: it looks
-them up among the files uploaded with the config, by path or by file name.
+The command line reads them relative to the config file, never outside its directory. The web page never reads
+the server's disk: it looks them up among the files uploaded with the config, by path or by file name.
 """
 
 from __future__ import annotations

@@ -85,7 +85,6 @@ def test_the_basic_config_grades_every_test_and_exits_100_when_one_fails(workspa
     assert france["messages"] == [{"role": "user", "content": "What is the capital of France? Answer in one word."}]
 
 
-
 def test_prompt_files_split_on_dashes_csv_tests_and_file_vars(workspace, fake_llm, openai_env, tmp_path):
     fake_llm.script(
         "gpt-4o-mini",
@@ -158,9 +157,17 @@ def test_var_lists_expand_to_every_combination_repeat_and_test_threshold(workspa
 
 def test_each_provider_kind_gets_the_body_promptfoo_would_send(workspace, fake_llm, monkeypatch, tmp_path):
     run_id = uuid.uuid4().hex[:10]
-    urls = {kind: fake_llm.url(api, id=f"{run_id}{kind}") for kind, api in
-            (("openai", "v1"), ("anthropic", "v1"), ("gemini", "v1beta"), ("openrouter", "v1"), ("ollama", "v1"),
-             ("self", "v1"))}
+    urls = {
+        kind: fake_llm.url(api, id=f"{run_id}{kind}")
+        for kind, api in (
+            ("openai", "v1"),
+            ("anthropic", "v1"),
+            ("gemini", "v1beta"),
+            ("openrouter", "v1"),
+            ("ollama", "v1"),
+            ("self", "v1"),
+        )
+    }
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_API_BASE_URL", urls["openai"])  # promptfoo's other spelling
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
@@ -174,9 +181,13 @@ def test_each_provider_kind_gets_the_body_promptfoo_would_send(workspace, fake_l
     shutil.copytree(CONFIGS / "providers", folder)
     path = folder / "promptfooconfig.yaml"
     path.write_text(path.read_text().replace("SELF_HOSTED_URL", urls["self"]))
-    for model, url in (("gpt-4o-mini", urls["openai"]), ("claude-3-5-haiku-latest", urls["anthropic"]),
-                       ("meta-llama/llama-3.1-8b-instruct", urls["openrouter"]), ("llama3.2", urls["ollama"]),
-                       ("local-model", urls["self"])):
+    for model, url in (
+        ("gpt-4o-mini", urls["openai"]),
+        ("claude-3-5-haiku-latest", urls["anthropic"]),
+        ("meta-llama/llama-3.1-8b-instruct", urls["openrouter"]),
+        ("llama3.2", urls["ollama"]),
+        ("local-model", urls["self"]),
+    ):
         fake_llm.script(model, {"text": "Hello Ada!"}, url=url)
     fake_llm.script("gemini-2.0-flash", {"text": "Hi there."}, url=urls["gemini"])
     output = tmp_path / "out.json"

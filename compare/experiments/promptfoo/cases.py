@@ -33,7 +33,8 @@ CSV_TYPES = (
     "contains context-faithfulness context-recall context-relevance cost equals factuality g-eval icontains-all "
     "icontains-any icontains is-html is-json is-refusal is-sql is-valid-openai-function-call "
     "is-valid-openai-tools-call is-xml latency levenshtein llm-rubric meteor model-graded-closedqa "
-    "model-graded-factuality moderation perplexity-score perplexity regex rouge-n similar starts-with webhook word-count"
+    "model-graded-factuality moderation perplexity-score perplexity regex rouge-n similar starts-with webhook "
+    "word-count"
 ).split()
 CSV_ASSERTION = re.compile(rf"^(not-)?({'|'.join(CSV_TYPES)})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?$")
 CSV_LISTS = {"contains-all", "contains-any", "icontains-all", "icontains-any"}
@@ -243,7 +244,9 @@ class CaseReader:
             return {}
         for key in value:
             if key not in OPTION_KEYS:
-                self.problem(f"{where}: options: {key}", f"not supported; the supported options are {', '.join(OPTION_KEYS)}")
+                self.problem(
+                    f"{where}: options: {key}", f"not supported; the supported options are {', '.join(OPTION_KEYS)}"
+                )
         return value
 
 

@@ -147,17 +147,13 @@ def output_json(translation: Translation, verdicts: list[Verdict], *, source: st
                 else {"pass": v.success, "score": v.score, "reason": v.reason, "componentResults": v.components},
             }
         )
-    tokens = {
-        key: sum(v.tokens.get(key, 0) for v in verdicts) for key in ("total", "prompt", "completion")
-    }
+    tokens = {key: sum(v.tokens.get(key, 0) for v in verdicts) for key in ("total", "prompt", "completion")}
     return {
         "evalId": f"lab-{group_id}",
         "results": {
             "version": OUTPUT_VERSION,
             "timestamp": datetime.now(UTC).isoformat(),
-            "prompts": [
-                {"raw": c.prompt.text, "label": c.prompt.label, "provider": c.provider.id} for c in columns
-            ],
+            "prompts": [{"raw": c.prompt.text, "label": c.prompt.label, "provider": c.provider.id} for c in columns],
             "results": results,
             "stats": {"successes": successes, "failures": failures, "errors": errors, "tokenUsage": tokens},
         },

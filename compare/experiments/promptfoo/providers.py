@@ -98,7 +98,12 @@ def read_providers(value: Any, problem) -> list[ProviderSpec]:
 
 def _provider(index: int, entry: Any, problem, base_urls: dict[str, str]) -> ProviderSpec | None:
     where = f"providers[{index + 1}]"
-    if isinstance(entry, dict) and len(entry) == 1 and isinstance(next(iter(entry.values())), dict) and "id" not in entry:
+    if (
+        isinstance(entry, dict)
+        and len(entry) == 1
+        and isinstance(next(iter(entry.values())), dict)
+        and "id" not in entry
+    ):
         # promptfoo's older form: `{openai:chat:gpt-4o: {config: …}}`
         provider_id, body = next(iter(entry.items()))
         entry = {"id": provider_id, **body}

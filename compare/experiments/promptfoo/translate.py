@@ -17,7 +17,7 @@ from django.core.exceptions import ValidationError
 from lab.assertions import AssertionSpec, parse_assertions
 
 from ..spec import ConfigError
-from .cases import CaseReader, TestCase, expand
+from .cases import TEST_KEYS, CaseReader, TestCase, expand
 from .prompts import PromptReader, PromptSpec
 from .providers import ProviderSpec, read_providers
 from .templates import variables_used
@@ -62,7 +62,9 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
 
     for key in data:
         if key not in TOP_LEVEL:
-            problem(str(key), f"not supported in a promptfoo config here; the supported keys are {', '.join(TOP_LEVEL)}")
+            problem(
+                str(key), f"not supported in a promptfoo config here; the supported keys are {', '.join(TOP_LEVEL)}"
+            )
     providers = read_providers(data.get("providers"), problem)
     prompts = PromptReader(files, problem).prompts(data.get("prompts"))
     cases = CaseReader(files, problem)
@@ -78,7 +80,7 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
     default_assertions = _assertions(default.get("assert"), "defaultTest", problem)
     tests: list[TestCase] = []
     for where, raw in cases.tests(data.get("tests")):
-        for key in sorted(set(raw) - {"description", "vars", "assert", "options", "metadata", "threshold"}):
+        for key in sorted(set(raw) - set(TEST_KEYS)):
             problem(f"{where}: {key}", "not supported; a test has description, vars, assert, options and threshold")
         own_vars = cases.test_vars(raw.get("vars"), where)
         test_options = {**default_options, **cases.options(raw.get("options"), where)}
@@ -139,9 +141,17 @@ def _evaluate_options(value: Any, problem) -> dict[str, int]:
     found = {}
     for key, raw in value.items():
         if key not in EVALUATE_OPTIONS:
-            problem(f"evaluateOptions: {key}", f"not supported; the supported options are {', '.join(EVALUATE_OPTIONS)}")
-        elif not isinstance(raw, int) or isinstance(raw, bool) or not 1 <= raw <= (MAX_REPEAT if key == "repeat" else 1000):
-            problem(f"evaluateOptions: {key}", "a whole number from 1" + (f" to {MAX_REPEAT}" if key == "repeat" else ""))
+            problem(
+                f"evaluateOptions: {key}", f"not supported; the supported options are {', '.join(EVALUATE_OPTIONS)}"
+            )
+        elif (
+            not isinstance(raw, int)
+            or isinstance(raw, bool)
+            or not 1 <= raw <= (MAX_REPEAT if key == "repeat" else 1000)
+        ):
+            problem(
+                f"evaluateOptions: {key}", "a whole number from 1" + (f" to {MAX_REPEAT}" if key == "repeat" else "")
+            )
         else:
             found[key] = raw
     return found

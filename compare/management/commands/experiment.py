@@ -52,6 +52,7 @@ from compare.experiments.promptfoo.command import (
     promptfoo_prepare,
     promptfoo_read,
 )
+from compare.experiments.promptfoo.connections import promptfoo_connections
 from compare.experiments.results import experiment_results, failed_cells
 from compare.experiments.runner import (
     Outcome,
@@ -73,7 +74,6 @@ from compare.experiments.spread import Plan
 from compare.experiments.urls import experiment_page_path
 from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
-from compare.experiments.promptfoo.connections import promptfoo_connections
 from lab.connection_env import connections_from_environment
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
