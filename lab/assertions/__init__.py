@@ -6,7 +6,8 @@ Pure evaluation, no Django models: `parse_assertions` validates (a ValidationErr
 `javascript`, `python`, `webhook` and the like are refused at parse time. compare stores and shows the results.
 """
 
-from lab.assertions.grading import AnswerFacts, ComponentResult, Grading, grade
+from lab.assertions.facts import AnswerFacts
+from lab.assertions.grading import ComponentResult, Grading, grade
 from lab.assertions.spec import AssertionSpec, parse_assertions
 
 __all__ = ["AnswerFacts", "AssertionSpec", "ComponentResult", "Grading", "grade", "parse_assertions"]

@@ -18,7 +18,7 @@ from lab import safe_yaml
 from lab.assertions import overlap
 
 if TYPE_CHECKING:
-    from lab.assertions.grading import AnswerFacts
+    from lab.assertions.facts import AnswerFacts
     from lab.assertions.spec import AssertionSpec
 
 Result = tuple[bool, float, str]

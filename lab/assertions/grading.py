@@ -6,25 +6,11 @@ exactly when the weighted score reaches it. No assertions at all pass with score
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Any
+from dataclasses import dataclass
 
 from lab.assertions.checks import CHECKS, CheckError
+from lab.assertions.facts import AnswerFacts
 from lab.assertions.spec import AssertionSpec
-
-
-@dataclass(frozen=True)
-class AnswerFacts:
-    """What an assertion may look at: the answer's text, its latency and cost (None = unknown), the row's
-    variables for `{{var}}` in values, and for tool checks the calls it made and the tools it was offered."""
-
-    output: str
-    latency_ms: int | None
-    cost: Decimal | float | None
-    vars: dict[str, Any]
-    tool_calls: list[dict] = field(default_factory=list)
-    tools: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
