@@ -26,6 +26,7 @@ from .config import config_from_data, config_read
 from .export import export_yaml, group_export
 from .files import UploadedFiles
 from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .promptfoo.command import promptfoo_read
 from .results import GROUPINGS, experiment_results
 from .selectors import experiment_progress, experiments_for_user
 from .services import experiment_create, experiment_plan, experiment_start
@@ -85,11 +86,19 @@ def experiment_estimate(request, pk):
         files = UploadedFiles({f.name: f.read() for f in upload.cleaned_data["files"]})
         budget, source = upload.cleaned_data["budget"], config_file.name
         try:
-            config = config_read(decode(config_file.read()), source=source, files=files, workspace=workspace)
+            text = decode(config_file.read())
+            # A promptfoo config runs as the experiment it translates to, on the workspace's connections of the
+            # providers' names (openai, anthropic, gemini, openrouter, ollama).
+            promptfoo = promptfoo_read(text, source=source, files=files)
+            if promptfoo is None:
+                config = config_read(text, source=source, files=files, workspace=workspace)
+            else:
+                config = config_from_data(promptfoo.data, source=source, files=files, workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except (ConfigError, ValidationError) as exc:
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
+        promptfoo = None
         models = [model["id"] for model in workspace_models(workspace, user=request.user)]
         build = BuildForm(request.POST, workspace=workspace, model_choices=models)
         params, prompts = ParamSetFormSet(request.POST, prefix="params"), PromptFormSet(request.POST, prefix="prompts")
@@ -118,6 +127,7 @@ def experiment_estimate(request, pk):
             "data": json.dumps(config.as_data()),
             "source": source,
             "budget": budget,
+            "promptfoo": promptfoo,
         },
     )
 
