@@ -118,7 +118,7 @@ def test_prompt_files_split_on_dashes_csv_tests_and_file_vars(workspace, fake_ll
     assert row_two[0]["assertion"] == {"type": "contains-any", "value": ["tracking", "track"]}
     assert data["results"]["results"][0]["vars"] == {
         "question": "Can I get a refund?",
-        "policy": "Refunds within 30 days.\n",
+        "policy": "Refunds within 30 days.",  # a var file's text is trimmed, as promptfoo reads it
     }
     # The provider's own settings, as promptfoo sends them (and no system message).
     body = fake_llm.requests("gpt-4o-mini", url=openai_env)[0]
@@ -305,3 +305,55 @@ def test_output_is_only_for_promptfoo_configs(workspace, tmp_path):
 
     assert ran.code == 2
     assert "--output: only for promptfoo configs." in ran.err
+
+
+def test_a_json_config_that_passes_exits_0_and_writes_its_output_path(workspace, fake_llm, openai_env, tmp_path):
+    folder = tmp_path / "json_config"
+    shutil.copytree(CONFIGS / "json_config", folder)
+    fake_llm.script(
+        "gpt-4o-mini",
+        {"text": '{"label": "billing"}', "match": "charged"},
+        {"text": '{"label": "shipping"}', "match": "parcel"},
+        url=openai_env,
+    )
+
+    ran = run_command("run", str(folder / "promptfooconfig.json"))
+
+    assert ran.code == 0, ran.err + ran.out
+    data = json.loads((folder / "results.json").read_text())
+    results = data["results"]["results"]
+    # disableVarExpansion keeps defaultTest's list as one value: two tests, not four.
+    assert [(r["testIdx"], r["success"]) for r in results] == [(0, True), (1, True)]
+    assert results[0]["vars"] == {"labels": ["billing", "shipping"], "ticket": "I was charged twice"}
+    assert [c["assertion"]["type"] for c in results[0]["gradingResult"]["componentResults"]] == [
+        "is-json",
+        "contains-json",
+        "icontains",
+    ]
+    assert data["results"]["stats"] == {
+        "successes": 2,
+        "failures": 0,
+        "errors": 0,
+        "tokenUsage": data["results"]["stats"]["tokenUsage"],
+    }
+    body = fake_llm.requests("gpt-4o-mini", url=openai_env)[0]
+    assert body["seed"] == 42 and body["temperature"] == 0
+    # A list var is printed as Nunjucks prints it (joined by commas), not as JSON.
+    assert body["messages"][0]["content"].startswith("Classify the ticket into one of billing,shipping.")
+    assert "Pass Rate: 100.00%" in ran.out
+
+
+def test_a_failed_call_is_an_error_and_exits_100(workspace, fake_llm, openai_env, tmp_path):
+    fake_llm.script(
+        "gpt-4o-mini", {"status": 400, "message": "Bad request for France", "match": "France"}, url=openai_env
+    )
+    output = tmp_path / "out.json"
+
+    ran = run_command("run", config("basic"), "--output", str(output))
+
+    assert ran.code == 100
+    data = json.loads(output.read_text())
+    errored = [r for r in data["results"]["results"] if r["error"]]
+    assert [(r["testIdx"], r["promptIdx"], r["success"], r["gradingResult"]) for r in errored] == [(0, 0, False, None)]
+    assert "Bad request for France" in errored[0]["error"]
+    assert data["results"]["stats"]["errors"] == 1

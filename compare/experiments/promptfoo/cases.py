@@ -25,6 +25,7 @@ from lab import safe_yaml
 
 FILE = "file://"
 USER_CODE_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts")
+BINARY_VAR_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".svg", ".mp4", ".webm", ".mov")
 TEST_KEYS = ("description", "vars", "assert", "options", "metadata", "threshold")
 OPTION_KEYS = ("disableVarExpansion",)
 # promptfoo's assertion types a CSV `__expected` cell may start with; any other text is an `equals` value.
@@ -223,18 +224,21 @@ class CaseReader:
         if path.endswith(USER_CODE_SUFFIXES) or any(c in path for c in "*?["):
             self.problem(where, f"{raw}: not supported (no user code runs here; globs are refused)")
             return raw
+        suffix = PurePosixPath(path).suffix.lower()
+        if suffix in BINARY_VAR_SUFFIXES:
+            self.problem(where, f"{raw}: not supported (PDFs, images and videos are not read into vars here)")
+            return raw
         text = self.read_file(path, where)
         if text is None:
             return raw
-        suffix = PurePosixPath(path).suffix.lower()
-        try:
-            if suffix == ".json":
-                return json.loads(text)
-            if suffix in (".yaml", ".yml"):
-                return safe_yaml.load(text)
-        except (ValueError, yaml.YAMLError) as exc:
-            self.problem(where, f"{path}: not valid {suffix[1:].upper()}: {exc}")
-        return text
+        # As promptfoo loads a var file: YAML becomes its data as compact JSON text, anything else (JSON too) the
+        # file's text, trimmed.
+        if suffix in (".yaml", ".yml"):
+            try:
+                return json.dumps(safe_yaml.load(text), separators=(",", ":"), ensure_ascii=False)
+            except (ValueError, yaml.YAMLError) as exc:
+                self.problem(where, f"{path}: not valid YAML: {exc}")
+        return text.strip()
 
     def options(self, value: Any, where: str) -> dict[str, Any]:
         if value is None:

@@ -18,6 +18,7 @@ from lab.assertions import AnswerFacts, grade
 
 from ...models import OutputStatus
 from ..results import Results
+from .templates import var_texts
 from .translate import Translation, column_of
 
 CELL_WIDTH = 28
@@ -54,7 +55,8 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             verdict.error = output.error or f"The answer {output.status}."
             verdict.reason = verdict.error
         else:
-            facts = AnswerFacts(output.text, output.latency_ms, cost, test.vars)
+            # Assertion values see the vars as promptfoo renders them (lab.assertions fills `{{var}}` in values).
+            facts = AnswerFacts(output.text, output.latency_ms, cost, var_texts(test.vars))
             grading = grade(translation.default_assertions + test.specs, facts, threshold=test.threshold)
             verdict.score, verdict.reason = float(grading.score), grading.reason
             verdict.success = grading.passed

@@ -3,7 +3,7 @@ splits them), `{id | raw, label}` entries, or a mapping of file → label; each 
 
 Chat prompts (a JSON list of `{role, content}`, inline or in a `.json` file) need the lab's `messages:` prompts;
 until those exist here they are refused naming the file, rather than sent as one user message (which promptfoo
-would not do).
+would not do). So is any prompt that parses as JSON, which promptfoo renders value by value.
 """
 
 from __future__ import annotations
@@ -28,15 +28,16 @@ class PromptSpec:
     text: str
 
 
-def _is_chat(text: str) -> bool:
+def _is_json(text: str) -> bool:
+    """promptfoo renders a prompt that parses as JSON value by value (a chat prompt is a JSON list of messages)."""
     stripped = text.strip()
-    if not stripped.startswith("["):
+    if not stripped.startswith(("[", "{")):
         return False
     try:
-        data = json.loads(stripped)
+        json.loads(stripped)
     except ValueError:
         return False
-    return isinstance(data, list) and all(isinstance(m, dict) and "role" in m for m in data)
+    return True
 
 
 class PromptReader:
@@ -61,8 +62,8 @@ class PromptReader:
                     f"{construct} is Nunjucks beyond {{{{ var }}}}; only {{{{ var }}}} and {{{{var}}}} are filled "
                     "here (no template engine runs on your text)",
                 )
-            if _is_chat(text):
-                self.problem(where, "a chat prompt (a JSON list of messages) is not supported yet")
+            if _is_json(text):
+                self.problem(where, "a JSON prompt (a chat prompt is a JSON list of messages) is not supported yet")
                 continue
             specs.append(PromptSpec(len(specs), label, text))
         return specs

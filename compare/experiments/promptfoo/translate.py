@@ -20,7 +20,7 @@ from ..spec import ConfigError
 from .cases import TEST_KEYS, CaseReader, TestCase, expand
 from .prompts import PromptReader, PromptSpec
 from .providers import ProviderSpec, read_providers
-from .templates import variables_used
+from .templates import var_texts, variables_used
 
 TOP_LEVEL = ("description", "prompts", "providers", "tests", "defaultTest", "evaluateOptions", "outputPath")
 EVALUATE_OPTIONS = ("maxConcurrency", "repeat")
@@ -181,8 +181,9 @@ def _lab_data(
 
 
 def _row_vars(variables: dict[str, Any], used: list[str]) -> dict[str, Any]:
-    """The test's vars; a var a prompt uses and the test lacks is empty text, as promptfoo renders it."""
-    row = {**variables, **{name: "" for name in used if name not in variables}}
+    """The text promptfoo would insert for each var; a var a prompt uses and the test lacks is empty, as Nunjucks
+    renders an undefined var."""
+    row = {**var_texts(variables), **{name: "" for name in used if name not in variables}}
     return row or {NO_VARS: 1}
 
 

@@ -194,7 +194,7 @@ class Command(BaseCommand):
             promptfoo = promptfoo_read(text, source=str(path), files=files)
         except ConfigError as exc:
             self._config_errors(exc)
-        output = self._output_path(options["output"], promptfoo)
+        output = self._output_path(options["output"], promptfoo, path.parent)
         private = self._connections_from_environment(workspace, user, promptfoo)
         try:
             if promptfoo is None:
@@ -250,15 +250,16 @@ class Command(BaseCommand):
             raise CommandError(f"--user: {username!r} is not a member of this workspace.", returncode=EXIT_CONFIG)
         return user
 
-    def _output_path(self, written: str | None, promptfoo) -> Path | None:
+    def _output_path(self, written: str | None, promptfoo, folder: Path) -> Path | None:
+        """`--output` (from the working directory), else the config's `outputPath` (beside the config)."""
         if promptfoo is None:
             if written:
                 raise CommandError("--output: only for promptfoo configs.", returncode=EXIT_CONFIG)
             return None
-        written = written or promptfoo.output_path
-        if written and not written.endswith(".json"):
-            raise CommandError(f"--output: {written} is not a .json file.", returncode=EXIT_CONFIG)
-        return Path(written) if written else None
+        path = Path(written) if written else (folder / promptfoo.output_path if promptfoo.output_path else None)
+        if path is not None and path.suffix != ".json":
+            raise CommandError(f"--output: {path} is not a .json file.", returncode=EXIT_CONFIG)
+        return path
 
     def _connections_from_environment(self, workspace, user, promptfoo=None) -> dict[str, str]:
         """The person's private connections from the environment, by the provider name files use."""
