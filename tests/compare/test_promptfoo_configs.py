@@ -135,16 +135,17 @@ def test_var_lists_expand_to_every_combination_repeat_and_test_threshold(workspa
 
     assert ran.code == 100, ran.err + ran.out
     data = json.loads(output.read_text())
-    # word × language, the first var varying slowest, each repeated twice in a row; then the file's test.
+    # word × language, the first var varying slowest, all four repeated (promptfoo loops repeats outside the
+    # combinations); then the file's test, whose one-item list is one value.
     expanded = [(r["testIdx"], r["vars"]["word"], r["vars"]["language"]) for r in data["results"]["results"]]
     assert expanded == [
         (0, "cat", "French"),
-        (1, "cat", "French"),
-        (2, "cat", "German"),
-        (3, "cat", "German"),
-        (4, "dog", "French"),
-        (5, "dog", "French"),
-        (6, "dog", "German"),
+        (1, "cat", "German"),
+        (2, "dog", "French"),
+        (3, "dog", "German"),
+        (4, "cat", "French"),
+        (5, "cat", "German"),
+        (6, "dog", "French"),
         (7, "dog", "German"),
         (8, "bird", "Spanish"),
         (9, "bird", "Spanish"),

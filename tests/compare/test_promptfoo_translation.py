@@ -35,13 +35,15 @@ def test_vars_naming_vars_are_resolved_and_a_trailing_newline_dropped():
 
 
 def test_list_vars_expand_to_their_product_the_first_varying_slowest():
-    assert expand({"a": [1, 2], "b": "x", "c": ["p", "q"]}, disabled=False) == [
-        {"a": 1, "b": "x", "c": "p"},
-        {"a": 1, "b": "x", "c": "q"},
-        {"a": 2, "b": "x", "c": "p"},
-        {"a": 2, "b": "x", "c": "q"},
+    assert expand({"a": ["1", "2"], "b": "x", "c": ["p", "q"]}, disabled=False) == [
+        {"a": "1", "b": "x", "c": "p"},
+        {"a": "1", "b": "x", "c": "q"},
+        {"a": "2", "b": "x", "c": "p"},
+        {"a": "2", "b": "x", "c": "q"},
     ]
-    assert expand({"a": [1, 2]}, disabled=True) == [{"a": [1, 2]}]
+    assert expand({"a": ["x", "y"]}, disabled=True) == [{"a": ["x", "y"]}]
+    # Only a list whose first item is text expands (promptfoo's generateVarCombinations).
+    assert expand({"n": [1, 2], "o": [{"k": 1}], "e": []}, disabled=False) == [{"n": [1, 2], "o": [{"k": 1}], "e": []}]
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,12 @@
 """promptfoo's tests: inline, or read from `file://` YAML, JSON or CSV; `defaultTest` merged in; list vars expanded.
 
-Expansion follows promptfoo's evaluator: a var whose value is a list runs once per value, and several list vars run
-every combination (the cartesian product, the first var varying slowest), unless `options.disableVarExpansion`.
-Tests keep file order after expansion, then `repeat` runs each expanded test that many times in a row; each is one
-test index (promptfoo's `testIdx`). CSV files follow promptfoo's column rules: `__expected`, `__expected1` … hold an
-assertion each (`contains: text`, `not-regex: …`, a bare value meaning `equals`), `__description`, `__metric`,
-`__threshold` and `__config:__expectedN:threshold`; every other column is a var.
+Expansion follows promptfoo's evaluator: a var whose value is a list of texts runs once per value, and several such
+vars run every combination (the cartesian product, the first var varying slowest), unless
+`options.disableVarExpansion`. Tests keep file order; within a test, `repeat` runs all its expanded combinations
+again, that many times (promptfoo loops repeats outside the combinations); each is one test index (`testIdx`).
+CSV files follow promptfoo's column rules: `__expected`, `__expected1` … hold an assertion each (`contains: text`,
+`not-regex: …`, a bare value meaning `equals`), `__description`, `__metric`, `__threshold` and
+`__config:__expectedN:threshold`; every other column is a var.
 """
 
 from __future__ import annotations
@@ -255,9 +256,11 @@ class CaseReader:
 
 
 def expand(variables: dict[str, Any], *, disabled: bool) -> list[dict[str, Any]]:
-    """promptfoo's var expansion: one dict per combination of the list values, the first var varying slowest."""
+    """promptfoo's var expansion: one dict per combination of the list values, the first var varying slowest. Only
+    a list whose first item is text expands; any other list (numbers, objects, empty) is one value, as in promptfoo's
+    generateVarCombinations."""
     if disabled:
         return [variables]
     names = list(variables)
-    choices = [v if isinstance(v, list) and v else [v] for v in variables.values()]
+    choices = [v if isinstance(v, list) and v and isinstance(v[0], str) else [v] for v in variables.values()]
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*choices)]

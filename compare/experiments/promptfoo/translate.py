@@ -88,8 +88,9 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
         specs = _specs(assertions, where, problem)
         description = raw.get("description") if isinstance(raw.get("description"), str) else ""
         threshold = raw.get("threshold", default.get("threshold"))
-        for variables in expand({**default_vars, **own_vars}, disabled=bool(test_options.get("disableVarExpansion"))):
-            for repeat in range(options.get("repeat", 1)):
+        combinations = expand({**default_vars, **own_vars}, disabled=bool(test_options.get("disableVarExpansion")))
+        for repeat in range(options.get("repeat", 1)):
+            for variables in combinations:
                 case = TestCase(len(tests), where, description, variables, assertions, _number(threshold), repeat)
                 case.specs = specs
                 tests.append(case)
