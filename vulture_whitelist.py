@@ -51,3 +51,9 @@ Not Python to run: vulture counts every name below as used.
 # Fields of the realtime events' payload types (lab/events.py TypedDicts), read by key by the browser scripts and
 # tests only.
 (answers_total,)
+
+# Read by templates only: the pass-rate section's "anything graded yet" and each answer's assertion results
+# (templates/compare/_pass_rates.html, _column.html).
+(any_graded, assertion_list)
+# Output.assertions_score: read by the API's output serializer by name.
+(assertions_score,)

@@ -20,6 +20,7 @@ from lab.jobs.workers import WorkerStatus, worker_status
 from lab.models import Connection, ConnectionKind, Workspace
 from lab.providers.params import check_params
 
+from .assertions.selectors import results_by_output
 from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .hooks import history_annotations
@@ -129,6 +130,9 @@ class RoundView:
 def round_view(round_: Round, user) -> RoundView:
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user)
+    results = results_by_output(outputs)
+    for output in outputs:
+        output.assertion_list = results.get(output.pk, [])
     last = round_.group.rounds.order_by("-number").values_list("number", flat=True).first() or round_.number
     return RoundView(
         round=round_,

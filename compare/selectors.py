@@ -70,6 +70,7 @@ def group_settings(group: CompareGroup) -> dict:
         "system_prompt": group.system_prompt,
         "shared_variables": group.shared_variables,
         "params": group.params,
+        "assertions": group.assertions,
         "blind": group.blind,
         "stagger_ms": group.stagger_ms,
         "timeout_ms": group.timeout_ms,

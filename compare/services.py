@@ -28,6 +28,8 @@ from lab.providers.params import check_params, set_params
 from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, render_variants, variant_name
 
+from .assertions.services import FIELD as ASSERTIONS_FIELD
+from .assertions.services import assertions_parse
 from .blind import may_reveal
 from .catalog import resolve_model
 from .field_errors import FieldErrors
@@ -92,9 +94,16 @@ def group_create(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
+    assertions: Any = None,
 ) -> CompareGroup:
-    """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params)."""
+    """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params), and
+    the promptfoo-style assertions every answer is graded against (compare/assertions/)."""
     errors = FieldErrors()
+    try:
+        assertions = assertions_parse(assertions or [])
+    except ValidationError as error:
+        for message in error.message_dict[ASSERTIONS_FIELD]:
+            errors.add(ASSERTIONS_FIELD, message)
     _check_unknown_params(errors, "params", params or {})
     shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     if mode not in Mode.values:
@@ -120,6 +129,7 @@ def group_create(
             system_prompt=system_prompt or "",
             shared_variables=shared_variables,
             params=params,
+            assertions=assertions,
             blind=blind,
             stagger_ms=stagger_ms,
             timeout_ms=timeout_ms,
@@ -305,8 +315,9 @@ def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
 
 @transaction.atomic
 def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
-    """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
+    """A dataset from rows of {"name", "vars", "assertions"}, numbered from 1; an unnamed row shows as "Row n"."""
     errors = FieldErrors()
+    row_assertions: list[list[dict]] = []
     name = (name or "").strip()
     if problem := dataset_name_problem(name):
         errors.add("name", problem)
@@ -317,11 +328,22 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
         elif found := row_size_problem(row["vars"]):
             errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
+        try:
+            row_assertions.append(assertions_parse(row.get("assertions") or [], where="rows"))
+        except ValidationError as error:
+            for message in error.message_dict["rows"]:
+                errors.add("rows", f"Row {position}: assertions: {message}")
     errors.raise_if_any()
     dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
     DatasetRow.objects.bulk_create(
-        DatasetRow(dataset=dataset, position=position, name=(row.get("name") or "").strip(), vars=row["vars"])
-        for position, row in enumerate(rows, start=1)
+        DatasetRow(
+            dataset=dataset,
+            position=position,
+            name=(row.get("name") or "").strip(),
+            vars=row["vars"],
+            assertions=assertions,
+        )
+        for position, (row, assertions) in enumerate(zip(rows, row_assertions, strict=True), start=1)
     )
     return dataset
 

@@ -23,6 +23,7 @@ from lab.providers.params import set_params
 from . import page_selectors, selectors, services
 from .access import dataset_from_body, group_for_user
 from .api.groups import ParamsIn
+from .assertions.selectors import failing_rounds, group_pass_rates
 from .blind import comparison_revealed, may_reveal
 from .forms import EditorSaveIn, HistoryFilterForm
 from .models import DEFAULT_STAGGER_MS, DEFAULT_TIMEOUT_MS, MAX_VARIANTS, CompareGroup
@@ -146,7 +147,13 @@ def editor_check(request, pk):
 def detail(request, pk, number=None):
     group = group_for_user(request.user, pk)
     membership = membership_for_user(request.user, group.workspace_id)
-    round_ = page_selectors.group_round(group, number)
+    failing = request.GET.get("failing") == "1"
+    # "Only rounds with a failing assertion": the page opens on the latest of them and lists them all.
+    round_ = (
+        failing_rounds(group).order_by("-number").first()
+        if failing and number is None
+        else page_selectors.group_round(group, number)
+    )
     return render(
         request,
         "compare/detail.html",
@@ -161,6 +168,11 @@ def detail(request, pk, number=None):
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
             "revealed": comparison_revealed(group),
             "may_reveal": may_reveal(group, request.user),
+            "pass_rates": group_pass_rates(group) if group.assertions or failing else None,
+            "failing": failing,
+            "failing_numbers": list(failing_rounds(group).order_by("number").values_list("number", flat=True)[:200])
+            if failing
+            else [],
         },
     )
 

@@ -19,11 +19,19 @@ from ..datasets import files as dataset_files
 from ..datasets import services as dataset_services
 from ..models import Dataset, DatasetRow
 from ..services import MAX_DATASET_ROWS
+from .assertions import with_promptfoo_key
 
 
 class DatasetRowIn(StrictIn):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     vars = serializers.DictField(child=serializers.JSONField())
+    assertions = serializers.JSONField(
+        required=False, help_text="this row's own assertions, graded after the comparison's (promptfoo's `assert`)"
+    )
+
+    def to_internal_value(self, data):
+        data = with_promptfoo_key(data)
+        return super().to_internal_value(data)
 
 
 class DatasetIn(StrictIn):
@@ -81,7 +89,7 @@ class RowChangeIn(StrictIn):
 class DatasetRowOut(serializers.ModelSerializer):
     class Meta:
         model = DatasetRow
-        fields = ["id", "position", "name", "vars"]
+        fields = ["id", "position", "name", "vars", "assertions"]
 
 
 class DatasetOut(serializers.ModelSerializer):

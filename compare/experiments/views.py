@@ -21,6 +21,7 @@ from lab.catalog import workspace_models
 from lab.models import Role
 
 from ..access import experiment_for_user, group_for_user
+from ..assertions.selectors import group_pass_rates
 from ..datasets.files import decode
 from .config import config_from_data, config_read
 from .export import export_yaml, group_export
@@ -178,6 +179,7 @@ def experiment_detail(request, pk):
             "results": results,
             "averages": averages,
             "progress": experiment_progress(experiment),
+            "pass_rates": group_pass_rates(experiment.group) if experiment.group.assertions else None,
             "scale_top": results.scale.split("-")[-1] if "-" in results.scale else "1",
             "filters": {
                 key: sorted({getattr(c, key) for c in results.combos}) for key in ("model", "parameters", "prompt")
