@@ -27,6 +27,7 @@ from .config import config_from_data, config_read
 from .export import export_yaml, group_export
 from .files import UploadedFiles
 from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .promptfoo import store as promptfoo_store
 from .promptfoo.command import promptfoo_read
 from .results import GROUPINGS, experiment_results
 from .selectors import experiment_progress, experiments_for_user
@@ -129,6 +130,7 @@ def experiment_estimate(request, pk):
             "source": source,
             "budget": budget,
             "promptfoo": promptfoo,
+            "assertions": promptfoo_store.as_json(promptfoo) if promptfoo else "",
         },
     )
 
@@ -142,9 +144,13 @@ def experiment_run(request, pk):
     try:
         budget = Decimal(request.POST["budget"]) if request.POST.get("budget") else None
         config = _confirmed(request.POST.get("config", ""), source)
+        # A promptfoo config's assertions, carried through the estimate page and checked again.
+        assertions = promptfoo_store.from_json(request.POST["assertions"]) if request.POST.get("assertions") else None
         experiment = experiment_create(
             workspace=workspace, user=request.user, config=config, source=source, budget=budget
         )
+        if assertions is not None:
+            promptfoo_store.assertions_store(experiment=experiment, default=assertions[0], rows=assertions[1])
         experiment_start(experiment=experiment, user=request.user)
     except (ConfigError, ValidationError, ArithmeticError) as exc:
         messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from compare.models import CompareGroup, Output
 from lab.models import Connection
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command
@@ -83,6 +84,17 @@ def test_the_basic_config_grades_every_test_and_exits_100_when_one_fails(workspa
     bodies = fake_llm.requests("gpt-4o-mini", url=openai_env)
     france = next(b for b in bodies if "France? Answer" in json.dumps(b))
     assert france["messages"] == [{"role": "user", "content": "What is the capital of France? Answer in one word."}]
+    # The assertions are recorded on the experiment too, so the lab grades each answer as its round finishes and
+    # the experiment's page shows the same verdicts.
+    group = CompareGroup.objects.get()
+    assert group.assertions == [{"type": "not-icontains", "value": "I don't know"}]
+    assert [row.assertions for row in group.dataset.rows.order_by("position")] == [
+        [{"type": "icontains", "value": "paris"}],
+        [{"type": "contains", "value": "Tokyo"}, {"type": "not-contains", "value": "Kyoto"}],
+        [{"type": "equals", "value": "Canberra"}],
+    ]
+    graded = Output.objects.filter(round__group=group).order_by("round__number", "variant__position")
+    assert [o.assertions_passed for o in graded] == [True, True, False, False, False, False]
 
 
 def test_prompt_files_split_on_dashes_csv_tests_and_file_vars(workspace, fake_llm, openai_env, tmp_path):

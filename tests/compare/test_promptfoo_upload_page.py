@@ -41,7 +41,11 @@ def test_a_promptfoo_config_is_estimated_and_saved_as_an_experiment(browser, wor
 
     ran = browser.post(
         f"/w/{workspace.pk}/experiments/run/",
-        {"config": estimate.context["data"], "source": "promptfooconfig.yaml"},
+        {
+            "config": estimate.context["data"],
+            "source": "promptfooconfig.yaml",
+            "assertions": estimate.context["assertions"],
+        },
     )
 
     assert ran.status_code == 302
@@ -51,6 +55,30 @@ def test_a_promptfoo_config_is_estimated_and_saved_as_an_experiment(browser, wor
         {"temperature": 0.2, "max_tokens": 200}
     ] * 2
     assert Output.objects.filter(round__group=experiment.group).count() == 6
+    # The CSV's `__expected` columns became the rows' assertions, graded as each answer finishes.
+    rows = experiment.group.dataset.rows.order_by("position")
+    assert [row.assertions for row in rows] == [
+        [{"type": "icontains", "value": "30 days"}, {"type": "not-contains", "value": "sorry"}],
+        [{"type": "contains-any", "value": ["tracking", "track"]}],
+        [{"type": "equals", "value": "Yes we do"}],
+    ]
+
+
+def test_confirmed_assertions_are_checked_again(browser, workspace, fake_llm):
+    connection_create(workspace=workspace, name="openai", kind="openai", base_url=fake_llm.openai_url, api_key=KEY)
+    estimate = browser.post(
+        f"/w/{workspace.pk}/experiments/estimate/", upload(CONFIGS / "basic" / "promptfooconfig.yaml")
+    )
+    forged = '{"default": [{"type": "javascript", "value": "true"}], "rows": [[], [], []]}'
+
+    ran = browser.post(
+        f"/w/{workspace.pk}/experiments/run/",
+        {"config": estimate.context["data"], "source": "promptfooconfig.yaml", "assertions": forged},
+    )
+
+    assert ran.status_code == 400
+    assert "runs user code" in ran.content.decode()
+    assert not CompareGroup.objects.exists()
 
 
 def test_a_refused_promptfoo_upload_names_every_problem(browser, workspace):

@@ -13,6 +13,7 @@ from lab import safe_yaml, values
 
 from ..results import Results
 from .detect import is_promptfoo
+from .store import assertions_store, translation_lists
 from .output import counts, output_json, promptfoo_verdicts, table_text
 from .translate import Translation, promptfoo_translate
 
@@ -36,7 +37,10 @@ def promptfoo_read(text: str, *, source: str, files) -> Translation | None:
 
 
 def promptfoo_prepare(experiment, translation: Translation) -> None:
-    """Nothing to store before the run: the verdicts are graded from the stored answers afterwards."""
+    """Record the config's assertions on the experiment before it starts, so its page shows them too (the
+    command's own verdicts are graded from the stored answers afterwards, with promptfoo's test thresholds)."""
+    default, rows = translation_lists(translation)
+    assertions_store(experiment=experiment, default=default, rows=rows)
 
 
 def promptfoo_finish(translation: Translation, results: Results, *, output: Path | None, group_id: int):
