@@ -13,8 +13,8 @@ from lab import safe_yaml, values
 
 from ..results import Results
 from .detect import is_promptfoo
-from .store import assertions_store, translation_lists
 from .output import counts, output_json, promptfoo_verdicts, table_text
+from .store import assertions_store, translation_lists
 from .translate import Translation, promptfoo_translate
 
 EXIT_TESTS_FAILED = 100  # promptfoo's own exit status when a test fails
