@@ -48,8 +48,27 @@ class ParamSetForm(forms.Form):
 
 
 class PromptForm(forms.Form):
+    """A prompt: its text, or a chat prompt's messages (a JSON or YAML list of {role, content}), checked as a file's."""
+
     name = forms.CharField(max_length=80, required=False)
     prompt = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False, strip=False)
+    messages = forms.CharField(
+        label="…or messages",
+        widget=forms.Textarea(
+            attrs={
+                "rows": 3,
+                "placeholder": '[{"role": "system", "content": "…"}, {"role": "user", "content": "<<question>>"}]',
+                "spellcheck": "false",
+            }
+        ),
+        required=False,
+        strip=False,
+        help_text="A JSON or YAML list of {role, content}: system, user and assistant turns (few-shot, a prefill).",
+    )
+
+    def clean_messages(self) -> Any:
+        text = self.cleaned_data["messages"]
+        return _structured(text) if text.strip() else None
 
 
 ParamSetFormSet = forms.formset_factory(ParamSetForm, extra=3, max_num=10)

@@ -92,8 +92,14 @@ class ParamSet:
 @dataclass(frozen=True)
 class Prompt:
     name: str
-    template: str  # in our `{{name}}` syntax, `$file:` read in
+    template: str  # in our `{{name}}` syntax, `$file:` read in; with `messages`, their last user message
     variables: dict[str, Any] = field(default_factory=dict)
+    # A chat prompt ([{role, content}], contents in our syntax), from `messages:` or a `$file:` JSON list; empty for
+    # a prompt given as text, which is one user message.
+    messages: tuple[dict[str, str], ...] = ()
+
+    def own_messages(self) -> list[dict[str, str]]:
+        return [dict(m) for m in self.messages] if self.messages else [{"role": "user", "content": self.template}]
 
 
 @dataclass(frozen=True)
@@ -161,7 +167,11 @@ class ExperimentConfig:
             {"name": s.name, **{FILE_NAMES[k]: v for k, v in s.params.items()}} for s in self.param_sets
         ]
         data["prompts"] = [
-            {"name": p.name, "prompt": p.template, **({"variables": p.variables} if p.variables else {})}
+            {
+                "name": p.name,
+                **({"messages": p.own_messages()} if p.messages else {"prompt": p.template}),
+                **({"variables": p.variables} if p.variables else {}),
+            }
             for p in self.prompts
         ]
         if self.system_prompt:
