@@ -300,15 +300,43 @@ def test_everything_unsupported_is_refused_up_front_naming_the_key(workspace, fa
     assert fake_llm.requests("gpt-4o-mini", url=openai_env) == []
 
 
-def test_a_json_chat_prompt_is_refused_naming_the_file(workspace, tmp_path):
-    (tmp_path / "chat.json").write_text('[{"role": "user", "content": "Hi {{name}}"}]')
+def test_chat_prompts_run_as_the_messages_promptfoo_sends(workspace, fake_llm, monkeypatch, tmp_path):
+    url = fake_llm.url("v1", id=uuid.uuid4().hex[:10])
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    fake_llm.script(
+        "claude-3-5-haiku-latest",
+        {"text": "Your parcel is on its way.", "match": "kettle"},
+        {"text": "Arr, the ship sank.", "match": "pirate"},
+        url=url,
+    )
+    output = tmp_path / "out.json"
+
+    ran = run_command("run", config("chat"), "--output", str(output))
+
+    assert ran.code == 100, ran.err + ran.out
+    assert verdicts(output) == {(0, 0): True, (0, 1): False}
+    bodies = {len(b["messages"]): b for b in fake_llm.requests("claude-3-5-haiku-latest", url=url)}
+    # promptfoo's Anthropic provider sends a chat prompt's system message as `system`, the rest as messages.
+    assert bodies[3]["system"] == "You answer for a kettle shop."
+    assert bodies[3]["messages"] == [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello! How can I help?"},
+        {"role": "user", "content": "Where is my parcel?"},
+    ]
+    assert bodies[1]["messages"] == [{"role": "user", "content": "Answer as a pirate: Where is my parcel?"}]
+    assert "system" not in bodies[1]
+
+
+def test_a_json_prompt_that_is_not_messages_is_refused(workspace, tmp_path):
+    (tmp_path / "odd.json").write_text('{"question": "{{q}}"}')
     path = tmp_path / "promptfooconfig.yaml"
-    path.write_text("prompts: [file://chat.json]\nproviders: [openai:chat:gpt-4o-mini]\ntests: [{vars: {name: A}}]\n")
+    path.write_text("prompts: [file://odd.json]\nproviders: [openai:chat:gpt-4o-mini]\ntests: [{vars: {q: A}}]\n")
 
     ran = run_command("run", str(path), "--dry-run")
 
     assert ran.code == 2
-    assert f"{path}: prompts[1]: chat.json: a chat prompt file (JSON messages) is not supported yet" in ran.err
+    assert f"{path}: prompts[1] (odd.json): a JSON prompt other than a list of {{role, content}} messages" in ran.err
 
 
 def test_output_is_only_for_promptfoo_configs(workspace, tmp_path):

@@ -162,13 +162,16 @@ def _lab_data(
     data: dict, source: str, providers: list[ProviderSpec], prompts: list[PromptSpec], tests: list[TestCase]
 ) -> dict[str, Any]:
     """The lab's own file layout: one parameter set per provider, one row per test, combinations providers-first."""
-    used = list(dict.fromkeys(name for prompt in prompts for name in variables_used(prompt.text)))
+    used = list(dict.fromkeys(name for prompt in prompts for text in prompt.texts for name in variables_used(text)))
     description = data.get("description") if isinstance(data.get("description"), str) else ""
     lab: dict[str, Any] = {
         "name": (description.strip() or PurePath(source).stem or "promptfoo")[:200],
         "models": [{"model": m} for m in dict.fromkeys(p.written for p in providers)],
         "model-parameters": [{"name": _set_name(p), **p.params} for p in providers],
-        "prompts": [{"name": _prompt_name(p), "prompt": p.text} for p in prompts],
+        "prompts": [
+            {"name": _prompt_name(p), **({"messages": p.messages} if p.messages else {"prompt": p.text})}
+            for p in prompts
+        ],
         "dataset": [{"name": _row_name(t), "vars": _row_vars(t.vars, used)} for t in tests],
         "combinations": [
             {"model": p.written, "model-parameters": _set_name(p), "prompt": _prompt_name(q)}
