@@ -130,7 +130,7 @@ class RoundView:
 def round_view(round_: Round, user) -> RoundView:
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user)
-    results = results_by_output(outputs)
+    results = results_by_output(outputs, figures=visible)
     for output in outputs:
         output.assertion_list = results.get(output.pk, [])
     last = round_.group.rounds.order_by("-number").values_list("number", flat=True).first() or round_.number

@@ -29,7 +29,7 @@ from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, message_problem, render_variants, variant_name
 
 from .assertions.services import FIELD as ASSERTIONS_FIELD
-from .assertions.services import assertions_parse
+from .assertions.services import assertions_parse, row_assertions_parse
 from .blind import may_reveal
 from .catalog import message_target, resolve_model
 from .field_errors import FieldErrors
@@ -380,11 +380,10 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
         elif found := row_size_problem(row["vars"]):
             errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
-        try:
-            row_assertions.append(assertions_parse(row.get("assertions") or [], where="rows"))
-        except ValidationError as error:
-            for message in error.message_dict["rows"]:
-                errors.add("rows", f"Row {position}: assertions: {message}")
+        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}")
+        row_assertions.append(checks)
+        for message in problems:
+            errors.add("rows", message)
     errors.raise_if_any()
     dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
     DatasetRow.objects.bulk_create(

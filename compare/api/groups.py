@@ -15,7 +15,7 @@ from lab.templating import render_variants
 
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
-from ..assertions.selectors import results_by_output
+from ..assertions.selectors import failing_rounds, results_by_output
 from ..blind import outputs_as_seen_by
 from ..catalog import cached_targets
 from ..models import (
@@ -302,7 +302,7 @@ class AssertionResultOut(serializers.Serializer):
 
     type = serializers.CharField()
     metric = serializers.CharField(allow_null=True, help_text="the assertion's `metric`, null when it has none")
-    score = serializers.FloatField()
+    score = serializers.FloatField(allow_null=True, help_text="null for a cost or latency check in a blind round")
     reason = serializers.CharField()
 
     def get_fields(self):
@@ -434,9 +434,12 @@ class GroupFilterIn(serializers.Serializer):
 
 def _group_detail(group, request) -> dict:
     group = selectors.groups_for_user(request.user).get(pk=group.pk)
+    failing = request.query_params.get("failing") == "1"
     context = {
         "request": request,
-        "rounds": selectors.group_recent_rounds(group),
+        "rounds": list(failing_rounds(group).order_by("-number")[:100])
+        if failing
+        else selectors.group_recent_rounds(group),
         "warnings": selectors.group_rendering(group).warnings,
     }
     return GroupDetailOut(group, context=context).data
@@ -449,7 +452,7 @@ def _round_detail(round_, request) -> dict:
         "request": request,
         "outputs": outputs,
         "labels_visible": visible,
-        "assertion_results": results_by_output(outputs),
+        "assertion_results": results_by_output(outputs, figures=visible),
     }
     return RoundOut(round_, context=context).data
 
@@ -484,7 +487,10 @@ class GroupList(generics.GenericAPIView):
 
 
 class GroupDetail(APIView):
-    @extend_schema(responses=GroupDetailOut)
+    @extend_schema(
+        responses=GroupDetailOut,
+        parameters=[OpenApiParameter("failing", int, description="1: only rounds with a failing assertion")],
+    )
     def get(self, request, pk):
         return Response(_group_detail(group_for_user(request.user, pk), request))
 

@@ -40,10 +40,19 @@ class PassRates:
         return any(v.rate.graded for v in self.variants)
 
 
-def results_by_output(outputs: list[Output]) -> dict[int, list[AssertionResult]]:
-    """Each answer's results in order (one query for a whole round or page of rounds)."""
+# Types whose reason and score state the answer's latency or cost, which a blind round hides until its viewer votes.
+FIGURE_TYPES = frozenset({"cost", "not-cost", "latency", "not-latency"})
+HIDDEN_REASON = "Hidden in a blind round until you vote (it states a timing or a cost)."
+
+
+def results_by_output(outputs: list[Output], *, figures: bool = True) -> dict[int, list[AssertionResult]]:
+    """Each answer's results in order (one query for a whole round or page of rounds). Without `figures` (a blind
+    round its viewer has not voted on) a cost or latency result keeps its pass but not its reason or score, as
+    compare.blind hides the figures themselves."""
     found: dict[int, list[AssertionResult]] = defaultdict(list)
     for result in AssertionResult.objects.filter(output__in=[o.pk for o in outputs]).order_by("output", "position"):
+        if not figures and result.type in FIGURE_TYPES:
+            result.reason, result.score = HIDDEN_REASON, None
         found[result.output_id].append(result)
     return found
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
@@ -27,6 +28,14 @@ def assertions_parse(raw: Any, *, where: str = FIELD) -> list[dict]:
     """A list as given (promptfoo's `assert`), validated; what a group or a row stores. Raises ValidationError
     naming `where` and each bad entry's index and key."""
     return [spec.as_dict() for spec in parse_assertions(raw, where=where)]
+
+
+def row_assertions_parse(raw: Any, *, row_label: str) -> tuple[list[dict], list[str]]:
+    """A dataset row's own list, and the problems with it as the `rows` field's messages ("Row 3: assertions: …")."""
+    try:
+        return assertions_parse(raw or [], where="rows"), []
+    except ValidationError as error:
+        return [], [f"{row_label}: assertions: {message}" for message in error.message_dict["rows"]]
 
 
 def round_specs(group_assertions: list[dict], row_assertions: list[dict] | None) -> list[AssertionSpec]:

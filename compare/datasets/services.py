@@ -12,6 +12,7 @@ from django.db.models import Max
 
 from lab.models import Workspace
 
+from ..assertions.services import row_assertions_parse
 from ..models import Dataset, DatasetRow
 from ..services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
 from .files import decode, row_from_record, rows_parse
@@ -52,9 +53,12 @@ def dataset_rows_append(*, dataset: Dataset, rows: Sequence[dict[str, Any]]) -> 
             {"rows": f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this would have {last + len(rows)}."}
         )
     checked = [_checked_row(r.get("name"), r.get("vars"), f"Row {last + i}") for i, r in enumerate(rows, start=1)]
+    parsed = [row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}") for i, r in enumerate(rows, 1)]
+    if problems := [message for _, found in parsed for message in found]:
+        raise ValidationError({"rows": problems})
     return DatasetRow.objects.bulk_create(
-        DatasetRow(dataset=dataset, position=last + index, name=row["name"], vars=row["vars"])
-        for index, row in enumerate(checked, start=1)
+        DatasetRow(dataset=dataset, position=last + index, name=row["name"], vars=row["vars"], assertions=checks)
+        for index, (row, (checks, _)) in enumerate(zip(checked, parsed, strict=True), start=1)
     )
 
 

@@ -23,9 +23,11 @@ from pathlib import PurePath
 from typing import Any
 
 import yaml
+from django.core.exceptions import ValidationError
 
 from lab import safe_yaml, values
 
+from ..assertions.services import assertions_parse
 from .files import Files
 from .plan import plan_problems
 from .read_combinations import CombinationsReader
@@ -97,6 +99,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.structured = self._structured(data.get("structured-output"))
         config.timeout_s = self._timeout(data.get("timeout"))
         config.cache = self._cache(data.get("cache"))
+        config.assertions = self._assertions(data)
         if "combinations" in data:
             config.explicit_combinations = True
             config.combinations = self._combinations(data["combinations"], config)
@@ -114,6 +117,19 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         if "dataset" in data and "datasets" in data:
             self.problem("datasets", "write the rows under dataset or under datasets, not both")
         return data.get("dataset", data.get("datasets"))
+
+    def _assertions(self, data: dict) -> list[dict]:
+        """`assertions`, or `assert` as promptfoo writes it; each checked as the comparison checks it."""
+        if "assertions" in data and "assert" in data:
+            self.problem("assert", "write the checks under assertions or under assert, not both")
+            return []
+        key = "assert" if "assert" in data else "assertions"
+        try:
+            return assertions_parse(data.get(key) or [], where=key)
+        except ValidationError as exc:
+            for message in exc.message_dict[key]:
+                self.problem(key, message)
+            return []
 
     def _cache(self, value: Any) -> bool:
         if value is None:

@@ -48,7 +48,7 @@ def experiment_create(
     budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
     dataset = plan.dataset
     if dataset is None and plan.rows:
-        rows = [{"name": row.name, "vars": row.vars} for row in plan.rows]
+        rows = [{"name": row.name, "vars": row.vars, "assertions": row.assertions} for row in plan.rows]
         dataset = dataset_create(workspace=workspace, user=user, name=f"{config.name} · rows", rows=rows)
     try:
         group = group_create(
@@ -62,6 +62,7 @@ def experiment_create(
             stagger_ms=STAGGER_MS,
             timeout_ms=int(config.timeout_s * 1000),
             dataset=dataset,
+            assertions=config.assertions,
         )
     except ValidationError as exc:
         # The plan checks what the comparison checks; this only says so if the two ever disagree.

@@ -30,6 +30,8 @@ TOP_LEVEL = (
     "combinations",
     "timeout",
     "cache",  # reuse stored answers to identical calls (compare/response_cache.py)
+    "assertions",  # promptfoo-style checks of every answer (compare/assertions/)
+    "assert",  # promptfoo's name for `assertions`
 )
 # The file's parameter names → ours; `check` is (test, what a good value is).
 PARAMETERS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
@@ -106,6 +108,7 @@ class Prompt:
 class Row:
     name: str
     vars: dict[str, Any]
+    assertions: list[dict[str, Any]] = field(default_factory=list)  # the row's own (a promptfoo test's `assert`)
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,7 @@ class ExperimentConfig:
     explicit_combinations: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
     cache: bool = False  # take answers to identical calls from the workspace's response cache
+    assertions: list[dict[str, Any]] = field(default_factory=list)  # every answer's checks (compare/assertions/)
 
     def as_data(self) -> dict[str, Any]:
         """The file layout again, self-contained (files read in, our placeholders): what export writes."""
@@ -196,6 +200,8 @@ class ExperimentConfig:
         data["timeout"] = self.timeout_s
         if self.cache:
             data["cache"] = True
+        if self.assertions:
+            data["assertions"] = self.assertions
         return data
 
 

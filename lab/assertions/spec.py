@@ -8,7 +8,7 @@ promptfoo has that the lab does not check yet, and types promptfoo does not know
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -86,7 +86,8 @@ NOT_YET_SUPPORTED_TYPES = frozenset(
         "character-count",
     }
 )
-KNOWN_KEYS = frozenset({"type", "value", "threshold", "weight", "metric", "provider", "rubricPrompt"})
+KNOWN_KEYS_ORDER = ("type", "value", "threshold", "weight", "metric", "provider", "rubricPrompt")
+KNOWN_KEYS = frozenset(KNOWN_KEYS_ORDER)
 # promptfoo keys that would run code on the server: `transform` is a JavaScript expression or file.
 USER_CODE_KEYS = frozenset({"transform", "contextTransform"})
 # Types whose value must be one string (after placeholders are filled).
@@ -108,26 +109,15 @@ class AssertionSpec:
     metric: str | None = None
     provider: Any = None
     rubric_prompt: Any = None
+    written: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def rendered_value(self, variables: dict[str, Any]) -> Any:
         """The value with `{{var}}` placeholders filled from the row's variables, as promptfoo renders it."""
         return _render(self.value, variables)
 
     def as_dict(self) -> dict[str, Any]:
-        """The spec in promptfoo's own shape (what is stored and echoed back)."""
-        out: dict[str, Any] = {"type": self.type}
-        for key, value in (
-            ("value", self.value),
-            ("threshold", self.threshold),
-            ("metric", self.metric),
-            ("provider", self.provider),
-            ("rubricPrompt", self.rubric_prompt),
-        ):
-            if value is not None:
-                out[key] = value
-        if self.weight != 1.0:
-            out["weight"] = self.weight
-        return out
+        """The assertion as it was written (its known keys, values untouched): what is stored and echoed back."""
+        return dict(self.written)
 
 
 def _render(value: Any, variables: dict[str, Any]) -> Any:
@@ -195,6 +185,7 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
             metric=metric,
             provider=item.get("provider"),
             rubric_prompt=item.get("rubricPrompt"),
+            written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item},
         ),
         [],
     )

@@ -150,3 +150,28 @@ def test_the_page_shows_each_answers_results_pass_rates_and_the_failing_filter(c
     assert '<tr data-variant="B"><th scope="row">B</th><td>1 of 2</td><td data-role="rate">50%</td>' in page
     assert 'data-role="failing-round">#2</a>' in page and "#1</a>" not in page
     assert "not enough data" in page
+
+
+def test_only_failing_rounds_through_the_api_and_a_group_without_assertions_is_left_alone(api, workspace, owner):
+    group = make_group(workspace, owner, assertions=CHECKS)
+    answered(group, ["Paris", "Paris"])
+    failing = answered(group, ["London", "Paris"])
+    rounds = api.get(f"/api/v1/groups/{group.pk}/?failing=1").json()["rounds"]
+    assert [r["id"] for r in rounds] == [failing.pk]
+    assert len(api.get(f"/api/v1/groups/{group.pk}/").json()["rounds"]) == 2
+
+    plain = make_group(workspace, owner)
+    round_ = answered(plain, ["a", "b"])
+    outputs = api.get(f"/api/v1/rounds/{round_.pk}/").json()["outputs"]
+    assert [(o["assertions"], o["assertions_passed"]) for o in outputs] == [([], None), ([], None)]
+    assert not AssertionResult.objects.filter(output__round=round_).exists()
+
+
+def test_a_blind_round_hides_what_latency_and_cost_checks_say_until_its_viewer_votes(api, workspace, owner):
+    group = make_group(workspace, owner, assertions=[{"type": "latency", "threshold": 1000}], blind=True)
+    round_ = answered(group, ["a", "b"])
+    outputs = api.get(f"/api/v1/rounds/{round_.pk}/").json()["outputs"]
+    for output in outputs:
+        [result] = output["assertions"]
+        assert result["pass"] is False and result["score"] is None
+        assert result["reason"].startswith("Hidden in a blind round") and "1200" not in result["reason"]
