@@ -144,13 +144,13 @@ def experiment_run(request, pk):
     try:
         budget = Decimal(request.POST["budget"]) if request.POST.get("budget") else None
         config = _confirmed(request.POST.get("config", ""), source)
-        # A promptfoo config's assertions, carried through the estimate page and checked again.
+        # A promptfoo config's tests' assertions, carried through the estimate page and checked again.
         assertions = promptfoo_store.from_json(request.POST["assertions"]) if request.POST.get("assertions") else None
         experiment = experiment_create(
             workspace=workspace, user=request.user, config=config, source=source, budget=budget
         )
         if assertions is not None:
-            promptfoo_store.assertions_store(experiment=experiment, default=assertions[0], rows=assertions[1])
+            promptfoo_store.row_assertions_store(experiment=experiment, rows=assertions)
         experiment_start(experiment=experiment, user=request.user)
     except (ConfigError, ValidationError, ArithmeticError) as exc:
         messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]

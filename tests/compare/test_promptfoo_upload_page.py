@@ -69,7 +69,7 @@ def test_confirmed_assertions_are_checked_again(browser, workspace, fake_llm):
     estimate = browser.post(
         f"/w/{workspace.pk}/experiments/estimate/", upload(CONFIGS / "basic" / "promptfooconfig.yaml")
     )
-    forged = '{"default": [{"type": "javascript", "value": "true"}], "rows": [[], [], []]}'
+    forged = '[[{"type": "javascript", "value": "true"}], [], []]'
 
     ran = browser.post(
         f"/w/{workspace.pk}/experiments/run/",

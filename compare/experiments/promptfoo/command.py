@@ -14,7 +14,7 @@ from lab import safe_yaml, values
 from ..results import Results
 from .detect import is_promptfoo
 from .output import counts, output_json, promptfoo_verdicts, table_text
-from .store import assertions_store, translation_lists
+from .store import row_assertions_store, row_lists
 from .translate import Translation, promptfoo_translate
 
 EXIT_TESTS_FAILED = 100  # promptfoo's own exit status when a test fails
@@ -37,10 +37,9 @@ def promptfoo_read(text: str, *, source: str, files) -> Translation | None:
 
 
 def promptfoo_prepare(experiment, translation: Translation) -> None:
-    """Record the config's assertions on the experiment before it starts, so its page shows them too (the
+    """Record the tests' assertions on the experiment's rows before it starts, so its page shows them too (the
     command's own verdicts are graded from the stored answers afterwards, with promptfoo's test thresholds)."""
-    default, rows = translation_lists(translation)
-    assertions_store(experiment=experiment, default=default, rows=rows)
+    row_assertions_store(experiment=experiment, rows=row_lists(translation))
 
 
 def promptfoo_finish(translation: Translation, results: Results, *, output: Path | None, group_id: int):

@@ -98,7 +98,7 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
     if problems:
         raise ConfigError(problems)
     translation = Translation(
-        data=_lab_data(data, source, providers, prompts, tests),
+        data=_lab_data(data, source, providers, prompts, tests, default_specs),
         providers=providers,
         prompts=prompts,
         tests=tests,
@@ -159,7 +159,12 @@ def _evaluate_options(value: Any, problem) -> dict[str, int]:
 
 
 def _lab_data(
-    data: dict, source: str, providers: list[ProviderSpec], prompts: list[PromptSpec], tests: list[TestCase]
+    data: dict,
+    source: str,
+    providers: list[ProviderSpec],
+    prompts: list[PromptSpec],
+    tests: list[TestCase],
+    default_assertions: list[AssertionSpec],
 ) -> dict[str, Any]:
     """The lab's own file layout: one parameter set per provider, one row per test, combinations providers-first."""
     used = list(dict.fromkeys(name for prompt in prompts for text in prompt.texts for name in variables_used(text)))
@@ -181,6 +186,8 @@ def _lab_data(
     }
     if description.strip():
         lab["description"] = description.strip()
+    if default_assertions:
+        lab["assertions"] = [spec.as_dict() for spec in default_assertions]  # the comparison's, graded first
     return lab
 
 
