@@ -398,3 +398,17 @@ def test_a_failed_call_is_an_error_and_exits_100(workspace, fake_llm, openai_env
     assert [(r["testIdx"], r["promptIdx"], r["success"], r["gradingResult"]) for r in errored] == [(0, 0, False, None)]
     assert "Bad request for France" in errored[0]["error"]
     assert data["results"]["stats"]["errors"] == 1
+
+
+def test_a_parameter_the_model_refuses_is_named_with_the_provider(workspace, openai_env, tmp_path):
+    path = tmp_path / "promptfooconfig.yaml"
+    path.write_text(
+        "prompts: ['Hi {{name}}']\n"
+        "providers: [{id: 'openai:chat:o3-mini', config: {temperature: 0.3}}]\n"
+        "tests: [{vars: {name: A}}]\n"
+    )
+
+    ran = run_command("run", str(path), "--dry-run")
+
+    assert ran.code == 2
+    assert "(openai:chat:o3-mini)" in ran.err and "temperature" in ran.err, ran.err

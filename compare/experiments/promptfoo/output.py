@@ -78,11 +78,14 @@ def table_text(translation: Translation, verdicts: list[Verdict]) -> str:
     answer's start in each cell; then the counts."""
     columns = translation.columns
     names = list(dict.fromkeys(name for test in translation.tests for name in test.vars))
-    header = [*names, *(f"[{c.provider.label}] {c.prompt.label}" for c in columns)]
+    described = any(test.description for test in translation.tests)
+    header = [*(["description"] if described else []), *names]
+    header += [f"[{c.provider.label}] {c.prompt.label}" for c in columns]
     by_cell = {(v.test_index, v.column): v for v in verdicts}
     rows = []
     for test in translation.tests:
-        cells = [_short(test.vars.get(name, "")) for name in names]
+        cells = [_short(test.description)] if described else []
+        cells += [_short(test.vars.get(name, "")) for name in names]
         for column in columns:
             verdict = by_cell.get((test.index, column.index))
             if verdict is None:

@@ -27,6 +27,7 @@ OLLAMA = "ollama"
 # Connection names for providers whose server is not one of the named kinds (set up by `connections`).
 BASE_URL_CONNECTION = "openai-base-{n}"
 DEFAULT_TEMPERATURE, DEFAULT_MAX_TOKENS = 0, 1024
+MAX_SET_NAME = 60
 # promptfoo sends neither default to these (OpenAI's reasoning models take no temperature and no max_tokens).
 REASONING = re.compile(r"^(o\d(-.*)?|gpt-5.*)$")
 # config key → (the lab's file name for it, the check, what a good value is), per provider family.
@@ -56,6 +57,7 @@ class ProviderSpec:
     model: str
     params: dict[str, Any] = field(default_factory=dict)  # the lab's file names: temperature, maxOutputTokens …
     base_url: str = ""  # for `apiBaseUrl` and Ollama: the OpenAI-compatible server
+    set_name: str = ""  # its parameter set's name in the lab's experiment: its label, unless two share one
 
     @property
     def written(self) -> str:
@@ -93,6 +95,10 @@ def read_providers(value: Any, problem) -> list[ProviderSpec]:
         spec = _provider(index, entry, problem, base_urls)
         if spec is not None:
             specs.append(spec)
+    labels = [spec.label for spec in specs]
+    for spec in specs:
+        unique = labels.count(spec.label) == 1 and len(spec.label) <= MAX_SET_NAME
+        spec.set_name = spec.label if unique else f"provider-{spec.index + 1}"
     return specs
 
 

@@ -199,7 +199,8 @@ def _row_vars(variables: dict[str, Any], used: list[str]) -> dict[str, Any]:
 
 
 def _set_name(provider: ProviderSpec) -> str:
-    return f"provider-{provider.index + 1}"
+    """The provider's parameter set is named after it (what the lab's tables and messages show)."""
+    return provider.set_name
 
 
 def _prompt_name(prompt: PromptSpec) -> str:
