@@ -250,8 +250,13 @@ def test_each_provider_kind_gets_the_body_promptfoo_would_send(workspace, fake_l
         "max_tokens": 1024,
         "seed": 7,
     }
-    # Ollama: nothing promptfoo's Ollama provider would not send.
-    assert body("llama3.2", urls["ollama"]) == {"model": "llama3.2", "messages": user}
+    # Ollama: only what the config sets (promptfoo's Ollama provider has no defaults); num_predict is the limit.
+    assert body("llama3.2", urls["ollama"]) == {
+        "model": "llama3.2",
+        "messages": user,
+        "temperature": 0.7,
+        "max_tokens": 50,
+    }
     assert body("local-model", urls["self"]) == {
         "model": "local-model",
         "messages": user,

@@ -7,7 +7,7 @@
 | `anthropic:messages:<m>`          | connection `anthropic`                         | temperature 0, max 1024    |
 | `google:<m>`, `vertex:<m>`        | connection `gemini`                            | none                       |
 | `openrouter:<m>`                  | connection `openrouter`                        | temperature 0, max 1024    |
-| `ollama:chat:<m>`                 | an OpenAI-compatible connection at OLLAMA_BASE_URL | none                   |
+| `ollama:chat:<m>` (`num_predict`) | an OpenAI-compatible connection at OLLAMA_BASE_URL | none                   |
 
 The defaults are promptfoo's own (its OpenAI and Anthropic providers send `temperature` 0 and `max_tokens` 1024
 unless the config sets them; OpenAI reasoning models get neither), so the same model is asked the same question by
@@ -39,6 +39,8 @@ _STOP = ("stopSequences", lambda v: _stop_list(v) is not None, "a text or a list
 OPENAI_KEYS = {"temperature": _TEMPERATURE, "max_tokens": _MAX, "top_p": _TOP_P, "seed": _SEED, "stop": _STOP}
 ANTHROPIC_KEYS = {"temperature": _TEMPERATURE, "max_tokens": _MAX, "top_p": _TOP_P, "stop_sequences": _STOP}
 GEMINI_KEYS = {"temperature": _TEMPERATURE, "maxOutputTokens": _MAX, "topP": _TOP_P, "stopSequences": _STOP}
+# promptfoo's Ollama provider passes Ollama's own option names; `num_predict` is its token limit.
+OLLAMA_KEYS = {"temperature": _TEMPERATURE, "num_predict": _MAX, "top_p": _TOP_P, "seed": _SEED, "stop": _STOP}
 
 
 def _stop_list(value: Any) -> list[str] | None:
@@ -72,7 +74,7 @@ def _route(provider_id: str) -> tuple[str, str, dict] | None:
         ("google:", "gemini", GEMINI_KEYS),
         ("vertex:", "gemini", GEMINI_KEYS),
         ("openrouter:", "openrouter", OPENAI_KEYS),
-        ("ollama:chat:", OLLAMA, OPENAI_KEYS),
+        ("ollama:chat:", OLLAMA, OLLAMA_KEYS),
     )
     for prefix, connection, keys in prefixes:
         if provider_id.startswith(prefix) and provider_id[len(prefix) :].strip():
@@ -159,7 +161,7 @@ def _provider(index: int, entry: Any, problem, base_urls: dict[str, str]) -> Pro
 def _promptfoo_defaults(spec: ProviderSpec, keys: dict) -> None:
     """What promptfoo sends when the config is silent (its OpenAI-protocol and Anthropic providers, not Gemini's
     or Ollama's)."""
-    if keys is GEMINI_KEYS or spec.connection == OLLAMA:
+    if keys is not OPENAI_KEYS and keys is not ANTHROPIC_KEYS:
         return
     if keys is OPENAI_KEYS and REASONING.match(spec.model.rsplit("/", 1)[-1]):
         return
