@@ -19,7 +19,7 @@ from lab.assertions import AnswerFacts, grade
 from ...models import OutputStatus
 from ..results import Results
 from .templates import var_texts
-from .translate import Translation, column_of
+from .translate import Translation, column_of, test_index_of
 
 CELL_WIDTH = 28
 OUTPUT_VERSION = 3
@@ -44,13 +44,22 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
     """One verdict per answer, in promptfoo's order (tests, then columns)."""
     verdicts = []
     for cell in results.cells:
-        test = translation.tests[int(cell.row.rsplit("-", 1)[1]) - 1]
+        test = translation.tests[test_index_of(cell.row)]
         output = cell.output
         cost = float(output.cost) if output.cost is not None else None
         tokens = {"prompt": output.input_tokens or 0, "completion": output.output_tokens or 0}
         tokens["total"] = tokens["prompt"] + tokens["completion"]
-        verdict = Verdict(test.index, column_of(cell.combo.position), False, 0.0, "", output.text, "", None, cost)
-        verdict.latency_ms, verdict.tokens = output.latency_ms, tokens
+        verdict = Verdict(
+            test_index=test.index,
+            column=column_of(cell.combo.position),
+            success=False,
+            score=0.0,
+            reason="",
+            output=output.text,
+            latency_ms=output.latency_ms,
+            cost=cost,
+            tokens=tokens,
+        )
         if output.status != OutputStatus.OK:
             verdict.error = output.error or f"The answer {output.status}."
             verdict.reason = verdict.error

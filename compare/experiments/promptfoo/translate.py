@@ -207,8 +207,16 @@ def _prompt_name(prompt: PromptSpec) -> str:
     return f"prompt-{prompt.index + 1}"
 
 
+ROW_PREFIX = "test-"
+
+
 def _row_name(test: TestCase) -> str:
-    return f"test-{test.index + 1}"
+    return f"{ROW_PREFIX}{test.index + 1}"
+
+
+def test_index_of(row_name: str) -> int:
+    """A dataset row's name (`test-3`) → promptfoo's testIdx (2)."""
+    return int(row_name.removeprefix(ROW_PREFIX)) - 1
 
 
 def column_of(combination_position: int) -> int:
