@@ -194,10 +194,11 @@ def _has_schema(value: Any) -> bool:
 
 
 def check_is_json(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result:
+    failure = f"Expected output to {_not(spec.inverse)}be valid JSON"
     try:
         parsed = json.loads(facts.output)
     except ValueError:
-        return _binary(spec.inverse, "Expected output to be valid JSON")
+        return _binary(spec.inverse, failure)
     if _has_schema(value):
         try:
             validator = _schema_validator(spec, value)
@@ -212,7 +213,7 @@ def check_is_json(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result
             )
             return False, 0.0, reason
         return True, 1.0, PASSED
-    return _binary(not spec.inverse, "Expected output to be valid JSON")
+    return _binary(not spec.inverse, failure)
 
 
 def extract_json_objects(text: str) -> list[Any]:
@@ -305,8 +306,8 @@ def check_levenshtein(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Re
 
 
 def check_rouge_n(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result:
-    """rouge.ts: js-rouge's ROUGE-N (unigrams, case-insensitive) against the value, threshold 0.75 when unset;
-    `not-` inverts the pass and reports 1 − score."""
+    """rouge.ts: ROUGE-1 F1 with clipped counts, case-insensitive (lab/assertions/overlap.py), threshold 0.75 when
+    unset; `not-` inverts the pass and reports 1 − score; the reason compares the score itself either way."""
     if not isinstance(value, str):
         raise CheckError('"rouge" assertion type must be a string value')
     score = overlap.rouge_n(facts.output, value)

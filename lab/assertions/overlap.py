@@ -1,11 +1,13 @@
 """ROUGE-N and BLEU exactly as promptfoo computes them, so a score and its pass/fail match promptfoo's.
 
-No Python package computes these numbers: `rouge-score` and `evaluate` report an F-measure on a different tokenizer,
-while promptfoo's `rouge-n` is js-rouge's recall — distinct candidate unigrams found in the reference over the
-reference's unigram count — on js-rouge's Penn Treebank tokenizer (github.com/promptfoo/js-rouge src/rouge.ts `n`,
-src/utils.ts `treeBankTokenize`, `intersection`); NLTK's BLEU smooths zero precisions differently from
-promptfoo's 1e-7 (github.com/promptfoo/promptfoo src/assertions/bleu.ts `calculateBleuScore`). Both formulas are
-therefore written out here, following those sources line by line.
+No Python package computes these numbers. promptfoo (src/assertions/rouge.ts, `rougeNScore`) computes `rouge-n`
+itself: both texts lowercased and split by js-rouge's Penn Treebank tokenizer (github.com/promptfoo/js-rouge
+src/utils.ts `treeBankTokenize`, which splits off only a text's final period), unigram counts clipped
+(Σ min(candidate count, reference count)), precision and recall over each side's unigrams and their F1; a blank text
+(whitespace, U+0085 included) or fewer tokens than n scores 0. `rouge-score` tokenizes on non-alphanumerics and
+drops punctuation, so "hello world. next" against "hello world next" is 1.0 there and 2/3 in promptfoo. NLTK's BLEU
+smooths zero precisions differently from promptfoo's 1e-7 (src/assertions/bleu.ts `calculateBleuScore`). Both
+formulas are therefore written out here, following those sources line by line.
 """
 
 from __future__ import annotations
@@ -57,23 +59,28 @@ def treebank_tokenize(text: str) -> list[str]:
     return parse.split(" ")
 
 
+BLANK = re.compile(r"[\s\u0085]*")
+
+
 def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
-    """js-rouge `n(cand, ref, {caseSensitive: false})`: distinct candidate n-grams present in the reference, over
-    the number of reference n-grams (with repeats). Raises ValueError where js-rouge throws (empty text, fewer tokens
-    than n)."""
-    if not candidate:
-        raise ValueError("Candidate cannot be an empty string")
-    if not reference:
-        raise ValueError("Reference cannot be an empty string")
-    cand_grams = _ngrams(treebank_tokenize(candidate.lower()), n)
-    ref_grams = _ngrams(treebank_tokenize(reference.lower()), n)
-    matched = set(cand_grams) & set(ref_grams)
-    return len(matched) / len(ref_grams)
+    """promptfoo's `rougeNScore` on lowercased texts: with clipped n-gram counts, the F1 of precision (over the
+    candidate's n-grams) and recall (over the reference's); 0 for a blank text or when nothing matches."""
+    if BLANK.fullmatch(candidate) or BLANK.fullmatch(reference):
+        return 0.0
+    cand_tokens = treebank_tokenize(candidate.lower())
+    ref_tokens = treebank_tokenize(reference.lower())
+    if len(cand_tokens) < n or len(ref_tokens) < n:
+        return 0.0
+    cand_grams, ref_grams = _ngrams(cand_tokens, n), _ngrams(ref_tokens, n)
+    ref_counts = Counter(ref_grams)
+    overlap = sum(min(count, ref_counts[gram]) for gram, count in Counter(cand_grams).items())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(cand_grams), overlap / len(ref_grams)
+    return 2 * precision * recall / (precision + recall)  # js-rouge fMeasure with beta = 1
 
 
 def _ngrams(tokens: list[str], n: int) -> list[str]:
-    if len(tokens) < n:
-        raise ValueError("ngram size cannot be larger than the number of tokens available")
     return [" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
@@ -83,26 +90,31 @@ def _words(text: str) -> list[str]:
 
 
 def bleu(candidate: str, references: list[str]) -> float:
-    """promptfoo's calculateBleuScore: clipped n-gram precisions for n = 1…4 (the best clip over the references),
-    zero precisions smoothed to 1e-7, equal weights, and the brevity penalty against the closest reference length
-    (the first one on a tie)."""
+    """promptfoo's calculateBleuScore: per n = 1…4 the clipped n-gram precision against the best reference, zero
+    precisions smoothed to 1e-7, orders the candidate is too short for skipped with the equal weights renormalised
+    over the rest, and the brevity penalty exp(1 − r/c) against the closest reference length r (the shorter one on
+    a tie) when the candidate's length c is not above it."""
     if not candidate or not references:
         raise ValueError("Invalid inputs")
     words = _words(candidate)
     ref_words = [_words(reference) for reference in references]
-    closest = ref_words[0].__len__()
+    closest = len(ref_words[0])
     for ref in ref_words[1:]:
-        if abs(len(ref) - len(words)) < abs(closest - len(words)):
+        distance, best = abs(len(ref) - len(words)), abs(closest - len(words))
+        if distance < best or (distance == best and len(ref) < closest):
             closest = len(ref)
-    log_sum = 0.0
+    usable: list[tuple[float, float]] = []  # (precision, weight) of each order the candidate has n-grams for
     for n in range(1, 5):
         cand_grams = [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+        if not cand_grams:
+            continue
         cand_counts = Counter(cand_grams)
         best = 0
         for ref in ref_words:
             ref_counts = Counter(" ".join(ref[i : i + n]) for i in range(len(ref) - n + 1))
             best = max(best, sum(min(count, ref_counts[gram]) for gram, count in cand_counts.items()))
-        precision = best / len(cand_grams) if cand_grams else 0.0
-        log_sum += 0.25 * math.log(precision if precision != 0 else 1e-7)
-    penalty = 1.0 if len(words) > closest else math.exp(1 - len(words) / closest)
+        usable.append((best / len(cand_grams), 0.25))
+    weight_sum = sum(weight for _, weight in usable)
+    log_sum = sum(weight / weight_sum * math.log(p if p != 0 else 1e-7) for p, weight in usable)
+    penalty = 1.0 if len(words) > closest else math.exp(1 - closest / len(words))
     return penalty * math.exp(log_sum)

@@ -108,7 +108,6 @@ class AssertionSpec:
     weight: float = 1.0
     metric: str | None = None
     provider: Any = None
-    rubric_prompt: Any = None
     written: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def rendered_value(self, variables: dict[str, Any]) -> Any:
@@ -184,7 +183,6 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
             weight=float(weight),
             metric=metric,
             provider=item.get("provider"),
-            rubric_prompt=item.get("rubricPrompt"),
             written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item},
         ),
         [],
@@ -219,7 +217,8 @@ def _value_problems(base: str, value: Any, place: str) -> list[str]:
         if not value or not isinstance(value, str | list):
             return [f"{key}: '{base}' needs a list of strings (or one comma-separated string)."]
     elif base in STRING_VALUE_TYPES:
-        if not isinstance(value, str) or value == "":
+        # promptfoo's starts-with and regex refuse an empty value; levenshtein and rouge-n take any string.
+        if not isinstance(value, str) or (value == "" and base in {"starts-with", "regex"}):
             return [f"{key}: '{base}' needs a string."]
         if base == "regex" and not templating.placeholders(value):
             try:

@@ -46,6 +46,7 @@ def test_an_experiments_assertions_grade_its_answers_and_show_on_its_page(
         {"type": "not-contains", "value": "sorry"},
     ]
     experiment = experiment_create(workspace=workspace, user=owner, config=config)
+    assert experiment.config["assertions"] == config.assertions == experiment.group.assertions  # export keeps them
     experiment_start(experiment=experiment, user=owner, run_here=True)
     experiment_run_here(experiment=experiment, concurrency=4, on_progress=lambda progress: None)
 

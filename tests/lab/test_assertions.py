@@ -6,6 +6,7 @@ PF = https://github.com/promptfoo/promptfoo ; "docs" = site/docs/configuration/e
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 import pytest
@@ -125,6 +126,7 @@ def test_is_json_with_and_without_a_schema():
     passed, _, reason = check({"type": "is-json"}, "{latitude: 1}")
     assert not passed and reason == "Expected output to be valid JSON"
     assert check({"type": "not-is-json"}, "plain text")[0]
+    assert check({"type": "not-is-json"}, "[1]")[2] == "Expected output to not be valid JSON"
     assert check({"type": "is-json", "value": SCHEMA}, '{"latitude": 1.5}')[0]
     passed, _, reason = check({"type": "is-json", "value": SCHEMA}, '{"latitude": "north"}')
     assert not passed and reason.startswith("JSON does not conform to the provided schema. Errors:")
@@ -192,30 +194,50 @@ def test_levenshtein_threshold_and_default():
     assert check({"type": "not-levenshtein", "value": "abc"}, "abd")[0]
 
 
-# --- rouge-n: PF src/assertions/rouge.ts + js-rouge; test/assertions/rouge.test.ts (cases and reasons)
+# --- rouge-n: PF src/assertions/rouge.ts (`rougeNScore`) and test/assertions/rouge.test.ts: every case below is one
+# of that file's, with its numbers.
 def test_rouge_n_matches_promptfoos_test_values():
     value = "This is the expected output."
-    passed, score, reason = check({"type": "rouge-n", "value": value, "threshold": 0.75}, value)
-    assert (passed, score) == (True, 1.0)
-    assert reason == "ROUGE-N score 1.00 is greater than or equal to threshold 0.75"
+    passed, score, reason = check({"type": "rouge-n", "value": "the cat sat on the mat"}, "the cat sat on the mat")
+    assert (passed, score, reason) == (True, 1.0, "ROUGE-N score 1.00 is greater than or equal to threshold 0.75")
     passed, score, reason = check({"type": "rouge-n", "value": value}, "some different output")
-    assert not passed and reason == "ROUGE-N score 0.17 is less than threshold 0.75"
-    assert check({"type": "rouge-n", "value": value}, "This is a different output but has some expected words.")[0]
-    # rouge-casing.test.ts: a case-only difference is a perfect match.
-    assert check({"type": "rouge-n", "value": "the cat sat"}, "The CAT Sat")[1] == 1.0
+    assert not passed and score == pytest.approx(0.2222, abs=1e-4)
+    assert reason == "ROUGE-N score 0.22 is less than threshold 0.75"
+    passed, _, reason = check({"type": "rouge-n", "value": value, "threshold": 0.2}, "some different output")
+    assert passed and reason == "ROUGE-N score 0.22 is greater than or equal to threshold 0.2"
+    # not-: the pass inverts and the score is 1 − ROUGE.
+    assert check({"type": "not-rouge-n", "value": "the cat sat on the mat"}, "the cat sat on the mat")[:2] == (False, 0)
     passed, score, _ = check({"type": "not-rouge-n", "value": value}, "some different output")
-    assert passed and score == pytest.approx(1 - 1 / 6)
+    assert passed and score == pytest.approx(0.7778, abs=1e-4)
+    # Case-insensitive, and repeated tokens are counted (clipped), so an identical "Hello hello" is 1.0.
+    assert check({"type": "rouge-n", "value": "the cat sat"}, "The CAT Sat")[1] == 1.0
+    assert check({"type": "rouge-n", "value": "Hello hello"}, "Hello hello")[1] == 1.0
+    assert not check({"type": "not-rouge-n", "value": "Hello hello"}, "Hello hello")[0]
+    assert check({"type": "rouge-n", "value": "delta epsilon zeta"}, "alpha beta gamma")[:2] == (False, 0.0)
+    # A period inside the text stays on its word ("world."), so this is 2/3 and not 0.86.
+    assert check({"type": "rouge-n", "value": "hello world next"}, "hello world. next")[1] == pytest.approx(2 / 3)
+    # Blank text scores 0 instead of failing; with threshold 0 that passes (and not- fails).
+    for blank in ["", " ", "\n", "\u0085", " \u0085\n"]:
+        assert check({"type": "rouge-n", "value": "the cat sat"}, blank)[:2] == (False, 0.0)
+    passed, score, reason = check({"type": "rouge-n", "value": "reference", "threshold": 0}, "")
+    assert (passed, score, reason) == (True, 0.0, "ROUGE-N score 0.00 is greater than or equal to threshold 0")
+    assert check({"type": "not-rouge-n", "value": "reference", "threshold": 0}, "")[:2] == (False, 1.0)
 
 
 def test_treebank_tokenizer_splits_as_js_rouge():
     # js-rouge test/tests.ts "treeBankTokenize" style cases.
     assert treebank_tokenize("They'll save and invest more.") == ["They", "'ll", "save", "and", "invest", "more", "."]
     assert treebank_tokenize("hi, my name can't hello,") == ["hi", ",", "my", "name", "ca", "n't", "hello", ","]
-    assert rouge_n("the the the", "the cat") == 0.5  # distinct candidate unigrams over reference unigrams
+    # Clipped: one "the" of three matches; precision 1/3, recall 1/2, F1 = 0.4.
+    assert rouge_n("the the the", "the cat") == pytest.approx(0.4)
 
 
 # --- bleu: PF src/assertions/bleu.ts, test/assertions/bleu.test.ts
 def test_bleu_matches_promptfoos_tests():
+    # bleu.ts: a candidate shorter than 4 words skips the orders it cannot have (a perfect short match is 1.0), and
+    # the brevity penalty is exp(1 − r/c): 3 words against 6 is exp(1 − 2).
+    assert bleu("the cat sat", ["the cat sat"]) == pytest.approx(1.0)
+    assert bleu("the cat sat", ["the cat sat on the mat"]) == pytest.approx(math.exp(-1))
     ref = "The cat sat on the mat."
     assert bleu(ref, [ref]) > 0.999
     assert 0 < bleu("Dogs run in the park.", [ref]) < 0.001
