@@ -225,14 +225,29 @@ def _refused(exc: DRFValidationError, key: str) -> JsonResponse:
 
 
 def _messages(errors) -> dict[str, list[str]]:
-    """DRF's nested errors as {field: [message]}, a variant's named "Variant n: field: message"."""
+    """DRF's nested errors as {field: [message]}, each named by where it is: "Variant 2: message 3: role: …",
+    "Shared message 1: content: …" (variants and messages are keyed by position from 1, see VariantListIn), so the
+    editor can show each beside its message."""
     flat: dict[str, list[str]] = {}
     for field, value in errors.items():
-        if isinstance(value, dict):
-            for inner, messages in _messages(value).items():
-                # The variants' errors are keyed by position (from 1, see VariantListIn).
-                name = f"Variant {inner}" if str(inner).isdigit() else inner
-                flat.setdefault(field, []).extend(f"{name}: {m}" for m in messages)
-        else:
-            flat.setdefault(field, []).extend(str(m) for m in value)
+        flat.setdefault(field, []).extend(_named(value, _COUNTED.get(field, "")))
     return flat
+
+
+# What a position key counts under each list field (keys are positions from 1).
+_COUNTED = {"variants": "Variant", "messages": "message", "shared_messages": "Shared message"}
+
+
+def _named(value, counted: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [str(m) for m in value]
+    named = []
+    for key, inner in value.items():
+        if str(key).isdigit() and counted:
+            name = f"{counted} {key}"
+            named += [f"{name}: {m}" for m in _named(inner, "")]
+        else:
+            # A list's items name their own position; an error about the whole list keeps the list's name.
+            positional = key in _COUNTED and isinstance(inner, dict)
+            named += [m if positional else f"{key}: {m}" for m in _named(inner, _COUNTED.get(key, ""))]
+    return named

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from lab.providers.message_rules import ROLES, Target, target_problems
+from lab.providers.message_rules import ROLES, Target, estimate_input_tokens, target_problems
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json_line|json|yaml)\s*)?\}\}")
 # Anything that looks like a placeholder but is not one of the three forms above.
@@ -62,6 +62,11 @@ class RenderedVariant:
     used: frozenset[str] = frozenset()
     # The list to send, rendered: [{role, content}], the system prompt first when there is one.
     messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        """About how many tokens the whole conversation is (the estimate the context check uses)."""
+        return estimate_input_tokens(self.messages)
 
 
 @dataclass

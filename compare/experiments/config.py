@@ -93,6 +93,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.param_sets = self._param_sets(data.get("model-parameters"))
         config.prompts = self._prompts(data.get("prompts"))
         config.system_prompt = self._system_prompt(data.get("system-prompt"))
+        self._one_system_prompt(config)
         config.variables = self._variables(data.get("variables"), "variables")
         config.rows, config.dataset_ref = self._dataset(self._dataset_section(data))
         config.evaluation = self._evaluation(data.get("evaluation"))
@@ -111,6 +112,17 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
                 for prompt in config.prompts
             ]
         return config
+
+    def _one_system_prompt(self, config: ExperimentConfig) -> None:
+        """A chat prompt's own system message and the file's `system-prompt` would be two: the renderer takes one."""
+        if not config.system_prompt:
+            return
+        for index, prompt in enumerate(config.prompts, start=1):
+            if prompt.messages and prompt.messages[0]["role"] == "system":
+                self.problem(
+                    f"prompts[{index}] ({prompt.name}): messages: message 1",
+                    "a system message, but the file has a system-prompt: keep one of the two",
+                )
 
     def _dataset_section(self, data: dict) -> Any:
         """`dataset`, or `datasets` as Toor spells it; not both."""

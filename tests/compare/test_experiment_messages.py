@@ -118,6 +118,16 @@ def test_a_bad_chat_prompt_is_refused_naming_the_prompt_the_message_and_why(prom
     assert any(problem.startswith(expected) for problem in problems), problems
 
 
+def test_a_system_message_beside_the_file_s_system_prompt_is_refused_naming_the_prompt():
+    problems = refused(
+        {"models": ["cands:fake"], "system-prompt": "Be brief.", "prompts": [{"name": "chat", "messages": CHAT}]}
+    )
+    assert problems == [
+        "chat.yaml: prompts[1] (chat): messages: message 1: a system message, but the file has a system-prompt: keep "
+        "one of the two"
+    ]
+
+
 def test_a_missing_variable_names_the_message_that_uses_it(workspace, connections):
     config = read(
         {"models": ["cands:fake"], "prompts": [{"name": "few-shot", "messages": CHAT}], "variables": {"x": 1}}

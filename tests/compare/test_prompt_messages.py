@@ -7,10 +7,13 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from compare.models import Variant
 from compare.prompts import library
 from compare.prompts import services as prompts
 from compare.prompts.diff import messages_diff
 from compare.prompts.models import PromptVersion
+from compare.prompts.selectors import runs_version, version_variants
+from tests.fixtures.compare_factories import INSTANT
 from tests.fixtures.factories import make_workspace
 
 pytestmark = pytest.mark.django_db
@@ -169,3 +172,25 @@ def test_versions_made_before_messages_become_one_user_message(workspace, owner)
         executor.migrate(executor.loader.graph.leaf_nodes())
     version = PromptVersion.objects.get(prompt__name="Old")
     assert version.messages == [user("Summarise {{t}}.")] and version.system_prompt == "Be brief."
+
+
+def test_picking_a_version_fills_the_variant_s_messages_and_it_runs_that_version(api, workspace, owner):
+    prompt = prompts.prompt_create(workspace=workspace, user=owner, name="Labeller", messages=FEW_SHOT)
+    body = {
+        "workspace": workspace.pk,
+        "mode": "prompts",
+        "shared_variables": {"ticket": "Lost card"},
+        "variants": [
+            {"label": "Library", "model": INSTANT, "prompt_version": prompt.current.pk},
+            {"label": "Fresh", "model": INSTANT, "prompt": "Label {{ticket}}."},
+        ],
+    }
+    response = api.post("/api/v1/groups/", body, format="json")
+    assert response.status_code == 201, response.json()
+    library_variant = response.json()["variants"][0]
+    assert library_variant["messages"] == FEW_SHOT and library_variant["prompt"] == "Label: {{ticket}}"
+    variant = Variant.objects.get(pk=library_variant["id"])
+    assert runs_version(variant) and list(version_variants([prompt.current])) == [variant]
+    # Saved back unchanged, the variant's messages make the same version again.
+    saved = api.post(f"/api/v1/variants/{variant.pk}/save-version/", {"prompt": prompt.pk}, format="json")
+    assert saved.status_code == 201 and saved.json()["messages"] == FEW_SHOT
