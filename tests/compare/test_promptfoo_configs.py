@@ -166,6 +166,10 @@ def test_var_lists_expand_to_every_combination_repeat_and_test_threshold(workspa
     # passes by its threshold (contains passes with weight 1, starts-with passes with weight 3: score 1 ≥ 0.5).
     assert [r["success"] for r in data["results"]["results"]] == [False] * 8 + [True, True]
     assert len(fake_llm.requests("gpt-4o-mini", url=openai_env)) == 10
+    # defaultTest from its own file: its assertion is graded first on every test.
+    first = data["results"]["results"][0]["gradingResult"]["componentResults"]
+    assert [c["assertion"]["type"] for c in first] == ["not-contains", "regex"]
+    assert "Read as a promptfoo config: 10 tests (after var lists expand) × 1 prompt × provider column" in ran.out
 
 
 def test_each_provider_kind_gets_the_body_promptfoo_would_send(workspace, fake_llm, monkeypatch, tmp_path):

@@ -154,6 +154,21 @@ class CaseReader:
             self.problem(where, f"cannot read {path}: {exc}")
             return None
 
+    def default_test(self, value: Any) -> Any:
+        """`defaultTest` as written, or read from `file://default.yaml` (or `.json`), as promptfoo allows."""
+        if not isinstance(value, str) or not value.startswith(FILE):
+            return value or {}
+        path = value[len(FILE) :].strip()
+        if PurePosixPath(path).suffix.lower() not in (".yaml", ".yml", ".json"):
+            self.problem("defaultTest", f"{value}: defaultTest is read from .yaml, .yml or .json")
+            return {}
+        text = self.read_file(path, "defaultTest")
+        try:
+            return {} if text is None else safe_yaml.load(text)  # JSON is YAML
+        except yaml.YAMLError as exc:
+            self.problem("defaultTest", f"{path}: not valid YAML or JSON: {exc}")
+            return {}
+
     def tests(self, value: Any) -> list[tuple[str, dict]]:
         """Every test as (where, raw test) in file order."""
         if value is None:

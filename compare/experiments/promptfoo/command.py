@@ -36,6 +36,14 @@ def promptfoo_read(text: str, *, source: str, files) -> Translation | None:
     return promptfoo_translate(data, source=source, files=files)
 
 
+def promptfoo_summary(translation: Translation) -> str:
+    tests, columns = len(translation.tests), len(translation.columns)
+    return (
+        f"Read as a promptfoo config: {tests} test{'s' if tests != 1 else ''} (after var lists expand) × "
+        f"{columns} prompt × provider column{'s' if columns != 1 else ''}, providers first"
+    )
+
+
 def promptfoo_prepare(experiment, translation: Translation) -> None:
     """Record the tests' assertions on the experiment's rows before it starts, so its page shows them too (the
     command's own verdicts are graded from the stored answers afterwards, with promptfoo's test thresholds)."""

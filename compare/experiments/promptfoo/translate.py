@@ -69,7 +69,7 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
     prompts = PromptReader(files, problem).prompts(data.get("prompts"))
     cases = CaseReader(files, problem)
     options = _evaluate_options(data.get("evaluateOptions"), problem)
-    default = data.get("defaultTest") or {}
+    default = cases.default_test(data.get("defaultTest"))
     if not isinstance(default, dict):
         problem("defaultTest", "a mapping of vars, assert and options")
         default = {}

@@ -51,6 +51,7 @@ from compare.experiments.promptfoo.command import (
     promptfoo_finish,
     promptfoo_prepare,
     promptfoo_read,
+    promptfoo_summary,
 )
 from compare.experiments.promptfoo.connections import promptfoo_connections
 from compare.experiments.results import experiment_results, failed_cells
@@ -207,6 +208,8 @@ class Command(BaseCommand):
             self._config_errors(exc)
         baseline = self._baseline(workspace, config.name, options["baseline"])
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
+        if promptfoo is not None:
+            self.stdout.write(promptfoo_summary(promptfoo) + "\n")
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
         try:
             budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
