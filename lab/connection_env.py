@@ -7,7 +7,8 @@ variables make or update a connection private to that person (`Connection.owner`
 the person, e.g. `openai-alice`), and the run sends the file's `openai:` models to it. The team's connections
 change only through Settings or the API. Base URLs follow the SDKs' conventions: the Anthropic and Gemini SDKs
 take the host without the API version, so `/v1` (Anthropic) and `/v1beta` (Gemini) are added when missing;
-OpenAI's and OpenRouter's include it.
+OpenAI's and OpenRouter's include it. `private_server_connection` gives a person their own OpenAI-compatible server
+by URL (a promptfoo config's Ollama or `apiBaseUrl` providers), by the same rule.
 """
 
 from __future__ import annotations
