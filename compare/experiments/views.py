@@ -29,6 +29,8 @@ from .export import export_yaml, group_export
 from .files import UploadedFiles
 from .form_errors import errors_placed
 from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .promptfoo import store as promptfoo_store
+from .promptfoo.command import promptfoo_read
 from .results import GROUPINGS, experiment_results
 from .selectors import experiment_progress, experiments_for_user
 from .services import experiment_create, experiment_plan, experiment_start
@@ -88,11 +90,19 @@ def experiment_estimate(request, pk):
         files = UploadedFiles({f.name: f.read() for f in upload.cleaned_data["files"]})
         budget, source = upload.cleaned_data["budget"], config_file.name
         try:
-            config = config_read(decode(config_file.read()), source=source, files=files, workspace=workspace)
+            text = decode(config_file.read())
+            # A promptfoo config runs as the experiment it translates to, on the workspace's connections of the
+            # providers' names (openai, anthropic, gemini, openrouter, ollama).
+            promptfoo = promptfoo_read(text, source=source, files=files)
+            if promptfoo is None:
+                config = config_read(text, source=source, files=files, workspace=workspace)
+            else:
+                config = config_from_data(promptfoo.data, source=source, files=files, workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except (ConfigError, ValidationError) as exc:
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
+        promptfoo = None
         models = [model["id"] for model in workspace_models(workspace, user=request.user)]
         build = BuildForm(request.POST, workspace=workspace, model_choices=models)
         params = ParamSetFormSet(request.POST, prefix="params")
@@ -129,6 +139,8 @@ def experiment_estimate(request, pk):
             "data": json.dumps(config.as_data()),
             "source": source,
             "budget": budget,
+            "promptfoo": promptfoo,
+            "assertions": promptfoo_store.as_json(promptfoo) if promptfoo else "",
         },
     )
 
@@ -142,9 +154,13 @@ def experiment_run(request, pk):
     try:
         budget = Decimal(request.POST["budget"]) if request.POST.get("budget") else None
         config = _confirmed(request.POST.get("config", ""), source)
+        # A promptfoo config's tests' assertions, carried through the estimate page and checked again.
+        assertions = promptfoo_store.from_json(request.POST["assertions"]) if request.POST.get("assertions") else None
         experiment = experiment_create(
             workspace=workspace, user=request.user, config=config, source=source, budget=budget
         )
+        if assertions is not None:
+            promptfoo_store.row_assertions_store(experiment=experiment, rows=assertions)
         experiment_start(experiment=experiment, user=request.user)
     except (ConfigError, ValidationError, ArithmeticError) as exc:
         messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]
