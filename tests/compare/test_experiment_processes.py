@@ -88,8 +88,8 @@ def limited(workspace, fake_llm, limit: int):
 
 
 def test_a_run_over_two_processes_runs_every_round_once_within_the_connections_limit(workspace, fake_llm, tmp_path):
-    # Each process may claim two rounds of one call (half of what the limit of 3 needs): only the scheduler shared
-    # through Redis keeps the two processes together at 3, and only the two together reach it.
+    # Each process's window is its part of the limit of 3 (two calls and one), held together by the scheduler shared
+    # through Redis: only the two processes together reach 3.
     limited(workspace, fake_llm, limit=3)
     model = fake_llm.model(tokens=3, ttft_ms=1000)  # slow enough that the child, however slow to start, has work
     command = start(experiment_file(tmp_path, model, rows=30), "--processes", "2")
