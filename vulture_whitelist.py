@@ -51,3 +51,6 @@ Not Python to run: vulture counts every name below as used.
 # Fields of the realtime events' payload types (lab/events.py TypedDicts), read by key by the browser scripts and
 # tests only.
 (answers_total,)
+
+# Workspace files: who uploaded (kept for the record and the admin), DRF's exception code, the test media root.
+(uploaded_by, default_code, MEDIA_ROOT)

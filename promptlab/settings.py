@@ -280,6 +280,14 @@ STORAGES = {
     },
 }
 
+# Uploaded files (lab/files/) go through Django's storage API: local files under MEDIA_ROOT by default; any
+# django-storages backend by changing STORAGES["default"]. They are served only through the members-only view
+# (GET /api/v1/files/<id>/), never from a public URL, so MEDIA_URL is not routed.
+MEDIA_ROOT = os.environ.get("MEDIA_ROOT") or str(BASE_DIR / "media")
+# An uploaded image's limits: bytes (checked while the upload streams) and pixels (checked from the header).
+FILES_MAX_BYTES = int(os.environ.get("FILES_MAX_BYTES", str(20 * 1024 * 1024)))
+FILES_MAX_PIXELS = int(os.environ.get("FILES_MAX_PIXELS", str(40_000_000)))
+
 # --- Security (production values pass `manage.py check --deploy`) ---
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
