@@ -109,6 +109,7 @@ class Seen:
     rendered_prompt: str | None
     figures: bool = True  # cost, timings, tokens and error are shown (on the output itself, blank when False)
     by_model: bool = False  # a models comparison with names shown: its columns are told apart by model
+    messages: list | None = None  # the list sent, hidden like rendered_prompt (it holds the variant's own words)
 
     @property
     def variant_label(self) -> str | None:
@@ -141,6 +142,7 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
                 output.rendered_system_prompt,
                 output.rendered_prompt,
                 by_model=by_model,
+                messages=output.messages,
             )
         return outputs, True
     outputs = blind_order(round_.pk, getattr(user, "pk", 0), outputs)

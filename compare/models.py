@@ -18,6 +18,7 @@ from lab.engine.fanout import DEFAULT_TIMEOUT_S
 from lab.jobs.kinds import Lane
 from lab.jobs.models import UNFINISHED, Job, job_transitions
 from lab.models import Workspace
+from lab.providers.message_rules import Target
 from lab.templating import VariantTemplate
 
 MAX_VARIANTS = 5  # for a comparison; an experiment (custom mode) may have more
@@ -66,6 +67,10 @@ class DatasetRow(models.Model):
 
     def __str__(self) -> str:
         return self.name or f"Row {self.position}"
+
+
+# Messages of one list (a variant's own or a group's shared ones): far more than a few-shot prompt needs.
+MAX_MESSAGES = 200
 
 
 class CompareGroup(models.Model):
@@ -164,9 +169,10 @@ class Variant(models.Model):
     def __str__(self) -> str:
         return f"{self.position}. {self.label} ({self.model})"
 
-    def template(self) -> VariantTemplate:
-        """The variant as the templating module renders it (the editor preview, run checks and the worker)."""
-        return VariantTemplate(self.position, self.label, self.prompt, self.variables)
+    def template(self, target: Target | None = None) -> VariantTemplate:
+        """The variant as the templating module renders it (the editor preview, run checks and the worker); with
+        `target`, the rules of the provider its model is on too."""
+        return VariantTemplate(self.position, self.label, self.prompt, self.variables, self.messages, target)
 
 
 class RoundStatus(models.TextChoices):

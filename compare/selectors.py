@@ -41,7 +41,12 @@ def dataset_with_rows(dataset: Dataset) -> Dataset:
 def group_rendering(group: CompareGroup) -> RenderedGroup:
     """The group's prompts rendered with its shared variables: the warnings shown with the group."""
     templates = [variant.template() for variant in group.variants.all()]
-    return render_variants(system_prompt=group.system_prompt, variables=group.shared_variables, variants=templates)
+    return render_variants(
+        system_prompt=group.system_prompt,
+        variables=group.shared_variables,
+        variants=templates,
+        shared_messages=group.shared_messages,
+    )
 
 
 def group_recent_rounds(group: CompareGroup, limit: int = 100) -> list[Round]:
@@ -68,6 +73,7 @@ def group_settings(group: CompareGroup) -> dict:
         "title": f"{group.title} (copy)",
         "mode": group.mode,
         "system_prompt": group.system_prompt,
+        "shared_messages": group.shared_messages,
         "shared_variables": group.shared_variables,
         "params": group.params,
         "blind": group.blind,
@@ -78,6 +84,7 @@ def group_settings(group: CompareGroup) -> dict:
                 "label": v.label,
                 "model": v.model,
                 "prompt": v.prompt,
+                "messages": v.messages,
                 "variables": v.variables,
                 "params": v.params,
                 "prompt_version": v.prompt_version_id,  # a clone or duplicate keeps the lineage

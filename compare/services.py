@@ -26,10 +26,10 @@ from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
 from lab.realtime import broadcast, group_channel
-from lab.templating import VariantTemplate, render_variants, variant_name
+from lab.templating import VariantTemplate, message_problem, render_variants, variant_name
 
 from .blind import may_reveal
-from .catalog import resolve_model
+from .catalog import message_target, resolve_model
 from .field_errors import FieldErrors
 from .models import (
     DEFAULT_STAGGER_MS,
@@ -60,16 +60,33 @@ TIME_LIMIT_MARGIN_S = 30
 
 
 def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplate]:
-    """Variants as the templating module sees them, numbered from 1 with default labels A, B, C …"""
-    return [
-        VariantTemplate(
-            position=index,
-            label=_label(variant, index),
-            prompt=variant.get("prompt") or "",
-            variables=variant.get("variables") or {},
+    """Variants as the templating module sees them, numbered from 1 with default labels A, B, C …
+
+    A variant gives `messages` ([{role, content}]) or `prompt` (the shorthand for one user message); with both
+    (a clone's settings carry both), its messages count and its prompt is their last user message.
+    """
+    templates = []
+    for index, variant in enumerate(variants, start=1):
+        messages = variant.get("messages") or ()
+        messages = [dict(m) for m in messages] if isinstance(messages, list | tuple) else ()
+        templates.append(
+            VariantTemplate(
+                position=index,
+                label=_label(variant, index),
+                prompt=last_user_content(messages) if messages else variant.get("prompt") or "",
+                variables=variant.get("variables") or {},
+                messages=messages,
+            )
         )
-        for index, variant in enumerate(variants, start=1)
-    ]
+    return templates
+
+
+def last_user_content(messages: Sequence[Any]) -> str:
+    """The last user message's content (a template): what a variant's `prompt` holds beside its messages."""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), str):
+            return message["content"]
+    return ""
 
 
 def _label(variant: dict[str, Any], position: int) -> str:
@@ -85,6 +102,7 @@ def group_create(
     variants: Sequence[dict[str, Any]],
     title: str = "",
     system_prompt: str = "",
+    shared_messages: Sequence[dict[str, Any]] = (),
     shared_variables: dict[str, Any] | None = None,
     params: dict[str, Any] | None = None,
     blind: bool = False,
@@ -93,7 +111,8 @@ def group_create(
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
 ) -> CompareGroup:
-    """A comparison with its variants; each variant is a dict of label, model, prompt, variables (and params)."""
+    """A comparison with its variants; each variant is a dict of label, model, prompt or messages, variables (and
+    params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns)."""
     errors = FieldErrors()
     _check_unknown_params(errors, "params", params or {})
     shared_variables, params = dict(shared_variables or {}), set_params(params or {})
@@ -104,9 +123,13 @@ def group_create(
     if dataset is not None and dataset.workspace_id != workspace.pk:
         errors.add("dataset", "No such dataset in this workspace.")
     variants = picked_versions(errors, workspace, variants)
+    shapes_before = sum(map(len, errors.by_field.values()))
+    shared_messages = _checked_messages(errors, shared_messages, variants)
+    well_formed = sum(map(len, errors.by_field.values())) == shapes_before
     templates = variant_templates(variants)
     _check_variants(errors, workspace, user, mode, variants, templates, params)
-    _check_templates(errors, system_prompt, shared_variables, templates, dataset)
+    if well_formed:  # a malformed message would be named again by every variant's rendering
+        _check_templates(errors, system_prompt, shared_messages, shared_variables, templates, dataset)
     errors.raise_if_any()
 
     # Checked before the transaction opens: checking a model may read its provider's catalog over HTTP the first
@@ -118,6 +141,7 @@ def group_create(
             title=(title or "").strip() or "Untitled comparison",
             mode=mode,
             system_prompt=system_prompt or "",
+            shared_messages=shared_messages,
             shared_variables=shared_variables,
             params=params,
             blind=blind,
@@ -133,7 +157,7 @@ def group_create(
                 label=template.label,
                 model=variant["model"].strip(),
                 prompt=template.prompt,
-                messages=[{"role": "user", "content": template.prompt}],
+                messages=[{"role": m["role"], "content": m["content"]} for m in template.own_messages()],
                 variables=dict(template.variables),
                 params=set_params(variant.get("params") or {}),
                 prompt_version=variant.get("prompt_version"),
@@ -141,6 +165,29 @@ def group_create(
             for variant, template in zip(variants, templates, strict=True)
         )
     return group
+
+
+def _checked_messages(errors: FieldErrors, shared: Any, variants: Sequence[dict]) -> list[dict]:
+    """The shared messages as stored; a message that is not {role, content} (shared or a variant's) is named by
+    its index and variant."""
+    if not isinstance(shared, list | tuple):
+        errors.add("shared_messages", "Give a list of messages, each {role, content}.")
+        shared = []
+    for index, message in enumerate(shared, start=1):
+        if problem := message_problem(message):
+            errors.add("shared_messages", f"Shared message {index}: {problem}")
+    for position, variant in enumerate(variants, start=1):
+        messages = variant.get("messages")
+        if messages in (None, [], ()):
+            continue
+        name = variant_name(position, _label(variant, position))
+        if not isinstance(messages, list | tuple):
+            errors.add("variants", f"{name}: messages: give a list of messages, each {{role, content}}.")
+            continue
+        for index, message in enumerate(messages, start=1):
+            if problem := message_problem(message):
+                errors.add("variants", f"{name}: message {index}: {problem}")
+    return [{"role": m["role"], "content": m["content"]} for m in shared if isinstance(m, dict) and "role" in m]
 
 
 def _check_count(errors: FieldErrors, mode: str, variants: Sequence[dict]) -> None:
@@ -190,7 +237,7 @@ def _check_variants(
         if template.label in labels:
             errors.add("variants", f"{name}: label: variant {labels[template.label]} already uses this label.")
         labels.setdefault(template.label, template.position)
-        if not template.prompt.strip():
+        if not template.messages and not template.prompt.strip():
             errors.add("variants", f"{name}: prompt: write a prompt.")
         _check_unknown_params(errors, "variants", variant.get("params") or {}, f"{name}: params: ")
         variant_params = set_params(variant.get("params") or {})
@@ -206,6 +253,7 @@ def _check_variants(
             errors.add("variants", f"{name}: model: the connection {connection.name} is private to another member.")
             continue
         model_id = variant["model"].strip()
+        template.target = message_target(connection.kind, model_id, info, {**params, **variant_params})
         kinds = {model_id: connection.kind}
         for problem in check_params({**params, **variant_params}, [(model_id, info)], kinds=kinds):
             errors.add("params", f"{name}: {problem}.")
@@ -224,7 +272,7 @@ def _check_mode(errors: FieldErrors, mode: str, variants: Sequence[dict], templa
                 f"{name}: model: a prompts comparison runs every variant on one model "
                 f"({first.get('model')}); compare models in models mode or use custom mode.",
             )
-        if mode == Mode.MODELS and template.prompt != first_template.prompt:
+        if mode == Mode.MODELS and template.own_messages() != first_template.own_messages():
             errors.add(
                 "variants",
                 f"{name}: prompt: a models comparison sends every model the same prompt as variant 1; "
@@ -243,6 +291,7 @@ def _check_mode(errors: FieldErrors, mode: str, variants: Sequence[dict], templa
 def _check_templates(
     errors: FieldErrors,
     system_prompt: str,
+    shared_messages: list[dict],
     shared_variables: dict[str, Any],
     templates: list[VariantTemplate],
     dataset: Dataset | None,
@@ -252,13 +301,16 @@ def _check_templates(
     rows = list(dataset.rows.order_by("position")) if dataset is not None else []
     from_rows = {name: "" for row in rows for name in row.vars}
     rendered = render_variants(
-        system_prompt=system_prompt or "", variables={**from_rows, **shared_variables}, variants=templates
+        system_prompt=system_prompt or "",
+        variables={**from_rows, **shared_variables},
+        variants=templates,
+        shared_messages=shared_messages,
     )
     for message in rendered.errors:
         errors.add("variants", message)
     if rows and not rendered.errors:
         snapshots = [{**shared_variables, **row.vars} for row in rows]
-        row_errors(errors, system_prompt or "", templates, rows, snapshots)
+        row_errors(errors, system_prompt or "", templates, rows, snapshots, shared_messages=shared_messages)
 
 
 def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, **overrides: Any) -> CompareGroup:

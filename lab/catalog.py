@@ -97,9 +97,14 @@ def model_info_for(
         raise ValidationError(f"This workspace has no connection named “{connection_name}” (it has: {names}).")
     if connection.models_fetched_at is None and not _failed_lately(connection):
         _fetch_many([connection])  # a failure leaves the entry unknown; the run itself will show the error
+    return connection, cached_model_info(connection, model)
+
+
+def cached_model_info(connection: Connection, model: str) -> ModelInfo | None:
+    """The model's entry in the connection's cached catalog (never fetched here), None when not listed."""
     bare = model.split("?", 1)[0]  # simulated and fake models take options after "?"
     entry = next((item for item in connection.models_cache or [] if item.get("id") in (model, bare)), None)
-    return connection, ModelInfo.from_dict(entry) if entry else None
+    return ModelInfo.from_dict(entry) if entry else None
 
 
 def catalog_entry(connection: Connection, info: ModelInfo) -> dict:

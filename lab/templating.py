@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from lab.providers.message_rules import ROLES, Target, target_problems
+
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json_line|json|yaml)\s*)?\}\}")
 # Anything that looks like a placeholder but is not one of the three forms above.
 LOOKALIKE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
@@ -31,12 +33,22 @@ class Rendered:
 
 @dataclass
 class VariantTemplate:
-    """What a variant contributes to rendering; `label` and `position` only serve the messages."""
+    """What a variant contributes to rendering; `label` and `position` only serve the messages.
+
+    `messages` are the variant's own messages ([{role, content}], content a template); when empty, `prompt` is
+    its one user message (the shorthand). `target`, when known, adds the rules of the provider the conversation
+    goes to (alternation, prefill, context: lab.providers.message_rules).
+    """
 
     position: int
     label: str
     prompt: str
     variables: Mapping[str, Any] = field(default_factory=dict)
+    messages: Sequence[Mapping[str, Any]] = ()
+    target: Target | None = None
+
+    def own_messages(self) -> list[Mapping[str, Any]]:
+        return list(self.messages) if self.messages else [{"role": "user", "content": self.prompt}]
 
 
 @dataclass
@@ -44,10 +56,12 @@ class RenderedVariant:
     position: int
     label: str
     system_prompt: str
-    prompt: str
+    prompt: str  # the last user message, rendered
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     used: frozenset[str] = frozenset()
+    # The list to send, rendered: [{role, content}], the system prompt first when there is one.
+    messages: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -137,29 +151,89 @@ def render_variants(
     system_prompt: str,
     variables: Mapping[str, Any],
     variants: Sequence[VariantTemplate],
+    shared_messages: Sequence[Mapping[str, Any]] = (),
 ) -> RenderedGroup:
-    """Render the system prompt and prompt of each variant with `variables`, then the variant's overrides."""
-    rendered = [_render_variant(system_prompt, variables, variant) for variant in variants]
+    """Render each variant's conversation with `variables`, then the variant's overrides: the system prompt, then
+    the shared messages, then the variant's own messages."""
+    rendered = [_render_variant(system_prompt, shared_messages, variables, variant) for variant in variants]
     return RenderedGroup(variants=rendered, warnings=_group_warnings(variables, rendered))
 
 
-def _render_variant(system_prompt: str, variables: Mapping[str, Any], variant: VariantTemplate) -> RenderedVariant:
+def message_problem(message: Any) -> str | None:
+    """Why one message (as given, not rendered) is not a message: the shape rule the API's fields share."""
+    if not isinstance(message, Mapping):
+        return "give an object with a role and a content."
+    role = message.get("role")
+    if role not in ROLES:
+        return f"unknown role {role!r}; a role is one of {', '.join(ROLES)}."
+    if not isinstance(message.get("content"), str):
+        return "content: give the message's text."
+    if not message["content"].strip():
+        return "content is empty; write it or remove the message."
+    return None
+
+
+def _render_variant(
+    system_prompt: str,
+    shared_messages: Sequence[Mapping[str, Any]],
+    variables: Mapping[str, Any],
+    variant: VariantTemplate,
+) -> RenderedVariant:
     merged = {**variables, **variant.variables}
-    system = render(system_prompt, merged)
-    prompt = render(variant.prompt, merged)
     name = variant_name(variant.position, variant.label)
+    own = variant.own_messages()
+    # Where each template comes from, for the messages: the shorthand's one prompt is named as before (no index).
+    sources: list[tuple[str, Mapping[str, Any]]] = [
+        (f" shared message {i}", m) for i, m in enumerate(shared_messages, 1)
+    ]
+    if len(own) == 1 and not shared_messages:
+        sources.append(("", own[0]))
+    else:
+        sources += [(f" message {i}", m) for i, m in enumerate(own, 1)]
+    system = render(system_prompt, merged)
     result = RenderedVariant(
-        position=variant.position,
-        label=variant.label,
-        system_prompt=system.text,
-        prompt=prompt.text,
-        used=system.used | prompt.used,
+        position=variant.position, label=variant.label, system_prompt=system.text, prompt="", used=system.used
     )
-    for missing in dict.fromkeys((*system.missing, *prompt.missing)):
+    names: list[str] = []
+    if system.text:
+        result.messages.append({"role": "system", "content": system.text})
+        names.append(f"{name} system prompt")
+    system_where = "" if len(sources) == 1 and not sources[0][0] else " system prompt"
+    missing = [(system_where, each) for each in system.missing]
+    templates = [system_prompt]
+    for where, message in sources:
+        label = f"{name}{where}" if where else name
+        # The shorthand's prompt is a user message by construction; an empty one is the caller's "write a prompt".
+        if where and (problem := message_problem(message)):
+            result.errors.append(f"{label}: {problem}")
+            continue
+        if message["role"] == "system" and (result.messages or names):
+            result.errors.append(
+                f"{label}: a system message comes only first"
+                f"{' (the group has a system prompt)' if system.text else ''}; make it a user message or move it."
+            )
+            continue
+        text = render(message["content"], merged)
+        templates.append(message["content"])
+        result.used |= text.used
+        missing += [(where, each) for each in text.missing]
+        result.messages.append({"role": message["role"], "content": text.text})
+        names.append(label)
+        if message["role"] == "system":
+            result.system_prompt = text.text
+    users = [m["content"] for m in result.messages if m["role"] == "user"]
+    result.prompt = users[-1] if users else ""
+    if not users and not result.errors:
+        result.errors.append(f"{name}: messages: give at least one user message.")
+    for where, each in dict.fromkeys(missing):
         result.errors.append(
-            f"{name} uses {{{{{missing}}}}}, which has no value: set it in the shared variables or this variant's."
+            f"{name}{where} uses {{{{{each}}}}}, which has no value: set it in the shared variables or this variant's."
         )
-    for odd in dict.fromkeys((*lookalikes(system_prompt), *lookalikes(variant.prompt))):
+    if variant.target is not None and not result.errors:
+        errors, warnings = target_problems(result.messages, names, variant.target, variant=name)
+        result.errors += errors
+        result.warnings += warnings
+    for odd in dict.fromkeys(odd for template in templates for odd in lookalikes(template)):
         result.warnings.append(
             f"{name}: {odd} is not a placeholder ({{{{name}}}}, {{{{name|json}}}} or {{{{name|yaml}}}}) "
             "and is sent as written."

@@ -10,15 +10,18 @@ from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
 from lab.models import Role
+from lab.providers.message_rules import ROLES
 from lab.templating import render_variants
 
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
 from ..blind import outputs_as_seen_by
+from ..catalog import cached_targets
 from ..models import (
     DEFAULT_STAGGER_MS,
     DEFAULT_TIMEOUT_MS,
     MAX_EXPERIMENT_VARIANTS,
+    MAX_MESSAGES,
     CompareGroup,
     Mode,
     Output,
@@ -63,10 +66,36 @@ class VariantListIn(serializers.ListSerializer):
             raise
 
 
+class MessageIn(StrictIn):
+    """One message of a conversation; `content` is a template like a prompt (`{{name}}`, filters)."""
+
+    role = serializers.ChoiceField(choices=ROLES, help_text="system (first only), user or assistant")
+    content = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
+
+
+class MessageOut(serializers.Serializer):
+    role = serializers.ChoiceField(choices=ROLES)
+    content = serializers.CharField()
+
+
+MESSAGES_HELP = (
+    "The variant's own messages after the group's system prompt and shared messages: [{role, content}], contents "
+    "templates. A trailing assistant message is a prefill the model continues, where its provider takes one "
+    "(docs/messages.md). Give exactly one of `messages` and `prompt`."
+)
+
+
 class VariantIn(StrictIn):
     label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
     model = serializers.CharField(max_length=300)
-    prompt = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)
+    prompt = serializers.CharField(
+        max_length=100_000,
+        allow_blank=True,
+        trim_whitespace=False,
+        required=False,
+        help_text="Shorthand for `messages: [{role: user, content: prompt}]`; give exactly one of the two.",
+    )
+    messages = MessageIn(many=True, required=False, max_length=MAX_MESSAGES, help_text=MESSAGES_HELP)
     variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
     # A library version to run: its text fills an empty prompt, and the variant records where it came from.
@@ -74,6 +103,18 @@ class VariantIn(StrictIn):
 
     class Meta:
         list_serializer_class = VariantListIn
+
+    def validate(self, data: dict) -> dict:
+        # A library version fills an empty prompt, so with one neither is needed.
+        given = [name for name in ("prompt", "messages") if name in data]
+        if len(given) == 2:
+            raise serializers.ValidationError({"messages": ["Give exactly one of prompt and messages, not both."]})
+        if not given and data.get("prompt_version") is None:
+            raise serializers.ValidationError({"prompt": ["Give exactly one of prompt and messages."]})
+        if not data.get("messages"):
+            data.pop("messages", None)
+            data.setdefault("prompt", "")
+        return data
 
 
 class GroupFieldsIn(StrictIn):
@@ -83,6 +124,13 @@ class GroupFieldsIn(StrictIn):
     mode = serializers.ChoiceField(choices=Mode.choices)
     system_prompt = serializers.CharField(
         max_length=100_000, required=False, allow_blank=True, trim_whitespace=False, default=""
+    )
+    shared_messages = MessageIn(
+        many=True,
+        required=False,
+        default=list,
+        max_length=MAX_MESSAGES,
+        help_text="Messages every variant gets after the system prompt and before its own (few-shot turns).",
     )
     shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
@@ -148,17 +196,27 @@ class RunsIn(StrictIn):
 
 
 class VariantOut(serializers.ModelSerializer):
+    prompt = serializers.CharField(help_text="the last user message of `messages` (a template)")
+    messages = MessageOut(many=True, help_text="the variant's own messages, templates")
+
     class Meta:
         model = Variant
-        fields = ["id", "position", "label", "model", "prompt", "variables", "params", "prompt_version"]
+        fields = ["id", "position", "label", "model", "prompt", "messages", "variables", "params", "prompt_version"]
 
 
 class RoundSummaryOut(serializers.ModelSerializer):
+    parent = serializers.IntegerField(
+        source="parent_id", allow_null=True, read_only=True, help_text="the round this turn continues; null: turn 1"
+    )
+    turn = serializers.IntegerField(read_only=True, help_text="the turn of its conversation, from 1")
+
     class Meta:
         model = Round
         fields = [
             "id",
             "number",
+            "parent",
+            "turn",
             "status",
             "error",
             "run_id",
@@ -175,6 +233,7 @@ class GroupOut(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", default=None)
     variants = VariantOut(many=True)
     round_count = serializers.IntegerField(required=False)
+    shared_messages = MessageOut(many=True, help_text="messages every variant gets after the system prompt")
     timeout_step_ms = serializers.SerializerMethodField(
         help_text="Deprecated, always 0: no column gets more time for its position."
     )
@@ -187,6 +246,7 @@ class GroupOut(serializers.ModelSerializer):
             "title",
             "mode",
             "system_prompt",
+            "shared_messages",
             "shared_variables",
             "params",
             "blind",
@@ -238,6 +298,13 @@ class OutputOut(serializers.ModelSerializer):
         source="seen.rendered_system_prompt", allow_null=True, read_only=True
     )
     rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
+    messages = MessageOut(
+        source="seen.messages",
+        many=True,
+        allow_null=True,
+        read_only=True,
+        help_text="the exact list sent, rendered, system first (null while blind mode hides the prompts)",
+    )
 
     class Meta:
         model = Output
@@ -251,6 +318,7 @@ class OutputOut(serializers.ModelSerializer):
             "status",
             "rendered_system_prompt",
             "rendered_prompt",
+            "messages",
             "text",
             "html",
             "error",
@@ -291,7 +359,8 @@ class RenderedVariantOut(serializers.Serializer):
     position = serializers.IntegerField()
     label = serializers.CharField()
     system_prompt = serializers.CharField()
-    prompt = serializers.CharField()
+    prompt = serializers.CharField(help_text="the last user message, rendered")
+    messages = MessageOut(many=True, help_text="the whole conversation as it would be sent, system first")
     errors = serializers.ListField(child=serializers.CharField())
     warnings = serializers.ListField(child=serializers.CharField())
 
@@ -410,13 +479,32 @@ class GroupPreview(APIView):
     def post(self, request):
         data = GroupPreviewIn(data=request.data)
         data.is_valid(raise_exception=True)
+        fields = data.validated_data
         rendered = render_variants(
-            system_prompt=data.validated_data["system_prompt"],
-            variables=_preview_variables(request.user, data.validated_data),
-            variants=services.variant_templates(data.validated_data["variants"]),
+            system_prompt=fields["system_prompt"],
+            variables=_preview_variables(request.user, fields),
+            variants=_preview_templates(request.user, fields),
+            shared_messages=fields["shared_messages"],
         )
         payload = {"variants": rendered.variants, "errors": rendered.errors, "warnings": rendered.warnings}
         return Response(PreviewOut(payload).data)
+
+
+def _preview_templates(user, fields: dict) -> list:
+    """The variants to render; with a `workspace`, each knows its provider's rules (what it merges, whether it takes
+    a prefill, its context), from the connections' cached catalogs."""
+    templates = services.variant_templates(fields["variants"])
+    if fields.get("workspace") is None:
+        return templates
+    workspace = workspace_from_body(user, fields["workspace"], role=Role.VIEWER)
+    targets = cached_targets(
+        workspace,
+        {t.position: v["model"].strip() for t, v in zip(templates, fields["variants"], strict=True)},
+        {t.position: {**fields["params"], **v["params"]} for t, v in zip(templates, fields["variants"], strict=True)},
+    )
+    for template in templates:
+        template.target = targets.get(template.position)
+    return templates
 
 
 def _preview_variables(user, fields: dict) -> dict:

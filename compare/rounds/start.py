@@ -7,7 +7,9 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -20,6 +22,7 @@ from lab.jobs.kinds import Lane
 from lab.templating import VariantTemplate, render_variants
 
 from ..blind import creation_order
+from ..catalog import cached_targets
 from ..field_errors import FieldErrors
 from ..models import CompareGroup, Dataset, DatasetRow, Experiment, Output, OutputStatus, Round, RoundStatus, Variant
 from .jobs import ROUND
@@ -97,16 +100,31 @@ def _is_experiment(group: CompareGroup) -> bool:
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:
     errors = FieldErrors()
-    row_errors(errors, group.system_prompt, [variant.template() for variant in variants], rows, snapshots)
+    targets = cached_targets(
+        group.workspace,
+        {v.position: v.model for v in variants},
+        {v.position: {**group.params, **v.params} for v in variants},
+    )
+    templates = [variant.template(targets.get(variant.position)) for variant in variants]
+    row_errors(errors, group.system_prompt, templates, rows, snapshots, shared_messages=group.shared_messages)
     errors.raise_if_any()
 
 
 def row_errors(
-    errors: FieldErrors, system_prompt: str, templates: list[VariantTemplate], rows: list, snapshots: list[dict]
+    errors: FieldErrors,
+    system_prompt: str,
+    templates: list[VariantTemplate],
+    rows: list,
+    snapshots: list[dict],
+    *,
+    shared_messages: Sequence[Mapping[str, Any]] = (),
 ) -> None:
-    """Every variant rendered with each round's variables; a failure is named by its dataset row (None: no row)."""
+    """Every variant's conversation rendered with each round's variables (and checked against its provider's rules
+    where a template has a target); a failure is named by its dataset row (None: no row)."""
     for row, snapshot in zip(rows, snapshots, strict=True):
-        rendered = render_variants(system_prompt=system_prompt, variables=snapshot, variants=templates)
+        rendered = render_variants(
+            system_prompt=system_prompt, variables=snapshot, variants=templates, shared_messages=shared_messages
+        )
         for message in rendered.errors:
             if row is None:
                 errors.add("variants", message)

@@ -41,13 +41,14 @@ from lab.markdown import render_markdown
 from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
+from lab.providers.message_rules import Target
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
 from .. import response_cache
 from ..blind import blind_now, for_channel
-from ..catalog import resolve_model
+from ..catalog import message_target, resolve_model
 from ..experiments.budget import rounds_spending
 from ..hooks import round_finished
 from ..models import (
@@ -205,13 +206,17 @@ def _prepare_calls(
     """The round's calls, its prompts rendered; an answer that cannot be asked is failed with a readable error
     (its row is written with the claim's)."""
     group = round_.group
-    templates = [output.variant.template() for output in outputs]
-    rendered = render_variants(system_prompt=group.system_prompt, variables=round_.variables, variants=templates)
+    templates = [output.variant.template(_target(group, output.variant, resolve)) for output in outputs]
+    rendered = render_variants(
+        system_prompt=group.system_prompt,
+        variables=round_.variables,
+        variants=templates,
+        shared_messages=group.shared_messages,
+    )
     calls = []
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
-        output.messages = [{"role": "system", "content": prompt.system_prompt}] if prompt.system_prompt else []
-        output.messages.append({"role": "user", "content": prompt.prompt})
+        output.messages = prompt.messages
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
@@ -227,6 +232,16 @@ def _prepare_calls(
                 f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
             )
     return calls
+
+
+def _target(group: CompareGroup, variant: Variant, resolve) -> Target | None:
+    """The provider rules for the variant's model (alternation, prefill, context), so a conversation its provider
+    would refuse fails here, before any request; None when the model cannot be resolved (the call names why)."""
+    try:
+        config, info = resolve(variant.model)
+    except (ValidationError, SecretDecryptionError):
+        return None
+    return message_target(config.kind, variant.model, info, {**group.params, **variant.params})
 
 
 def _resolved(

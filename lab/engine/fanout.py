@@ -21,9 +21,10 @@ from typing import Protocol
 
 import httpx
 
-from ..providers.answer import ERROR, Answer, complete_answer, estimate_tokens, stream_answer
+from ..providers.answer import ERROR, Answer, complete_answer, stream_answer
 from ..providers.base import ChatRequest, ConnectionConfig, ModelInfo
 from ..providers.http import HttpAdapter, attempt_gate, tls_context
+from ..providers.message_rules import estimate_input_tokens
 from ..providers.registry import get_adapter
 from .deltas import COALESCE_S, Delta, DeltaBatcher
 from .limiter import Limit, Limiter, QueueDeadlineExceeded
@@ -102,8 +103,7 @@ EXPECTED_OUTPUT_TOKENS = 512
 
 
 def expected_tokens(request: ChatRequest) -> int:
-    prompt = "".join(str(message.get("content", "")) for message in request.messages)
-    return estimate_tokens(prompt) + int(request.params.get("max_tokens") or EXPECTED_OUTPUT_TOKENS)
+    return estimate_input_tokens(request.messages) + int(request.params.get("max_tokens") or EXPECTED_OUTPUT_TOKENS)
 
 
 async def fan_out(

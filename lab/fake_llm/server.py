@@ -267,6 +267,8 @@ class FakeLLMServer:
             "query": request.query,
             "headers": request.headers,
             "body": request.json(),
+            # The body exactly as sent (decoded), so a test can hold a wire body to its bytes.
+            "raw": request.body.decode("utf-8", "replace"),
         }
         counter.recent = [*counter.recent[-(RECENT - 1) :], counter.last_request["body"]]
         return counter

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from .base import Adapter, ChatRequest, Finish, ModelInfo, ProviderError, StreamError, TextDelta, Usage
+from .message_rules import estimate_input_tokens, estimate_tokens
 
 OK, ERROR = "ok", "error"
 
@@ -29,11 +30,6 @@ class Answer:
     output_tokens: int | None = None
     tokens_estimated: bool = False
     cost: float | None = None  # USD; None when the price is unknown (never a misleading 0)
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough count (about 4 characters a token) used only when a provider reports no usage."""
-    return max(1, round(len(text) / 4)) if text else 0
 
 
 def cost_of(model_info: ModelInfo | None, input_tokens: int | None, output_tokens: int | None) -> float | None:
@@ -123,7 +119,7 @@ def _account(answer: Answer, request: ChatRequest, usage: Usage | None, model_in
         answer.input_tokens, answer.output_tokens = usage.input_tokens, usage.output_tokens
         answer.tokens_estimated = usage.estimated
     else:
-        answer.input_tokens = estimate_tokens("".join(m["content"] for m in request.messages))
+        answer.input_tokens = estimate_input_tokens(request.messages)
         answer.output_tokens = estimate_tokens(answer.text)
         answer.tokens_estimated = True
     answer.cost = cost_of(model_info, answer.input_tokens, answer.output_tokens)

@@ -24,6 +24,7 @@ from .base import (
 )
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
+from .message_rules import alternating, is_prefill
 from .params import set_params
 
 API_VERSION = "2023-06-01"
@@ -85,6 +86,17 @@ class AnthropicStreamParser:
         return [Usage(self.input_tokens, self.output_tokens), Finish(self.finish)]
 
 
+def wire_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """(top-level `system`, `messages`): system text apart, the rest alternating user/assistant (adjacent ones of
+    one role merged, message_rules). A trailing assistant message is the prefill the model continues; the API
+    refuses one that ends in whitespace, so that is trimmed."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    turns = [{"role": m["role"], "content": m["content"]} for m in alternating(messages)]
+    if is_prefill(turns):
+        turns[-1]["content"] = turns[-1]["content"].rstrip()
+    return system, turns
+
+
 class AnthropicAdapter(HttpAdapter):
     default_base_url = "https://api.anthropic.com/v1"
 
@@ -93,12 +105,10 @@ class AnthropicAdapter(HttpAdapter):
 
     def body(self, request: ChatRequest, model_info: ModelInfo | None, *, stream: bool) -> dict[str, Any]:
         params = set_params(request.params)
-        system = "\n\n".join(m["content"] for m in request.messages if m["role"] == "system")
+        system, messages = wire_messages(request.messages)
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": [
-                {"role": m["role"], "content": m["content"]} for m in request.messages if m["role"] != "system"
-            ],
+            "messages": messages,
             "max_tokens": params.get("max_tokens") or max_output_tokens(request.model, model_info),
         }
         if system:

@@ -56,7 +56,9 @@ class ConnectionConfig:
 @dataclass(frozen=True)
 class ChatRequest:
     model: str  # the provider's model name, without the `<connection>::` prefix
-    messages: list[dict[str, str]]  # [{"role": "system" | "user", "content": "..."}]
+    # [{"role": "system" | "user" | "assistant", "content": ...}], system first; a trailing assistant one is a
+    # prefill. Content is text today; each adapter reads it only in its `wire_messages`, so parts can come later.
+    messages: list[dict[str, Any]]
     params: dict[str, Any] = field(default_factory=dict)  # only the parameters that were set
 
 

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from .base import ChatRequest, Completion, Finish, ModelInfo, ProviderError, StreamError, StreamEvent, TextDelta, Usage
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
+from .message_rules import alternating
 from .params import set_params
 
 PARAM_NAMES = {
@@ -78,6 +79,17 @@ class GeminiStreamParser:
         return [*([self.usage] if self.usage else []), Finish(self.finish)]
 
 
+def wire_messages(messages: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(`systemInstruction` or None, `contents`): the system text apart, the rest alternating `user`/`model` turns
+    (adjacent ones of one role merged, message_rules), a trailing `model` turn being the prefill it continues."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    contents = [
+        {"role": "model" if m["role"] == "assistant" else "user", "parts": [{"text": m["content"]}]}
+        for m in alternating(messages)
+    ]
+    return ({"parts": [{"text": system}]} if system else None), contents
+
+
 class GeminiAdapter(HttpAdapter):
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
 
@@ -88,16 +100,10 @@ class GeminiAdapter(HttpAdapter):
         return f"{self.base_url}/models/{quote(model.removeprefix('models/'), safe='')}:{method}"
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
-        system = "\n\n".join(m["content"] for m in request.messages if m["role"] == "system")
-        body: dict[str, Any] = {
-            "contents": [
-                {"role": "model" if m["role"] == "assistant" else "user", "parts": [{"text": m["content"]}]}
-                for m in request.messages
-                if m["role"] != "system"
-            ]
-        }
-        if system:
-            body["systemInstruction"] = {"parts": [{"text": system}]}
+        system, contents = wire_messages(request.messages)
+        body: dict[str, Any] = {"contents": contents}
+        if system is not None:
+            body["systemInstruction"] = system
         config = {PARAM_NAMES[name]: value for name, value in set_params(request.params).items()}
         if isinstance(config.get("stopSequences"), str):
             config["stopSequences"] = [config["stopSequences"]]

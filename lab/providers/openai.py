@@ -62,6 +62,12 @@ class OpenAIStreamParser:
         return [*([self.usage] if self.usage else []), Finish(self.finish)]
 
 
+def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages as chat completions takes them: `{role, content}` in order, system first, a trailing assistant
+    message as it is (OpenRouter continues it; the lab refuses one for kinds that do not: message_rules)."""
+    return [{"role": message["role"], "content": message["content"]} for message in messages]
+
+
 def is_strict_schema(schema: Any) -> bool:
     """Whether OpenAI's strict mode accepts the schema: every object closed and every property required."""
     if isinstance(schema, list):
@@ -88,7 +94,7 @@ class OpenAICompatibleAdapter(HttpAdapter):
 
     def body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         names = {"max_tokens": self.max_tokens_field}
-        body: dict[str, Any] = {"model": request.model, "messages": request.messages}
+        body: dict[str, Any] = {"model": request.model, "messages": wire_messages(request.messages)}
         body.update({names.get(name, name): value for name, value in set_params(request.params).items()})
         if stream:
             body["stream"] = True

@@ -14,6 +14,7 @@ import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import parse_qsl
 
 from .base import (
@@ -28,6 +29,7 @@ from .base import (
     TextDelta,
     Usage,
 )
+from .message_rules import content_text, is_prefill
 from .simulated_judge import judge_reply
 from .simulated_text import answer_text, topic_of
 
@@ -63,31 +65,49 @@ def parse_model(model: str) -> tuple[str, Preset]:
     return name, replace(preset, **tweaks)
 
 
+def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The conversation as the simulated models read it: role and text, in order (a trailing assistant message is
+    the prefill its answer continues)."""
+    return [{"role": m["role"], "content": content_text(m.get("content"))} for m in messages]
+
+
 def _rng(request: ChatRequest) -> random.Random:
     """The answer's random choices: fixed by the request, except that at a temperature above 0 without a seed each
     call samples afresh, as a real model does (so repeated rounds differ, and a seed makes them reproducible)."""
     if request.params.get("seed") is None and (request.params.get("temperature") or 0) > 0:
         return random.Random()
-    prompt = "\n".join(m["content"] for m in request.messages)
+    prompt = "\n".join(m["content"] for m in wire_messages(request.messages))
     key = f"{request.model}|{request.params.get('seed')}|{request.params.get('temperature')}|{prompt}"
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
 
 
-def _asked(request: ChatRequest) -> tuple[str, str]:
-    user = next((m["content"] for m in reversed(request.messages) if m["role"] == "user"), "")
-    system = "\n".join(m["content"] for m in request.messages if m["role"] == "system")
-    return user, system
+def _asked(request: ChatRequest) -> tuple[str, str, str]:
+    """The last user message (what to answer), the system text and the prefill to continue ("" when none)."""
+    messages = wire_messages(request.messages)
+    user = next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")
+    system = "\n".join(m["content"] for m in messages if m["role"] == "system")
+    return user, system, messages[-1]["content"] if is_prefill(messages) else ""
+
+
+def continued(prefill: str, text: str) -> str:
+    """The answer as the continuation of `prefill`, as a provider streams it: what comes after the prefill. An
+    answer that already begins as the prefill does (`{` of a JSON object) goes on from there; else it follows it."""
+    start = prefill.strip()
+    if start and text.startswith(start):
+        return text[len(start) :]
+    return text if not prefill or prefill[-1].isspace() else " " + text
 
 
 def simulated_tokens(request: ChatRequest, preset: Preset, json_schema: dict | None = None) -> list[str]:
     """The answer as a list of tokens (words with their spacing), deterministic for the request: a plausible
     answer following the prompt's simple instructions (simulated_text), or an instance of `json_schema`."""
     rng = _rng(request)
-    user, system = _asked(request)
+    user, system, prefill = _asked(request)
     if json_schema is not None:
         text = json.dumps(judge_reply(json_schema, rng, user, topic_of), ensure_ascii=False)
     else:
         text = answer_text(user, rng=rng, words=max(preset.tokens, 1), style=preset.style, system=system)
+    text = continued(prefill, text)
     # Each word with the whitespace before it, line breaks included, so the usage reported (words) counts them.
     return re.findall(r"\s*\S+", text)
 
@@ -116,7 +136,7 @@ class SimulatedAdapter:
         fail_at = None
         if preset.fail_every and (int(request.params.get("seed") or 0) % preset.fail_every == 0):
             fail_at = len(tokens) // 2
-        input_tokens = sum(count_tokens(m["content"]) for m in request.messages)
+        input_tokens = sum(count_tokens(m["content"]) for m in wire_messages(request.messages))
         await asyncio.sleep(preset.ttft_ms / 1000)
         emitted = []
         for i, token in enumerate(tokens):
