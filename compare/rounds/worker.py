@@ -35,6 +35,7 @@ from lab.events import (
     round_done,
     round_started,
 )
+from lab.files.inline import with_image_data
 from lab.jobs.kinds import Lane
 from lab.jobs.workers import claimant
 from lab.markdown import render_markdown
@@ -214,6 +215,7 @@ def _prepare_calls(
         shared_messages=group.shared_messages,
     )
     calls = []
+    images: dict[int, dict] = {}  # the round's image bytes, read once for all its variants
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         output.messages = prompt.messages
@@ -221,7 +223,10 @@ def _prepare_calls(
             if prompt.errors:
                 raise ValidationError(prompt.errors)
             config, info = resolve(output.variant.model)
-            calls.append(_call(group, output, output.variant, config, info, stream=stream, spending=spending))
+            messages = with_image_data(output.messages, workspace_id=group.workspace_id, cache=images)
+            calls.append(
+                _call(group, output, output.variant, config, info, messages=messages, stream=stream, spending=spending)
+            )
             output.status = OutputStatus.RUNNING
         except ValidationError as exc:
             output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
@@ -260,16 +265,18 @@ def _call(
     config: ConnectionConfig,
     info: ModelInfo | None,
     *,
+    messages: list[dict] | None = None,
     stream: bool = True,
     spending: Spending | None = None,
 ) -> Call:
-    """What the engine needs for one answer."""
+    """What the engine needs for one answer; `messages` are the ones to send (the images' bytes filled in) when
+    they differ from the recorded ones."""
     return Call(
         key=output.pk,
         config=config,
         request=ChatRequest(
             model=split_model_id(variant.model)[1],
-            messages=output.messages,
+            messages=output.messages if messages is None else messages,
             params=set_params({**group.params, **variant.params}),
         ),
         model_info=info,

@@ -1,0 +1,31 @@
+"""Reads of workspace files: which of the files variables name belong to a workspace."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .models import WorkspaceFile
+from .references import file_id_of, looks_like_reference
+
+
+def reference_problems(variables: Mapping[str, Any], *, workspace_id: int) -> dict[str, str]:
+    """Per variable, why its file reference cannot be used here: malformed, or not a file of this workspace (another
+    workspace's file and a missing one are told alike)."""
+    problems: dict[str, str] = {}
+    wanted: dict[str, int] = {}
+    for name, value in variables.items():
+        if not looks_like_reference(value):
+            continue
+        file_id = file_id_of(value)
+        if file_id is None:
+            problems[name] = 'a file reference is {"$file": <file id>}, with nothing else.'
+        else:
+            wanted[name] = file_id
+    found = set(
+        WorkspaceFile.objects.filter(workspace_id=workspace_id, pk__in=wanted.values()).values_list("pk", flat=True)
+    )
+    for name, file_id in wanted.items():
+        if file_id not in found:
+            problems[name] = f"file {file_id} is not a file of this workspace."
+    return problems
