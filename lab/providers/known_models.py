@@ -67,5 +67,5 @@ def known_model(model: str) -> Known | None:
 def takes_images(model: str) -> bool | None:
     """Whether a model reads images: False only for a model known to be text-only, None when it is not known (then
     the lab lets the provider decide)."""
-    known = known_model(model)
+    known = known_model(model.split("?", 1)[0])  # simulated and fake models take options after "?"
     return known.images if known else None
