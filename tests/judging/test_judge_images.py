@@ -3,8 +3,6 @@ call; one whose model is known not to judges the text only, and its verdict says
 
 import io
 
-import pytest
-
 from compare.models import Output
 from judging.images import IMAGES_INTRO
 from judging.rubric import Metric
