@@ -4,15 +4,11 @@ else the text only, and the verdict says so. The one place this rule lives (comp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from compare.models import Output
 from lab.files.inline import with_image_data
 from lab.files.references import image_parts
 from lab.providers.known_models import takes_images
-
-if TYPE_CHECKING:  # calls asks this module for `with_request_images`
-    from .calls import JudgeModel
 
 IMAGES_INTRO = "The request above also showed these images, in this order:"
 
@@ -34,9 +30,10 @@ def request_images(outputs: Sequence[Output], *, workspace_id: int) -> list[dict
     return filled["content"]
 
 
-def judge_images(judge: JudgeModel, images: list[dict]) -> tuple[list[dict], str]:
+def judge_images(judge, images: list[dict]) -> tuple[list[dict], str]:
     """(the images to send the judge, the verdict's note): all of them when its model may read images; none and
-    a note saying it judged the text only when its model is known not to."""
+    a note saying it judged the text only when its model is known not to. `judge` is a calls.JudgeModel (not
+    imported: calls imports this module)."""
     if not images:
         return [], ""
     if takes_images(judge.model) is False:
