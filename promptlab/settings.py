@@ -287,6 +287,11 @@ MEDIA_ROOT = os.environ.get("MEDIA_ROOT") or str(BASE_DIR / "media")
 # An uploaded image's limits: bytes (checked while the upload streams) and pixels (checked from the header).
 FILES_MAX_BYTES = int(os.environ.get("FILES_MAX_BYTES", str(20 * 1024 * 1024)))
 FILES_MAX_PIXELS = int(os.environ.get("FILES_MAX_PIXELS", str(40_000_000)))
+# A dataset zip (compare/datasets/zips.py): at most this many files, unpacking to at most this many bytes, none
+# compressed more than this ratio (a zip bomb is refused from the zip's directory, before anything is unpacked).
+DATASET_ZIP_MAX_MEMBERS = int(os.environ.get("DATASET_ZIP_MAX_MEMBERS", "1000"))
+DATASET_ZIP_MAX_UNCOMPRESSED = int(os.environ.get("DATASET_ZIP_MAX_UNCOMPRESSED", str(200 * 1024 * 1024)))
+DATASET_ZIP_MAX_RATIO = int(os.environ.get("DATASET_ZIP_MAX_RATIO", "100"))
 
 # --- Security (production values pass `manage.py check --deploy`) ---
 SESSION_COOKIE_HTTPONLY = True
