@@ -379,6 +379,8 @@ SPECTACULAR_SETTINGS = {
         "VerdictStatusEnum": "judging.models.VerdictStatus",
         "DatasetFormatEnum": "compare.datasets.files.FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
+        "MessageRoleEnum": "lab.providers.message_rules.ROLES",
+        "RoleEnum": "lab.models.Role",
     },
 }
 

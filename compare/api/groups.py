@@ -53,7 +53,8 @@ class ParamsIn(serializers.Serializer):
 
 
 class VariantListIn(serializers.ListSerializer):
-    """Errors keyed by variant position (from 1), as every other message about a variant counts."""
+    """Errors keyed by variant position (from 1), as every other message about a variant counts; a list of
+    messages uses it too, so "message 2" is key "2"."""
 
     def to_internal_value(self, data):
         try:
@@ -68,6 +69,9 @@ class VariantListIn(serializers.ListSerializer):
 
 class MessageIn(StrictIn):
     """One message of a conversation; `content` is a template like a prompt (`{{name}}`, filters)."""
+
+    class Meta:
+        list_serializer_class = VariantListIn
 
     role = serializers.ChoiceField(choices=ROLES, help_text="system (first only), user or assistant")
     content = serializers.CharField(max_length=100_000, allow_blank=True, trim_whitespace=False)

@@ -20,6 +20,21 @@ WHERE rendered_prompt <> ''
 """
 
 
+def fill_messages(apps, schema_editor):
+    """The two updates above in Postgres; row by row elsewhere (the embedded mode's SQLite has no jsonb functions)."""
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute(VARIANT_MESSAGES)
+        schema_editor.execute(OUTPUT_MESSAGES)
+        return
+    for variant in apps.get_model("compare", "Variant").objects.all():
+        variant.messages = [{"role": "user", "content": variant.prompt}]
+        variant.save(update_fields=["messages"])
+    for output in apps.get_model("compare", "Output").objects.exclude(rendered_prompt=""):
+        system = [{"role": "system", "content": output.rendered_system_prompt}] if output.rendered_system_prompt else []
+        output.messages = [*system, {"role": "user", "content": output.rendered_prompt}]
+        output.save(update_fields=["messages"])
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -62,6 +77,5 @@ class Migration(migrations.Migration):
             model_name='round',
             constraint=models.CheckConstraint(condition=models.Q(models.Q(('parent__isnull', True), ('turn', 1)), models.Q(('parent__isnull', False), ('turn__gte', 2)), _connector='OR'), name='round_turn_follows_parent'),
         ),
-        migrations.RunSQL(VARIANT_MESSAGES, migrations.RunSQL.noop),
-        migrations.RunSQL(OUTPUT_MESSAGES, migrations.RunSQL.noop),
+        migrations.RunPython(fill_messages, migrations.RunPython.noop),
     ]
