@@ -52,5 +52,5 @@ Not Python to run: vulture counts every name below as used.
 # tests only.
 (answers_total,)
 
-# Workspace files: who uploaded (kept for the record and the admin), DRF's exception code, the test media root.
-(uploaded_by, default_code, MEDIA_ROOT)
+# Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag.
+(uploaded_by, default_code, MEDIA_ROOT, file_thumbs)

@@ -100,3 +100,14 @@ def test_a_zip_needs_exactly_one_rows_file(api, workspace, media_root):
     response = import_zip(api, workspace, zipped({"a.csv": b"x\n1\n", "b.jsonl": b"{}\n"}))
     assert response.status_code == 400 and "exactly one" in response.json()["file"][0]
     assert import_zip(api, workspace, b"not a zip at all").status_code == 400
+
+
+def test_the_dataset_page_shows_each_rows_image_small_from_the_members_only_address(
+    api, client, owner, workspace, media_root
+):
+    data = zipped({"rows.csv": b"photo,q\nfile:cat.png,What?\n", "cat.png": image_bytes("png")})
+    dataset_id = import_zip(api, workspace, data).json()["id"]
+    file_id = WorkspaceFile.objects.get().pk
+    client.force_login(owner)
+    page = client.get(f"/datasets/{dataset_id}/").content.decode()
+    assert f'<img src="/api/v1/files/{file_id}/" alt="Image photo" loading="lazy">' in page

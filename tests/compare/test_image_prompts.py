@@ -129,3 +129,19 @@ def test_a_comparison_naming_another_workspaces_file_is_refused_naming_the_varia
     body["shared_variables"]["photo"] = {"$file": 10**9}
     missing = api.post("/api/v1/groups/", body, format="json").json()
     assert missing["shared_variables"] == [f"photo: file {10**9} is not a file of this workspace."]
+
+
+def test_the_comparison_page_shows_the_image_of_the_rendered_input(client, workspace, owner, fake_llm, media_root):
+    stored, _ = stored_image(workspace, owner)
+    group = kinds_group(
+        workspace,
+        owner,
+        fake_llm,
+        [f"img-openai::{fake_llm.model()}"] * 2,
+        {"photo": {"$file": stored.pk}, "style": "x"},
+    )
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    client.force_login(owner)
+    page = client.get(f"/compare/{group.pk}/").content.decode()
+    assert page.count(f'<img src="/api/v1/files/{stored.pk}/" alt="Image photo" loading="lazy">') == 2
