@@ -111,3 +111,14 @@ def test_the_dataset_page_shows_each_rows_image_small_from_the_members_only_addr
     client.force_login(owner)
     page = client.get(f"/datasets/{dataset_id}/").content.decode()
     assert f'<img src="/api/v1/files/{file_id}/" alt="Image photo" loading="lazy">' in page
+
+
+def test_a_zip_uploaded_on_the_datasets_page_is_imported_with_its_images(client, owner, workspace, media_root):
+    client.force_login(owner)
+    data = zipped({"rows.csv": b"photo\nfile:cat.webp\n", "cat.webp": image_bytes("webp")})
+    response = client.post(
+        f"/w/{workspace.pk}/datasets/preview/", {"name": "Cats", "file": SimpleUploadedFile("cats.zip", data)}
+    )
+    dataset = Dataset.objects.get(name="Cats")
+    assert response.status_code == 302 and response["Location"] == f"/datasets/{dataset.pk}/"
+    assert dataset.rows.get().vars == {"photo": {"$file": WorkspaceFile.objects.get(media_type="image/webp").pk}}
