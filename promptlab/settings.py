@@ -378,6 +378,7 @@ SPECTACULAR_SETTINGS = {
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
         "DatasetFormatEnum": "compare.datasets.files.FORMATS",
+        "DatasetImportFormatEnum": "compare.datasets.files.IMPORT_FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
         "MessageRoleEnum": "lab.providers.message_rules.ROLES",
         "RoleEnum": "lab.models.Role",

@@ -46,7 +46,7 @@ class FileIn(StrictIn):
 
     file = serializers.FileField(required=False)
     content = serializers.CharField(required=False, trim_whitespace=False, max_length=dataset_files.MAX_IMPORT_BYTES)
-    format = serializers.ChoiceField(choices=[*dataset_files.FORMATS, dataset_files.ZIP], required=False)
+    format = serializers.ChoiceField(choices=dataset_files.IMPORT_FORMATS, required=False)
 
     def validate(self, data: dict) -> dict:
         if ("file" in data) == ("content" in data):

@@ -22,7 +22,8 @@ from lab import safe_yaml, values
 from ..services import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
-ZIP = "zip"  # rows and the images they name (datasets.zips); imported, not previewed row by row
+ZIP = "zip"  # rows and the images they name (datasets.zips)
+IMPORT_FORMATS = (*FORMATS, ZIP)  # what an import takes: a rows file, or a zip of one and its images
 EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 MAX_CELL_CHARS = 100_000  # a CSV cell; below the csv module's own limit, so every long cell gets this message
