@@ -5,6 +5,10 @@ and each is replaced by its value, inserted literally (a value containing `{{x}}
 attribute access, no code and no other filter, so `{{x.__class__}}` or `{% if %}` are sent as written, with a
 warning. The preview endpoint and the worker call the same `render_variants`. `{{name|json_line}}` is JSON on one
 line (strings quoted); experiment files' `<<name:format>>` placeholders are rewritten into these forms on reading.
+
+A variant renders as a conversation: the group's system prompt, then the group's shared messages, then its own
+messages (`prompt` alone being one user message), each refusal naming the variant and the message; with a target,
+its provider's rules too (lab.providers.message_rules). docs/messages.md explains them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import yaml
 
 from lab.files.references import file_id_of
-from lab.providers.message_rules import ROLES, Target, target_problems
+from lab.providers.message_rules import ROLES, Target, estimate_input_tokens, target_problems
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json_line|json|yaml)\s*)?\}\}")
 # Anything that looks like a placeholder but is not one of the three forms above.
@@ -71,6 +75,11 @@ class RenderedVariant:
     used: frozenset[str] = frozenset()
     # The list to send, rendered: [{role, content}], the system prompt first when there is one.
     messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        """About how many tokens the whole conversation is (the estimate the context check uses)."""
+        return estimate_input_tokens(self.messages)
 
 
 @dataclass

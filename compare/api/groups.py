@@ -365,6 +365,9 @@ class RenderedVariantOut(serializers.Serializer):
     system_prompt = serializers.CharField()
     prompt = serializers.CharField(help_text="the last user message, rendered")
     messages = MessageOut(many=True, help_text="the whole conversation as it would be sent, system first")
+    input_tokens = serializers.IntegerField(
+        help_text="about how many tokens the conversation is (4 characters a token)"
+    )
     errors = serializers.ListField(child=serializers.CharField())
     warnings = serializers.ListField(child=serializers.CharField())
 

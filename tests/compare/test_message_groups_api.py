@@ -211,6 +211,9 @@ def test_the_preview_renders_each_conversation_and_says_what_a_provider_merges(a
         {"role": "user", "content": "Capital?"},
     ]
     assert variant["prompt"] == "Capital?" and variant["errors"] == []
+    assert variant["input_tokens"] == round(
+        len("Answer in one word.Capital of France?Paris.Context: Peru.Capital?") / 4
+    )
     assert variant["warnings"] == [
         "Variant 1 (A) message 2: an::fake (Anthropic) takes alternating user and assistant messages, so this user "
         "message is sent merged with the one before it."
