@@ -52,5 +52,5 @@ Not Python to run: vulture counts every name below as used.
 # tests only.
 (answers_total,)
 
-# Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag.
-(uploaded_by, default_code, MEDIA_ROOT, file_thumbs)
+# Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag, a signal receiver.
+(uploaded_by, default_code, MEDIA_ROOT, file_thumbs, bytes_deleted)
