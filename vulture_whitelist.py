@@ -52,5 +52,6 @@ Not Python to run: vulture counts every name below as used.
 # tests only.
 (answers_total,)
 
-# Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag, a signal receiver.
+# Workspace files: the uploader (kept for the record), DRF's exception code, the test media root, a template
+# tag, a signal receiver.
 (uploaded_by, default_code, MEDIA_ROOT, file_thumbs, bytes_deleted)
