@@ -62,3 +62,6 @@ Not Python to run: vulture counts every name below as used.
 (counting, turn_counting)
 # The experiment build form's parameter fields, named as the file names them and read by Django's form machinery.
 (topK, presencePenalty, frequencyPenalty, stopSequences)
+# Workspace files: the uploader (kept for the record), DRF's exception code, the test media root, a template
+# tag, a signal receiver.
+(uploaded_by, default_code, MEDIA_ROOT, file_thumbs, bytes_deleted)

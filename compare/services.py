@@ -20,6 +20,7 @@ from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
 from lab.events import RESYNC, resync
+from lab.files.selectors import reference_problems
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
 from lab.providers.params import check_params, set_params
@@ -122,6 +123,7 @@ def group_create(
     _check_variants(errors, workspace, user, mode, variants, templates, params)
     if well_formed:  # a malformed message would be named again by every variant's rendering
         _check_templates(errors, system_prompt, shared_messages, shared_variables, templates, dataset)
+    check_file_references(errors, workspace.pk, shared_variables, templates)
     errors.raise_if_any()
 
     # Checked before the transaction opens: checking a model may read its provider's catalog over HTTP the first
@@ -279,6 +281,24 @@ def _check_mode(errors: FieldErrors, mode: str, variants: Sequence[dict], templa
                     f"{variant_name(template.position, template.label)}: variables: a models comparison "
                     "sends every model the same prompt; move these to the shared variables.",
                 )
+
+
+def check_file_references(
+    errors: FieldErrors,
+    workspace_id: int,
+    shared_variables: dict[str, Any],
+    templates: list[VariantTemplate],
+    *,
+    field: str = "shared_variables",
+    where: str = "",
+) -> None:
+    """Every variable holding a file (`{"$file": id}`) names a file of this workspace; each one that does not is
+    named (another workspace's file is told like a missing one)."""
+    for name, problem in reference_problems(shared_variables, workspace_id=workspace_id).items():
+        errors.add(field, f"{where}{name}: {problem}")
+    for template in templates:
+        for name, problem in reference_problems(template.variables, workspace_id=workspace_id).items():
+            errors.add("variants", f"{variant_name(template.position, template.label)}: variables: {name}: {problem}")
 
 
 def _check_templates(

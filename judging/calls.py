@@ -29,6 +29,7 @@ from lab.providers.http import attempt_gate
 from lab.providers.params import unsupported_params
 from lab.providers.registry import get_adapter
 
+from .images import with_request_images
 from .prompts import JudgePrompt
 from .replies import BadReply, Read
 
@@ -114,8 +115,11 @@ class JudgeClient:
         limiter: Limiter,
         concurrency: int = 4,
         lane: str = INTERACTIVE,
+        images: list[dict] | None = None,
     ):
         self.judge, self.lane = judge, lane
+        # The request's images (with their bytes), shown after each call's text; only for a judge that reads them.
+        self.images = images or []
         self.adapter = get_adapter(judge.config, client)
         self.limiter = limiter
         self.ledger = Ledger(info=judge.info)
@@ -163,7 +167,8 @@ class JudgeClient:
             return await self._send(prompt, {}, entry)
 
     async def _send(self, prompt: JudgePrompt, params: dict[str, Any], entry: dict[str, Any]) -> str:
-        request = ChatRequest(model=self.judge.model, messages=prompt.messages, params=params)
+        messages = with_request_images(prompt.messages, self.images)
+        request = ChatRequest(model=self.judge.model, messages=messages, params=params)
         self.ledger.calls += 1
         entry["calls"] = entry.get("calls", 0) + 1
         started = time.monotonic()

@@ -136,6 +136,8 @@ class Verdict(Job):
     output_tokens = models.PositiveIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
     error = models.TextField(blank=True)
+    # What of the request the judge was not shown, e.g. "Judged the text only: … does not take images".
+    inputs_note = models.CharField(max_length=300, blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )  # empty when the comparison's judge ran automatically

@@ -31,6 +31,7 @@ from lab.realtime import broadcast, group_channel
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classification_calls import classify_answers
 from .conversation import judged_texts
+from .images import judge_images, request_images
 from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
@@ -79,15 +80,19 @@ def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
     ]
     if not candidates:
         return verdict_fail(verdict=verdict, error="No complete answer to judge.", skipped=skipped)
+    workspace_id = verdict.round.group.workspace_id
+    images, note = judge_images(judge_model, request_images(outputs, workspace_id=workspace_id))
     seed = next(value for value in (seed, judge.seed, secrets.randbits(62)) if value is not None)
     # The round is part of the stream's seed, so a judge with a fixed seed still letters each round differently.
     rng = random.Random(f"{seed}:{verdict.round_id}")
     engine = runtime()
     if judge.classifies:
         return _classify(verdict, judge, judge_model, candidates, rng, seed, skipped, engine, limit_s)
-    judged = _run(judge_model, rubric, judge.mode, candidates, rng, engine, verdict.round.lane)
+    judged = _run(judge_model, rubric, judge.mode, candidates, rng, engine, verdict.round.lane, images)
     judgement, client = engine.run(judged, timeout=limit_s)
-    return verdict_record(verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped)
+    return verdict_record(
+        verdict=verdict, judgement=judgement, client=client, seed=seed, skipped=skipped, inputs_note=note
+    )
 
 
 def _classify(verdict, judge, judge_model, candidates, rng, seed, skipped, engine: Runtime, limit_s: float) -> Verdict:
@@ -127,17 +132,25 @@ async def _run(
     rng: random.Random,
     engine: Runtime,
     lane: str,
+    images: list[dict] | None = None,
 ) -> tuple[Judgement, JudgeClient]:
-    client = JudgeClient(judge_model, client=engine.client, limiter=engine.limiter, lane=lane)
+    client = JudgeClient(judge_model, client=engine.client, limiter=engine.limiter, lane=lane, images=images)
     judgement = await judge_answers(client=client, rubric=rubric, mode=mode, candidates=candidates, rng=rng)
     return judgement, client
 
 
 @transaction.atomic
 def verdict_record(
-    *, verdict: Verdict, judgement: Judgement, client: JudgeClient, seed: int, skipped: dict[int, str]
+    *,
+    verdict: Verdict,
+    judgement: Judgement,
+    client: JudgeClient,
+    seed: int,
+    skipped: dict[int, str],
+    inputs_note: str = "",
 ) -> Verdict:
-    """Store a judgement: one row per answer (judged or skipped), the verdict's figures, then announce it."""
+    """Store a judgement: one row per answer (judged or skipped), the verdict's figures, then announce it.
+    `inputs_note` says what of the request the judge could not be shown (its images, judging/images.py)."""
     letter_of = {output_id: letter for letter, output_id in judgement.letters.items()}
     ranked = sorted(judgement.totals, key=lambda output: -judgement.totals[output])
     VerdictOutput.objects.bulk_create(
@@ -179,6 +192,7 @@ def verdict_record(
         "output_tokens": ledger.output_tokens,
         "cost": ledger.cost,
         "error": judgement.error,
+        "inputs_note": inputs_note,
         "finished_at": timezone.now(),
     }
     if not Verdict.objects.transition(verdict.pk, status, **fields):

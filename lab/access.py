@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 
+from .files.models import WorkspaceFile
 from .invitations.models import Invitation
 from .models import Connection, Membership, Role, Workspace
 from .tokens.models import ApiToken
@@ -94,3 +95,8 @@ def api_token_for_user(user, token_id) -> ApiToken:
         return ApiToken.objects.get(pk=int(token_id), user=user)
     except (ApiToken.DoesNotExist, TypeError, ValueError) as exc:
         raise Http404("No such token.") from exc
+
+
+def file_for_user(user, file_id) -> WorkspaceFile:
+    """A file of one of the caller's workspaces; another workspace's file is indistinguishable from a missing one."""
+    return scoped_for_user(WorkspaceFile.objects.all(), user, file_id, name="file")

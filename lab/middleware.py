@@ -18,11 +18,20 @@ from . import values
 MB = 1024 * 1024
 
 
-def body_limit_response(length: int | None = None) -> JsonResponse:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+def body_limit_response(length: int | None = None, *, limit: int | None = None, setting: str = "") -> JsonResponse:
+    limit = limit or settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     size = f"The request body is {length / MB:.1f} MB; " if length else "The request body is too large; "
-    detail = f"{size}the limit is {limit / MB:.0f} MB (DATA_UPLOAD_MAX_MEMORY_SIZE)."
+    detail = f"{size}the limit is {limit / MB:.0f} MB ({setting or 'DATA_UPLOAD_MAX_MEMORY_SIZE'})."
     return JsonResponse({"detail": detail, "limit_bytes": limit}, status=413)
+
+
+def body_limit(request) -> tuple[int, str]:
+    """The largest body a request may declare, and the setting that says so. A multipart body carries a file, whose
+    own limit (FILES_MAX_BYTES, checked again while it streams) may be larger than the one for form fields."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if request.META.get("CONTENT_TYPE", "").startswith("multipart/") and limit < settings.FILES_MAX_BYTES + MB:
+        return settings.FILES_MAX_BYTES + MB, "FILES_MAX_BYTES"
+    return limit, "DATA_UPLOAD_MAX_MEMORY_SIZE"
 
 
 class BodyLimitMiddleware:
@@ -35,8 +44,9 @@ class BodyLimitMiddleware:
             length = int(declared)
         except ValueError:
             return JsonResponse({"detail": "The Content-Length header is not a number of bytes."}, status=400)
-        if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-            return body_limit_response(length)
+        limit, setting = body_limit(request)
+        if settings.DATA_UPLOAD_MAX_MEMORY_SIZE is not None and length > limit:
+            return body_limit_response(length, limit=limit, setting=setting)
         if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower() and "CONTENT_LENGTH" not in request.META:
             detail = "Send the body with a Content-Length header; a chunked request body is not read."
             return JsonResponse({"detail": detail}, status=411)

@@ -148,5 +148,6 @@ class WorkerProcess(models.Model):
 # Teams' models live beside their code; importing them here registers them with this app.
 from .accounts.models import PasswordAttempt  # noqa: E402, F401
 from .audit.models import Action, AuditEntry  # noqa: E402, F401
+from .files.models import WorkspaceFile  # noqa: E402, F401
 from .invitations.models import Invitation, InvitationState  # noqa: E402, F401
 from .tokens.models import ApiToken, Scope  # noqa: E402, F401

@@ -8,7 +8,8 @@ line (strings quoted); experiment files' `<<name:format>>` placeholders are rewr
 
 A variant renders as a conversation: the group's system prompt, then the group's shared messages, then its own
 messages (`prompt` alone being one user message), each refusal naming the variant and the message; with a target,
-its provider's rules too (lab.providers.message_rules). docs/messages.md explains them.
+its provider's rules too (lab.providers.message_rules). docs/messages.md explains them. A plain `{{name}}` whose
+value is a file reference (`{"$file": id}`) becomes an image part at its place in a user message (docs/images.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from lab.files.references import file_id_of
 from lab.providers.message_rules import ROLES, Target, estimate_input_tokens, target_problems
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*(json_line|json|yaml)\s*)?\}\}")
@@ -30,9 +32,17 @@ LOOKALIKE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
 @dataclass(frozen=True)
 class Rendered:
-    text: str
+    text: str  # an image stands as `[image: name]`
     used: frozenset[str]  # every variable the template names, found or not
     missing: tuple[str, ...]  # in order of first appearance
+    # When a `{{name}}` holds a file (`{"$file": id}`): the content as parts, text and images in place.
+    parts: tuple[dict[str, Any], ...] | None = None
+    images: tuple[str, ...] = ()  # the variables placed as images
+
+    @property
+    def content(self) -> str | list[dict[str, Any]]:
+        """A message's content: the text, or its parts when it holds an image."""
+        return list(self.parts) if self.parts is not None else self.text
 
 
 @dataclass
@@ -136,7 +146,10 @@ def lookalikes(template: str) -> list[str]:
 
 
 def render(template: str, variables: Mapping[str, Any]) -> Rendered:
-    """Fill every placeholder in one pass; a missing one is left as written and reported."""
+    """Fill every placeholder in one pass; a missing one is left as written and reported. A plain `{{name}}` whose
+    value is a file reference becomes an image part at its place (the result has `parts`)."""
+    if any(file_id_of(value) is not None for value in variables.values()):
+        return _render_parts(template, variables)
     missing: list[str] = []
 
     def replace(match: re.Match) -> str:
@@ -149,6 +162,39 @@ def render(template: str, variables: Mapping[str, Any]) -> Rendered:
 
     text = PLACEHOLDER.sub(replace, template)
     return Rendered(text=text, used=frozenset(placeholders(template)), missing=tuple(missing))
+
+
+def _render_parts(template: str, variables: Mapping[str, Any]) -> Rendered:
+    missing: list[str] = []
+    images: list[str] = []
+    segments: list[str | dict[str, Any]] = []
+    last = 0
+    for match in PLACEHOLDER.finditer(template):
+        segments.append(template[last : match.start()])
+        last = match.end()
+        name, filter_name = match.group(1), match.group(2)
+        if name not in variables:
+            missing += [name] if name not in missing else []
+            segments.append(match.group(0))
+        elif filter_name is None and (file_id := file_id_of(variables[name])) is not None:
+            segments.append({"type": "image", "file": file_id, "variable": name})
+            images.append(name)
+        else:
+            segments.append(format_value(variables[name], filter_name))
+    segments.append(template[last:])
+    text = "".join(s if isinstance(s, str) else f"[image: {s['variable']}]" for s in segments)
+    parts: list[dict[str, Any]] = []
+    for segment in segments:
+        if isinstance(segment, dict):
+            parts.append(segment)
+        elif segment and parts and parts[-1]["type"] == "text":
+            parts[-1] = {"type": "text", "text": parts[-1]["text"] + segment}
+        elif segment:
+            parts.append({"type": "text", "text": segment})
+    used = frozenset(placeholders(template))
+    return Rendered(
+        text=text, used=used, missing=tuple(missing), parts=tuple(parts) if images else None, images=tuple(images)
+    )
 
 
 def variant_name(position: int, label: str) -> str:
@@ -204,10 +250,14 @@ def _render_variant(
         position=variant.position, label=variant.label, system_prompt=system.text, prompt="", used=system.used
     )
     names: list[str] = []
+    texts: list[str] = []  # each message's text (an image as `[image: name]`), for `prompt`
     if system.text:
         result.messages.append({"role": "system", "content": system.text})
         names.append(f"{name} system prompt")
+        texts.append(system.text)
     system_where = "" if len(sources) == 1 and not sources[0][0] else " system prompt"
+    for image in system.images:
+        result.errors.append(f"{name} system prompt: {{{{{image}}}}} holds an image; an image goes in a user message.")
     missing = [(system_where, each) for each in system.missing]
     templates = [system_prompt]
     for where, message in sources:
@@ -226,11 +276,17 @@ def _render_variant(
         templates.append(message["content"])
         result.used |= text.used
         missing += [(where, each) for each in text.missing]
-        result.messages.append({"role": message["role"], "content": text.text})
+        if text.images and message["role"] != "user":
+            image, role = text.images[0], message["role"]
+            result.errors.append(
+                f"{label}: {{{{{image}}}}} holds an image; an image goes in a user message, not {role}."
+            )
+        result.messages.append({"role": message["role"], "content": text.content})
+        texts.append(text.text)
         names.append(label)
         if message["role"] == "system":
             result.system_prompt = text.text
-    users = [m["content"] for m in result.messages if m["role"] == "user"]
+    users = [text for m, text in zip(result.messages, texts, strict=True) if m["role"] == "user"]
     result.prompt = users[-1] if users else ""
     if not users and not result.errors:
         result.errors.append(f"{name}: messages: give at least one user message.")

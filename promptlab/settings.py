@@ -280,6 +280,19 @@ STORAGES = {
     },
 }
 
+# Uploaded files (lab/files/) go through Django's storage API: local files under MEDIA_ROOT by default; any
+# django-storages backend by changing STORAGES["default"]. They are served only through the members-only view
+# (GET /api/v1/files/<id>/), never from a public URL, so MEDIA_URL is not routed.
+MEDIA_ROOT = os.environ.get("MEDIA_ROOT") or str(BASE_DIR / "media")
+# An uploaded image's limits: bytes (checked while the upload streams) and pixels (checked from the header).
+FILES_MAX_BYTES = int(os.environ.get("FILES_MAX_BYTES", str(20 * 1024 * 1024)))
+FILES_MAX_PIXELS = int(os.environ.get("FILES_MAX_PIXELS", str(40_000_000)))
+# A dataset zip (compare/datasets/zips.py): at most this many files, unpacking to at most this many bytes, none
+# compressed more than this ratio (a zip bomb is refused from the zip's directory, before anything is unpacked).
+DATASET_ZIP_MAX_MEMBERS = int(os.environ.get("DATASET_ZIP_MAX_MEMBERS", "1000"))
+DATASET_ZIP_MAX_UNCOMPRESSED = int(os.environ.get("DATASET_ZIP_MAX_UNCOMPRESSED", str(200 * 1024 * 1024)))
+DATASET_ZIP_MAX_RATIO = int(os.environ.get("DATASET_ZIP_MAX_RATIO", "100"))
+
 # --- Security (production values pass `manage.py check --deploy`) ---
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
@@ -365,6 +378,7 @@ SPECTACULAR_SETTINGS = {
         "ConnectionKindEnum": "lab.models.ConnectionKind",
         "VerdictStatusEnum": "judging.models.VerdictStatus",
         "DatasetFormatEnum": "compare.datasets.files.FORMATS",
+        "DatasetImportFormatEnum": "compare.datasets.files.IMPORT_FORMATS",
         "ExperimentFileFormatEnum": "compare.api.experiments.FILE_FORMATS",
         "MessageRoleEnum": "lab.providers.message_rules.ROLES",
         "RoleEnum": "lab.models.Role",

@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.fixtures.private_services",
     "tests.fixtures.browser",
     "tests.fixtures.fake_llm",
+    "tests.fixtures.images",
 ]
 
 # Tests never start the embedded worker thread; tests that need a worker start a real Celery process.

@@ -4,20 +4,23 @@ compare.datasets.services and compare.datasets.files; another workspace's datase
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
+from lab.files.uploads import bounded_multipart_parser
 
 from .. import selectors
 from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..datasets import files as dataset_files
 from ..datasets import services as dataset_services
 from ..datasets.rows import MAX_DATASET_ROWS
+from ..datasets.zips import zip_preview
 from ..models import Dataset, DatasetRow
 from .assertions import with_promptfoo_key
 
@@ -51,7 +54,7 @@ class FileIn(StrictIn):
 
     file = serializers.FileField(required=False)
     content = serializers.CharField(required=False, trim_whitespace=False, max_length=dataset_files.MAX_IMPORT_BYTES)
-    format = serializers.ChoiceField(choices=dataset_files.FORMATS, required=False)
+    format = serializers.ChoiceField(choices=dataset_files.IMPORT_FORMATS, required=False)
 
     def validate(self, data: dict) -> dict:
         if ("file" in data) == ("content" in data):
@@ -59,7 +62,10 @@ class FileIn(StrictIn):
         kind = data.get("format") or (dataset_files.format_for(data["file"].name) if "file" in data else None)
         if kind is None:
             raise serializers.ValidationError({"format": f"Say the format: one of {', '.join(dataset_files.FORMATS)}."})
-        if "file" in data and data["file"].size > dataset_files.MAX_IMPORT_BYTES:
+        if kind == dataset_files.ZIP and "file" not in data:
+            raise serializers.ValidationError({"file": "Upload the zip as a file."})
+        # A zip (rows and images) is bounded by the upload limit and by its own (datasets.zips), not by this one.
+        if "file" in data and kind != dataset_files.ZIP and data["file"].size > dataset_files.MAX_IMPORT_BYTES:
             raise serializers.ValidationError({"file": f"At most {dataset_files.MAX_IMPORT_BYTES // 2**20} MB."})
         content = data["file"].read() if "file" in data else data["content"]
         return {"content": content, "format": kind}
@@ -114,7 +120,12 @@ class DatasetPreviewOut(serializers.Serializer):
     rows = DatasetRowIn(many=True)
 
 
-PARSERS = [MultiPartParser, FormParser, CheckedJSONParser]
+# Uploads are bounded while they stream (a zip of images may be as large as an image upload).
+PARSERS = [
+    bounded_multipart_parser(limit_of=lambda: settings.FILES_MAX_BYTES, setting="FILES_MAX_BYTES"),
+    FormParser,
+    CheckedJSONParser,
+]
 
 
 class DatasetList(generics.GenericAPIView):
@@ -167,6 +178,8 @@ class DatasetPreview(APIView):
     def post(self, request):
         data = FileIn(data=request.data)
         data.is_valid(raise_exception=True)
+        if data.validated_data["format"] == dataset_files.ZIP:
+            return Response(DatasetPreviewOut(zip_preview(data.validated_data["content"])).data)
         return Response(DatasetPreviewOut(dataset_files.dataset_preview(**data.validated_data)).data)
 
 

@@ -22,6 +22,8 @@ from lab import safe_yaml, values
 from .rows import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
+ZIP = "zip"  # rows and the images they name (datasets.zips)
+IMPORT_FORMATS = (*FORMATS, ZIP)  # what an import takes: a rows file, or a zip of one and its images
 EXTENSIONS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 MAX_CELL_CHARS = 100_000  # a CSV cell; below the csv module's own limit, so every long cell gets this message
@@ -30,8 +32,9 @@ PREVIEW_ROWS = 20
 
 
 def format_for(filename: str) -> str | None:
-    """The format a file name's extension says, or None."""
-    return EXTENSIONS.get(PurePath(filename or "").suffix.lower())
+    """The format a file name's extension says (`zip` for a zip of rows and images), or None."""
+    suffix = PurePath(filename or "").suffix.lower()
+    return ZIP if suffix == ".zip" else EXTENSIONS.get(suffix)
 
 
 def decode(content: bytes | str) -> str:

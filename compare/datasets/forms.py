@@ -14,7 +14,11 @@ from .files import FORMATS
 
 class DatasetUploadForm(forms.Form):
     name = forms.CharField(max_length=200)
-    file = forms.FileField(required=False, help_text="CSV (a header row of variable names), JSON, JSONL or YAML.")
+    file = forms.FileField(
+        required=False,
+        help_text="CSV (a header row of variable names), JSON, JSONL or YAML; or a zip of one such file and the "
+        "images its cells name as file:<path in the zip> (imported without a preview).",
+    )
     text = forms.CharField(
         label="…or paste the rows", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 5})
     )

@@ -4,20 +4,24 @@ limits in `rows`."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.db.models import Count, Max
 
+from lab.files.services import file_create
 from lab.models import Workspace
 
 from ..assertions.services import row_assertions_parse
 from ..field_errors import FieldErrors
 from ..models import Dataset, DatasetRow
-from .files import decode, row_from_record, rows_parse
+from .files import ZIP, decode, row_from_record, rows_parse
 from .rows import MAX_DATASET_NAME, MAX_DATASET_ROWS, dataset_name_problem, row_size_problem
+from .zips import with_file_references, zip_rows
 
 
 @transaction.atomic
@@ -54,11 +58,35 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
     return dataset
 
 
-@transaction.atomic
 def dataset_import(*, workspace: Workspace, user, name: str, content: bytes | str, format: str) -> Dataset:
-    """A dataset from a file's content in one of FORMATS."""
-    rows = rows_parse(content=decode(content), format=format)
-    return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
+    """A dataset from a file's content in one of FORMATS, or a zip of rows and the images they name (zips)."""
+    if format == ZIP:
+        return _dataset_import_zip(workspace=workspace, user=user, name=name, content=content)
+    with transaction.atomic():
+        rows = rows_parse(content=decode(content), format=format)
+        return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
+
+
+def _dataset_import_zip(*, workspace: Workspace, user, name: str, content: bytes | str) -> Dataset:
+    """Every row and image is checked first (zip_rows); then the images are stored as workspace files (the same
+    bytes already there are reused) and the rows name them. A failure removes the bytes this import stored."""
+    if isinstance(content, str):
+        raise ValidationError({"file": "Upload the zip as a file."})
+    read = zip_rows(content)
+    created: list[str] = []
+    try:
+        with transaction.atomic():
+            ids = {}
+            for path, data in read.images.items():
+                stored, new = file_create(workspace=workspace, actor=user, stream=io.BytesIO(data), name=path)
+                created += [stored.storage_name] if new else []
+                ids[path] = stored.pk
+            rows = [{**row, "vars": with_file_references(row["vars"], ids)} for row in read.rows]
+            return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
+    except BaseException:
+        for storage_name in created:
+            default_storage.delete(storage_name)
+        raise
 
 
 @transaction.atomic

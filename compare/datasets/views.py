@@ -55,6 +55,14 @@ def dataset_preview(request, pk):
     try:
         if kind is None:
             raise ValidationError({"format": f"{source}: choose the format (the extension does not say)."})
+        if kind == files.ZIP and file:
+            # A zip's images cannot travel back through a preview page: every check is made, then it is imported.
+            name = upload.cleaned_data["name"]
+            dataset = services.dataset_import(
+                workspace=workspace, user=request.user, name=name, content=file.read(), format=kind
+            )
+            messages.success(request, f"Imported {dataset.rows.count()} rows with their images.")
+            return redirect("compare:dataset", dataset.pk)
         content = files.decode(file.read()) if file else upload.cleaned_data["text"]
         preview = files.dataset_preview(content=content, format=kind)
     except ValidationError as exc:

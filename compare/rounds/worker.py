@@ -35,6 +35,7 @@ from lab.events import (
     round_done,
     round_started,
 )
+from lab.files.inline import with_image_data
 from lab.jobs.kinds import Lane
 from lab.jobs.workers import claimant
 from lab.markdown import render_markdown
@@ -216,10 +217,13 @@ def _prepare_calls(
         shared_messages=group.shared_messages,
     )
     calls = []
+    images: dict[int, dict] = {}  # the round's image bytes, read once for all its variants
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         output.messages = prompt.messages
-        calls.extend(_asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending))
+        calls.extend(
+            _asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending, images=images)
+        )
     return calls
 
 
@@ -231,26 +235,38 @@ def _prebuilt_calls(
     messages and keeps the reason it was written with. A conversation grown past its model's known context is
     refused here, before any request, naming the model."""
     calls = []
+    images: dict[int, dict] = {}  # the round's image bytes, read once for all its columns
     for output in outputs:
         if not output.messages:
             continue
         target = _target(round_.group, output.variant, resolve)
         problem = context_problem(output.messages, target) if target else None
         errors = [f"Variant {output.variant.position} ({output.variant.label}): {problem}"] if problem else []
-        calls.extend(_asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending))
+        calls.extend(
+            _asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending, images=images)
+        )
     return calls
 
 
 def _asked(
-    group: CompareGroup, output: Output, now, errors: list[str], resolve, *, stream: bool, spending: Spending | None
+    group: CompareGroup,
+    output: Output,
+    now,
+    errors: list[str],
+    resolve,
+    *,
+    stream: bool,
+    spending: Spending | None,
+    images: dict[int, dict],
 ) -> list[Call]:
     """The one call of an answer whose messages are set, or none when it cannot be asked: then the output is failed
-    with a readable error (its row is written with the claim's)."""
+    with a readable error (its row is written with the claim's). `images` caches the round's image bytes."""
     try:
         if errors:
             raise ValidationError(errors)
         config, info = resolve(output.variant.model)
-        call = _call(group, output, output.variant, config, info, stream=stream, spending=spending)
+        messages = with_image_data(output.messages, workspace_id=group.workspace_id, cache=images)
+        call = _call(group, output, output.variant, config, info, messages=messages, stream=stream, spending=spending)
     except ValidationError as exc:
         output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
         return []
@@ -291,16 +307,18 @@ def _call(
     config: ConnectionConfig,
     info: ModelInfo | None,
     *,
+    messages: list[dict] | None = None,
     stream: bool = True,
     spending: Spending | None = None,
 ) -> Call:
-    """What the engine needs for one answer."""
+    """What the engine needs for one answer; `messages` are the ones to send (the images' bytes filled in) when
+    they differ from the recorded ones."""
     return Call(
         key=output.pk,
         config=config,
         request=ChatRequest(
             model=split_model_id(variant.model)[1],
-            messages=output.messages,
+            messages=output.messages if messages is None else messages,
             params=set_params({**group.params, **variant.params}),
         ),
         model_info=info,

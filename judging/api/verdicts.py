@@ -59,6 +59,7 @@ class VerdictOut(serializers.ModelSerializer):
             "output_tokens",
             "cost",
             "error",
+            "inputs_note",
             "created_at",
             "finished_at",
             "outputs",

@@ -65,7 +65,8 @@ def _error(description: str, media_types: list[str]) -> dict:
 
 
 def _media_types(responses: dict) -> list[str]:
+    """The media types errors come in: those of the successes, but JSON where the success is binary (an image)."""
     for status, response in sorted(responses.items()):
         if status.startswith("2") and response.get("content"):
-            return list(response["content"])
+            return list(dict.fromkeys("application/json" if t.startswith("image/") else t for t in response["content"]))
     return ["application/json"]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import audit, auth, connections, invitations, tokens, workspaces
+from . import audit, auth, connections, files, invitations, tokens, workspaces
 
 urlpatterns = [
     path("auth/token/", auth.ObtainToken.as_view(), name="api-token"),
@@ -30,6 +30,8 @@ urlpatterns = [
         connections.ConnectionModelsRefresh.as_view(),
         name="api-connection-refresh-models",
     ),
+    path("workspaces/<int:pk>/files/", files.FileList.as_view(), name="api-files"),
+    path("files/<int:file_id>/", files.FileDetail.as_view(), name="api-file"),
     path("workspaces/<int:pk>/models/", connections.ModelList.as_view(), name="api-models"),
     path("workspaces/<int:pk>/worker-check/", connections.WorkerCheck.as_view(), name="api-worker-check"),
 ]

@@ -20,6 +20,7 @@ class Action(models.TextChoices):
     INVITATION_REVOKED = "invitation.revoked", "Invitation revoked"
     TOKEN_CREATED = "token.created", "API token created"
     TOKEN_REVOKED = "token.revoked", "API token revoked"
+    FILE_UPLOADED = "file.uploaded", "File uploaded"
 
 
 class AuditEntry(models.Model):

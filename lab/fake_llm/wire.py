@@ -67,6 +67,34 @@ def words(text: str) -> int:
     return len(text.split())
 
 
+# Every image part counts this many input tokens, in each wire format, so a test can tell images were received.
+IMAGE_TOKENS = 85
+# An image part as each wire format writes it: OpenAI `image_url`, Anthropic `image`, Gemini `inline_data`.
+IMAGE_PART_TYPES = {"image_url", "image"}
+
+
+def part_text(part: Any) -> str:
+    """The text of one content part (none for an image)."""
+    return str(part.get("text", "")) if isinstance(part, dict) else str(part)
+
+
+def is_image_part(part: Any) -> bool:
+    return isinstance(part, dict) and (part.get("type") in IMAGE_PART_TYPES or "inline_data" in part)
+
+
+def content_text(content: Any) -> str:
+    """A message's text, whether its content is a string or a list of parts (images stand as `[image]`)."""
+    if isinstance(content, list):
+        return " ".join("[image]" if is_image_part(part) else part_text(part) for part in content)
+    return str(content if content is not None else "")
+
+
+def content_tokens(content: Any) -> int:
+    if isinstance(content, list):
+        return sum(IMAGE_TOKENS if is_image_part(part) else words(part_text(part)) for part in content)
+    return words(str(content if content is not None else ""))
+
+
 class OpenAIWire:
     finish = {"stop": "stop", "length": "length"}
 
@@ -80,10 +108,10 @@ class OpenAIWire:
         return body.get("max_completion_tokens") or body.get("max_tokens")
 
     def input_tokens(self, body: dict) -> int:
-        return sum(words(str(m.get("content", ""))) for m in body.get("messages") or [])
+        return sum(content_tokens(m.get("content", "")) for m in body.get("messages") or [])
 
     def prompt(self, body: dict) -> str:
-        return "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+        return "\n".join(content_text(m.get("content", "")) for m in body.get("messages") or [])
 
     def sets(self, body: dict, param: str) -> bool:
         names = {"max_tokens": ("max_tokens", "max_completion_tokens")}
@@ -173,13 +201,16 @@ class AnthropicWire:
         return body.get("max_tokens")
 
     def input_tokens(self, body: dict) -> int:
-        return words(str(body.get("system", ""))) + sum(
-            words(str(m.get("content", ""))) for m in body.get("messages") or []
+        return content_tokens(body.get("system", "")) + sum(
+            content_tokens(m.get("content", "")) for m in body.get("messages") or []
         )
 
     def prompt(self, body: dict) -> str:
         return "\n".join(
-            [str(body.get("system", "")), *(str(m.get("content", "")) for m in body.get("messages") or [])]
+            [
+                content_text(body.get("system", "")),
+                *(content_text(m.get("content", "")) for m in body.get("messages") or []),
+            ]
         )
 
     def sets(self, body: dict, param: str) -> bool:
@@ -276,11 +307,13 @@ class GeminiWire:
         return (body.get("generationConfig") or {}).get("maxOutputTokens")
 
     def input_tokens(self, body: dict) -> int:
-        return words(self.prompt(body))
+        contents = [body.get("systemInstruction") or {}, *(body.get("contents") or [])]
+        return content_tokens([part for c in contents for part in c.get("parts") or []])
 
     def prompt(self, body: dict) -> str:
         contents = [body.get("systemInstruction") or {}, *(body.get("contents") or [])]
-        return "\n".join(str(part.get("text", "")) for c in contents for part in c.get("parts") or [])
+        parts = [part for c in contents for part in c.get("parts") or []]
+        return "\n".join("[image]" if is_image_part(part) else part_text(part) for part in parts)
 
     def sets(self, body: dict, param: str) -> bool:
         names = {

@@ -24,7 +24,7 @@ from .base import (
 )
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
-from .message_rules import alternating, is_prefill
+from .message_rules import alternating, content_text, is_prefill
 from .params import set_params
 
 API_VERSION = "2023-06-01"
@@ -90,11 +90,23 @@ def wire_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, A
     """(top-level `system`, `messages`): system text apart, the rest alternating user/assistant (adjacent ones of
     one role merged, message_rules). A trailing assistant message is the prefill the model continues; the API
     refuses one that ends in whitespace, so that is trimmed."""
-    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
-    turns = [{"role": m["role"], "content": m["content"]} for m in alternating(messages)]
+    system = "\n\n".join(content_text(m["content"]) for m in messages if m["role"] == "system")
+    turns = [{"role": m["role"], "content": _wire_content(m["content"])} for m in alternating(messages)]
     if is_prefill(turns):
         turns[-1]["content"] = turns[-1]["content"].rstrip()
     return system, turns
+
+
+def _wire_content(content: Any) -> Any:
+    """Text as it is; parts as Messages' `text` and `image` blocks (a base64 source)."""
+    if not isinstance(content, list):
+        return content
+    return [
+        {"type": "image", "source": {"type": "base64", "media_type": part["media_type"], "data": part["data"]}}
+        if part["type"] == "image"
+        else {"type": "text", "text": part["text"]}
+        for part in content
+    ]
 
 
 class AnthropicAdapter(HttpAdapter):

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from .base import ChatRequest, Completion, Finish, ModelInfo, ProviderError, StreamError, StreamEvent, TextDelta, Usage
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
-from .message_rules import alternating
+from .message_rules import alternating, content_text
 from .params import set_params
 
 PARAM_NAMES = {
@@ -82,12 +82,24 @@ class GeminiStreamParser:
 def wire_messages(messages: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(`systemInstruction` or None, `contents`): the system text apart, the rest alternating `user`/`model` turns
     (adjacent ones of one role merged, message_rules), a trailing `model` turn being the prefill it continues."""
-    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    system = "\n\n".join(content_text(m["content"]) for m in messages if m["role"] == "system")
     contents = [
-        {"role": "model" if m["role"] == "assistant" else "user", "parts": [{"text": m["content"]}]}
+        {"role": "model" if m["role"] == "assistant" else "user", "parts": _wire_parts(m["content"])}
         for m in alternating(messages)
     ]
     return ({"parts": [{"text": system}]} if system else None), contents
+
+
+def _wire_parts(content: Any) -> list[dict[str, Any]]:
+    """Text as one `text` part; parts as `text` and `inline_data` parts (base64), in their order."""
+    if not isinstance(content, list):
+        return [{"text": content}]
+    return [
+        {"inline_data": {"mime_type": part["media_type"], "data": part["data"]}}
+        if part["type"] == "image"
+        else {"text": part["text"]}
+        for part in content
+    ]
 
 
 class GeminiAdapter(HttpAdapter):

@@ -1,4 +1,5 @@
-"""Facts about well-known models that their providers' APIs do not publish: list prices and output limits.
+"""Facts about well-known models that their providers' APIs do not publish: list prices, output limits, and
+which few are text-only (they refuse an image).
 
 OpenAI, Anthropic and Gemini list models without prices, and Anthropic without output limits, yet the lab
 needs both (cost per answer; Anthropic's required `max_tokens`). These are the providers' published list
@@ -17,6 +18,7 @@ class Known:
     input_price_per_mtok: float | None = None
     output_price_per_mtok: float | None = None
     max_output_tokens: int | None = None
+    images: bool = True  # whether it reads image input; the few known to be text-only say False
 
 
 KNOWN = {
@@ -31,7 +33,9 @@ KNOWN = {
     "gpt-5-nano": Known(0.05, 0.40),
     "o1": Known(15.00, 60.00),
     "o3": Known(2.00, 8.00),
-    "o3-mini": Known(1.10, 4.40),
+    "o3-mini": Known(1.10, 4.40, images=False),
+    "o1-mini": Known(1.10, 4.40, images=False),
+    "gpt-3.5-turbo": Known(0.50, 1.50, images=False),
     "o4-mini": Known(1.10, 4.40),
     # Anthropic
     "claude-opus-4-5": Known(5.00, 25.00, 64000),
@@ -58,3 +62,10 @@ _RELEASE_SUFFIX = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest|\d{3})$")
 def known_model(model: str) -> Known | None:
     name = model.removeprefix("models/")
     return KNOWN.get(name) or KNOWN.get(_RELEASE_SUFFIX.sub("", name))
+
+
+def takes_images(model: str) -> bool | None:
+    """Whether a model reads images: False only for a model known to be text-only, None when it is not known (then
+    the lab lets the provider decide)."""
+    known = known_model(model.split("?", 1)[0])  # simulated and fake models take options after "?"
+    return known.images if known else None

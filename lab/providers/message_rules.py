@@ -11,8 +11,10 @@ body) both ask here, so a conversation the lab accepts is one the provider accep
   server may or may not, so both are refused.
 - The whole conversation, plus the answer's max_tokens, must fit the model's known context.
 
-A message's `content` is text today; `content_text` is the one function that reads it, so parts (images) can be
-added there.
+- A conversation holding an image goes only to a model not known to be text-only (known_models' `images`).
+
+A message's `content` is text, or a list of parts once it holds an image (lab.files.references: text and image
+parts); `content_text` and `content_parts` are the ones that read it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from lab.files.references import has_images
+
+from .known_models import takes_images
 
 ROLES = ("system", "user", "assistant")
 ALTERNATING = frozenset({"anthropic", "gemini"})
@@ -45,9 +51,20 @@ class Target:
     max_tokens: int | None = None  # the answer's, when set: it must fit in the context too
 
 
+# A rough input cost of one image, for the context check and budgets before a call (providers count 85 to ~1,600).
+IMAGE_TOKENS_ESTIMATE = 800
+
+
 def content_text(content: Any) -> str:
-    """The text of a message's content (a string today)."""
+    """The text of a message's content; of a list of parts, the text parts joined (images contribute nothing)."""
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if part.get("type") == "text")
     return content if isinstance(content, str) else ""
+
+
+def content_parts(content: Any) -> list[dict]:
+    """A message's content as parts: a string is one text part."""
+    return list(content) if isinstance(content, list) else [{"type": "text", "text": content_text(content)}]
 
 
 def estimate_tokens(text: str) -> int:
@@ -57,7 +74,15 @@ def estimate_tokens(text: str) -> int:
 
 def estimate_input_tokens(messages: Sequence[dict]) -> int:
     """`estimate_tokens` over the whole conversation (the context check, tpm budgets and missing usage)."""
-    return estimate_tokens("".join(content_text(message.get("content")) for message in messages))
+    text = "".join(content_text(message.get("content")) for message in messages)
+    images = sum(
+        1
+        for message in messages
+        if isinstance(message.get("content"), list)
+        for part in message["content"]
+        if part.get("type") == "image"
+    )
+    return estimate_tokens(text) + images * IMAGE_TOKENS_ESTIMATE
 
 
 def is_prefill(messages: Sequence[dict]) -> bool:
@@ -65,7 +90,13 @@ def is_prefill(messages: Sequence[dict]) -> bool:
 
 
 def _mergeable(first: dict, second: dict) -> bool:
-    return isinstance(first.get("content"), str) and isinstance(second.get("content"), str)
+    return all(isinstance(m.get("content"), str | list) for m in (first, second))
+
+
+def _merged(first: Any, second: Any) -> Any:
+    if isinstance(first, str) and isinstance(second, str):
+        return first + MERGE_SEPARATOR + second
+    return [*content_parts(first), {"type": "text", "text": MERGE_SEPARATOR}, *content_parts(second)]
 
 
 def alternating(messages: Sequence[dict]) -> list[dict]:
@@ -76,7 +107,7 @@ def alternating(messages: Sequence[dict]) -> list[dict]:
         if message["role"] == "system":
             continue
         if merged and merged[-1]["role"] == message["role"] and _mergeable(merged[-1], message):
-            merged[-1] = {**merged[-1], "content": merged[-1]["content"] + MERGE_SEPARATOR + message["content"]}
+            merged[-1] = {**merged[-1], "content": _merged(merged[-1]["content"], message["content"])}
         else:
             merged.append(dict(message))
     return merged
@@ -115,6 +146,11 @@ def target_problems(
         errors.append(
             f"{names[len(messages) - 1]}: a trailing assistant message is a prefill, which {target.model} "
             f"({kind_name}) does not take; end with a user message."
+        )
+    if has_images(messages) and takes_images(target.model.rpartition("::")[2]) is False:
+        errors.append(
+            f"{variant}: {target.model} does not take images (the model catalog says so), and this conversation "
+            "holds one; pick a model that reads images or remove the image."
         )
     if problem := context_problem(messages, target):
         errors.append(f"{variant}: {problem}")

@@ -64,8 +64,21 @@ class OpenAIStreamParser:
 
 def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages as chat completions takes them: `{role, content}` in order, system first, a trailing assistant
-    message as it is (OpenRouter continues it; the lab refuses one for kinds that do not: message_rules)."""
-    return [{"role": message["role"], "content": message["content"]} for message in messages]
+    message as it is (OpenRouter continues it; the lab refuses one for kinds that do not: message_rules). A content
+    holding an image is a list of parts."""
+    return [{"role": message["role"], "content": _wire_content(message["content"])} for message in messages]
+
+
+def _wire_content(content: Any) -> Any:
+    """Text as it is; parts as chat completions' `text` and `image_url` parts (the image inline as a data URL)."""
+    if not isinstance(content, list):
+        return content
+    return [
+        {"type": "image_url", "image_url": {"url": f"data:{part['media_type']};base64,{part['data']}"}}
+        if part["type"] == "image"
+        else {"type": "text", "text": part["text"]}
+        for part in content
+    ]
 
 
 def is_strict_schema(schema: Any) -> bool:

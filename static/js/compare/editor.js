@@ -159,7 +159,7 @@ function column(variant, index) {
     mode() === "prompts"
       ? h("details", { class: "overrides", open: variant.rows.length > 0 },
           h("summary", {}, "Variables for this variant only"),
-          variablesEditor(variant.rows, { label: `Variant ${n} variables`, onChange: changed }))
+          variablesEditor(variant.rows, { label: `Variant ${n} variables`, onChange: changed, workspace: form.dataset.workspace }))
       : null,
     h("section", { class: "ecol-preview", "aria-label": `Preview of variant ${n}` },
       h("h3", {}, "Preview ", h("span", { class: "muted small", "data-role": "tokens" })),
@@ -386,7 +386,7 @@ if (initial) {
   state.sharedRows = [{ name: "", value: "", json: false }];
   state.variants = [newVariant({ label: "A" }), newVariant({ label: "B" })];
 }
-part("shared-vars").replaceChildren(variablesEditor(state.sharedRows, { label: "Shared variables", onChange: changed }));
+part("shared-vars").replaceChildren(variablesEditor(state.sharedRows, { label: "Shared variables", onChange: changed, workspace: form.dataset.workspace }));
 renderMode();
 renderDataset();
 renderMessageBlocks();

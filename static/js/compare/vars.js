@@ -1,8 +1,39 @@
 // A variables editor: rows of name and value, each value text or JSON. Used for the shared variables and for
 // each variant's overrides. It edits the `rows` array it is given, so the editor's state is always current.
+// A value {"$file": id} names an uploaded image: its row shows it small, and "Image…" uploads one into that row.
+import { csrfToken } from "../csrf.js";
 import { h } from "./dom.js";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+// The file id a row's value names, or null.
+export function fileIdOf(row) {
+  if (!row.json) return null;
+  try {
+    const value = JSON.parse(row.value);
+    const keys = value && typeof value === "object" && !Array.isArray(value) ? Object.keys(value) : [];
+    return keys.length === 1 && keys[0] === "$file" && Number.isInteger(value.$file) ? value.$file : null;
+  } catch {
+    return null;
+  }
+}
+
+function thumbnail(row) {
+  const id = fileIdOf(row);
+  return id === null ? null : h("img", { class: "var-thumb", src: `/api/v1/files/${id}/`, alt: `Image ${row.name}` });
+}
+
+// Upload an image into a workspace; the row then holds its reference. Errors come back as the API's messages.
+async function upload(workspace, file) {
+  const body = new FormData();
+  body.append("file", file);
+  const response = await fetch(`/api/v1/workspaces/${workspace}/files/`, {
+    method: "POST", credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() }, body,
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error([].concat(data.file || data.detail || "The upload failed.").join(" "));
+  return data.id;
+}
 
 export function rowsFrom(variables) {
   return Object.entries(variables || {}).map(([name, value]) =>
@@ -32,7 +63,7 @@ export function valuesOf(rows, where) {
   return { values, errors };
 }
 
-export function variablesEditor(rows, { label, onChange }) {
+export function variablesEditor(rows, { label, onChange, workspace }) {
   const list = h("div", { class: "vars", role: "group", "aria-label": label });
   const render = () => {
     list.replaceChildren(
@@ -49,7 +80,30 @@ export function variablesEditor(rows, { label, onChange }) {
             placeholder: row.json ? '{"json": true}' : "value",
             "aria-label": `${label}: value of variable ${number}`,
             oninput: (event) => { row.value = event.target.value; onChange(); },
+            onchange: () => render(),
           }),
+          thumbnail(row),
+          workspace ? h("label", { class: "var-upload link", title: "Upload an image into this variable" },
+            h("input", {
+              type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", class: "sr-only",
+              "aria-label": `${label}: image for variable ${number}`,
+              onchange: async (event) => {
+                const file = event.target.files[0];
+                if (!file) return;
+                try {
+                  row.value = JSON.stringify({ $file: await upload(workspace, file) });
+                  row.json = true;
+                  row.error = "";
+                  if (!row.name) row.name = "image";
+                } catch (error) {
+                  row.error = error.message;
+                }
+                render();
+                onChange();
+              },
+            }),
+            h("span", {}, "Image…")) : null,
+          row.error ? h("span", { class: "var-error error", role: "alert" }, row.error) : null,
           h("label", { class: "var-json check" },
             h("input", {
               type: "checkbox", checked: row.json,
