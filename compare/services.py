@@ -119,7 +119,7 @@ def group_create(
     `assertions` are the promptfoo-style checks every answer is graded against (compare/assertions/)."""
     errors = FieldErrors()
     try:
-        assertions = assertions_parse(assertions or [])
+        assertions = assertions_parse(assertions or [], workspace=workspace)
     except ValidationError as error:
         for message in error.message_dict[ASSERTIONS_FIELD]:
             errors.add(ASSERTIONS_FIELD, message)
@@ -380,7 +380,7 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
         elif found := row_size_problem(row["vars"]):
             errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
-        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}")
+        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}", workspace=workspace)
         row_assertions.append(checks)
         for message in problems:
             errors.add("rows", message)

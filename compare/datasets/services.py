@@ -53,7 +53,10 @@ def dataset_rows_append(*, dataset: Dataset, rows: Sequence[dict[str, Any]]) -> 
             {"rows": f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this would have {last + len(rows)}."}
         )
     checked = [_checked_row(r.get("name"), r.get("vars"), f"Row {last + i}") for i, r in enumerate(rows, start=1)]
-    parsed = [row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}") for i, r in enumerate(rows, 1)]
+    parsed = [
+        row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}", workspace=dataset.workspace)
+        for i, r in enumerate(rows, 1)
+    ]
     if problems := [message for _, found in parsed for message in found]:
         raise ValidationError({"rows": problems})
     return DatasetRow.objects.bulk_create(
