@@ -167,7 +167,10 @@ def output_grades_record(*, output_id: int, grades: dict[int, tuple[bool, float,
     """Fill in pending results (by AssertionResult pk): (pass, score, reason), or the grader's error as a string
     (the result becomes not graded). Results no longer pending (re-graded meanwhile) are left alone. Once none of
     the answer's results is pending, the answer gets its verdict. False when nothing was pending any more."""
-    output = Output.objects.select_for_update().select_related("round__group", "round__dataset_row", "variant")
+    # One writer at a time per answer (two graders finishing together must not both miss the last pending one).
+    output = Output.objects.select_for_update(of=("self",)).select_related(
+        "round__group", "round__dataset_row", "variant"
+    )
     output = output.get(pk=output_id)
     rows = list(AssertionResult.objects.filter(output=output).order_by("position"))
     changed = []
