@@ -74,7 +74,11 @@ def test_model_graded_types_are_pending_until_graded_and_need_a_grader():
     assert graded.passed is None and graded.score is None
     assert [c.state for c in graded.components] == ["graded", "pending"]
     with pytest.raises(ValidationError) as caught:
-        parse_assertions([{"type": "llm-rubric", "value": "Greets"}, {"type": "g-eval", "value": [], "provider": "j::m"}], where="a")
+        no_grader, no_value = (
+            {"type": "llm-rubric", "value": "Greets"},
+            {"type": "g-eval", "value": [], "provider": "j::m"},
+        )
+        parse_assertions([no_grader, no_value], where="a")
     first, second = caught.value.message_dict["a"]
     assert first.startswith("assert[0].provider: required for 'llm-rubric'")
     assert second.startswith("assert[1].value: 'g-eval' needs a string or a non-empty list of strings")
