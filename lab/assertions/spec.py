@@ -47,6 +47,9 @@ USER_CODE_TYPES = frozenset({"javascript", "python", "ruby", "webhook"})
 NOT_YET_SUPPORTED_TYPES = frozenset(
     {
         "model-graded-factuality",
+        "similar:cosine",
+        "similar:dot",
+        "similar:euclidean",
         "factuality",
         "answer-relevance",
         "context-faithfulness",
@@ -129,8 +132,11 @@ def _render(value: Any, variables: dict[str, Any]) -> Any:
     return value
 
 
-def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
-    """Validate a promptfoo `assert` list; raises ValidationError({where: [messages]}) listing every problem."""
+def parse_assertions(raw: Any, *, where: str, default_provider: Any = None) -> list[AssertionSpec]:
+    """Validate a promptfoo `assert` list; raises ValidationError({where: [messages]}) listing every problem.
+
+    `default_provider` is the grader of model-graded entries that name none (a promptfoo config's
+    `defaultTest.options.provider` or `options.provider`, for its reader to pass)."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -138,7 +144,7 @@ def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
     specs: list[AssertionSpec] = []
     errors: list[str] = []
     for index, item in enumerate(raw):
-        spec, problems = _parse_one(item, f"assert[{index}]")
+        spec, problems = _parse_one(item, f"assert[{index}]", default_provider)
         errors.extend(problems)
         if spec is not None:
             specs.append(spec)
@@ -147,7 +153,7 @@ def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
     return specs
 
 
-def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
+def _parse_one(item: Any, place: str, default_provider: Any = None) -> tuple[AssertionSpec | None, list[str]]:
     if not isinstance(item, dict):
         return None, [f"{place}: must be an object with a `type`."]
     kind = item.get("type")
@@ -173,6 +179,7 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
     problems.extend(_value_problems(base, item.get("value"), place))
     provider = item.get("provider")
     if base in MODEL_GRADED_TYPES:
+        provider = default_provider if provider is None else provider
         provider, provider_problem = _grader(base, provider, f"{place}.provider")
         problems.extend(provider_problem)
     if problems:
@@ -187,7 +194,9 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
             weight=float(weight),
             metric=metric,
             provider=provider,
-            written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item},
+            # A grader taken from the default is written in, so the stored entry grades the same when read again.
+            written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item}
+            | ({"provider": provider} if provider is not None and "provider" not in item else {}),
         ),
         [],
     )

@@ -82,3 +82,14 @@ def test_model_graded_types_are_pending_until_graded_and_need_a_grader():
     first, second = caught.value.message_dict["a"]
     assert first.startswith("assert[0].provider: required for 'llm-rubric'")
     assert second.startswith("assert[1].value: 'g-eval' needs a string or a non-empty list of strings")
+
+
+def test_a_default_provider_grades_entries_that_name_none():
+    """promptfoo: `defaultTest.options.provider` is the grader of model-graded assertions without their own."""
+    specs = parse_assertions(
+        [{"type": "llm-rubric", "value": "Greets"}, {"type": "g-eval", "value": "Kind", "provider": "own::m"}],
+        where="a",
+        default_provider={"id": "judge::m"},
+    )
+    assert [s.provider for s in specs] == ["judge::m", "own::m"]
+    assert specs[0].as_dict() == {"type": "llm-rubric", "value": "Greets", "provider": "judge::m"}  # as stored
