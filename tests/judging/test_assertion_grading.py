@@ -253,3 +253,28 @@ def test_end_to_end_a_worker_answers_the_round_then_grades_its_rubric(
     assert [verdict(output) for output in outputs] == [(True, 1.0)] * 2, celery_worker_process.output()[-3000:]
     gradings = AssertionGrading.objects.filter(output__in=outputs)
     assert [grading.status for grading in gradings] == [AssertionGradingStatus.DONE] * 2
+
+
+def test_the_sweeper_fails_a_grading_whose_worker_is_gone_and_the_results_read_not_graded(
+    workspace, owner, fake_llm, connections
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from judging.jobs import GRADING_STOPPED
+    from judging.models import ASSERTION_GRADING_JOB
+    from lab.jobs.kinds import kind
+    from lab.jobs.lifecycle import job_sweep
+
+    checks = [{"type": "llm-rubric", "value": "Mentions a drink", "provider": f"{JUDGE}::{fake_llm.model()}"}]
+    group = judged_group(workspace, owner, count=2, assertions=checks)
+    (tea, _), (job, _) = grade(group, owner)
+    past = timezone.now() - timedelta(minutes=5)
+    assert AssertionGrading.objects.transition(job.pk, AssertionGradingStatus.RUNNING, deadline=past)
+
+    assert job.pk in job_sweep(kind(ASSERTION_GRADING_JOB)).failed
+    job.refresh_from_db()
+    assert (job.status, job.error) == (AssertionGradingStatus.FAILED, GRADING_STOPPED)
+    assert results(tea)[0].reason == f"Not graded: {GRADING_STOPPED}"
+    assert verdict(tea) == (None, None)
