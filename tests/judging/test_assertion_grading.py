@@ -278,3 +278,29 @@ def test_the_sweeper_fails_a_grading_whose_worker_is_gone_and_the_results_read_n
     assert (job.status, job.error) == (AssertionGradingStatus.FAILED, GRADING_STOPPED)
     assert results(tea)[0].reason == f"Not graded: {GRADING_STOPPED}"
     assert verdict(tea) == (None, None)
+
+
+def test_the_page_and_the_api_show_pending_then_not_graded(client, api, workspace, owner, fake_llm, connections):
+    broken = fake_llm.model(fault=500)
+    checks = [{"type": "llm-rubric", "value": "Mentions a drink", "provider": f"{JUDGE}::{broken}"}]
+    group = judged_group(workspace, owner, count=2, assertions=checks)
+    (tea, _), (job, _) = grade(group, owner)
+    client.force_login(owner)
+
+    page = client.get(f"/compare/{group.pk}/").content.decode()
+    assert "not graded yet" in page and "<strong>pending</strong>" in page
+    shown = api.get(f"/api/v1/rounds/{tea.round_id}/").json()["outputs"][0]
+    assert shown["assertions"][0] | {"reason": ""} == {
+        "type": "llm-rubric",
+        "metric": None,
+        "pass": None,
+        "score": None,
+        "reason": "",
+        "state": "pending",
+    }
+    assert shown["assertions_passed"] is None
+
+    run(job)
+    page = client.get(f"/compare/{group.pk}/").content.decode()
+    assert "<strong>not graded</strong>" in page
+    assert api.get(f"/api/v1/rounds/{tea.round_id}/").json()["outputs"][0]["assertions"][0]["state"] == "not_graded"
