@@ -13,6 +13,7 @@ has no verdict (`assertions_passed` None), which keeps a provider outage out of 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -31,7 +32,9 @@ from lab.assertions import (
     is_model_graded,
     parse_assertions,
 )
+from lab.events import RESYNC, resync
 from lab.models import Connection, ConnectionKind, Workspace
+from lab.realtime import broadcast, group_channel
 
 from ..hooks import assertions_pending
 from ..models import CompareGroup, Output, OutputStatus, Round, RoundStatus
@@ -187,6 +190,8 @@ def output_grades_record(*, output_id: int, grades: dict[int, tuple[bool, float,
     if not changed:
         return False
     AssertionResult.objects.bulk_update(changed, ["passed", "score", "reason", "state"])
+    # Open pages of the comparison reload their round over HTTP, now with the grader's results.
+    transaction.on_commit(partial(broadcast, group_channel(output.round.group_id), RESYNC, **resync()))
     specs = output_specs(output)
     if len(specs) == len(rows) and not any(row.state == PENDING for row in rows):
         components = [

@@ -304,3 +304,24 @@ def test_the_page_and_the_api_show_pending_then_not_graded(client, api, workspac
     page = client.get(f"/compare/{group.pk}/").content.decode()
     assert "<strong>not graded</strong>" in page
     assert api.get(f"/api/v1/rounds/{tea.round_id}/").json()["outputs"][0]["assertions"][0]["state"] == "not_graded"
+
+
+def test_open_pages_are_told_to_reload_once_the_grader_has_answered(
+    workspace, owner, fake_llm, connections, django_capture_on_commit_callbacks
+):
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from lab.realtime import group_channel
+
+    grader = fake_llm.model()
+    checks = [{"type": "llm-rubric", "value": "Mentions a drink", "provider": f"{JUDGE}::{grader}"}]
+    group = judged_group(workspace, owner, count=2, assertions=checks)
+    (_, _), (job, _) = grade(group, owner)
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(group_channel(group.pk), channel)
+    reply(fake_llm, grader, {"reason": "Tea.", "pass": True, "score": 1})
+    with django_capture_on_commit_callbacks(execute=True):
+        run(job)
+    assert async_to_sync(layer.receive)(channel)["event"] == {"type": "resync"}
