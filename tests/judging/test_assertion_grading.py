@@ -325,3 +325,18 @@ def test_open_pages_are_told_to_reload_once_the_grader_has_answered(
     with django_capture_on_commit_callbacks(execute=True):
         run(job)
     assert async_to_sync(layer.receive)(channel)["event"] == {"type": "resync"}
+
+
+def test_the_simulated_judge_grades_every_judge_based_type_offline(workspace, owner, fake_llm, connections):
+    """The simulated provider replies with an instance of each grader schema (offline demos)."""
+    checks = [
+        {"type": kind, "value": "Talks about tea", "provider": "simulated::instant"}
+        for kind in ("llm-rubric", "model-graded-closedqa", "g-eval")
+    ]
+    group = judged_group(workspace, owner, count=2, assertions=checks)
+    (tea, _), (job, _) = grade(group, owner)
+    run(job)
+    graded = results(tea)
+    assert [r.state for r in graded] == ["graded"] * 3, [r.reason for r in graded]
+    assert all(0 <= r.score <= 1 for r in graded)
+    assert verdict(tea)[0] is not None
