@@ -62,7 +62,8 @@ def graders_check(specs: list[AssertionSpec], workspace: Workspace) -> list[str]
     named = [(index, spec) for index, spec in enumerate(specs) if is_model_graded(spec)]
     if not named:
         return []
-    kinds = dict(Connection.objects.filter(workspace=workspace, owner=None).values_list("name", "kind"))
+    # By name, as lab.catalog finds a model's connection (a private one included: names are unique in a workspace).
+    kinds = dict(Connection.objects.filter(workspace=workspace).values_list("name", "kind"))
     problems = []
     for index, spec in named:
         connection = spec.provider.split("::", 1)[0]
