@@ -34,6 +34,9 @@ _scorers: list[Scorer] = []
 # done (one statement may finish many), and lanes, each one's lane (id → lane). Judging creates verdicts, compare's
 # experiments evaluate answers.
 round_finished = Signal()
+# Sent when answers were graded and some of their assertions wait for a model (compare/assertions/services.py), in
+# the transaction that stored them. kwargs: output_ids. Judging queues a grading job per answer.
+assertions_pending = Signal()
 
 
 def register_reveal_check(check: RevealCheck) -> None:

@@ -103,7 +103,7 @@ def group_create(
     `assertions` are the promptfoo-style checks every answer is graded against (compare/assertions/)."""
     errors = FieldErrors()
     try:
-        assertions = assertions_parse(assertions or [])
+        assertions = assertions_parse(assertions or [], workspace=workspace)
     except ValidationError as error:
         for message in error.message_dict[ASSERTIONS_FIELD]:
             errors.add(ASSERTIONS_FIELD, message)

@@ -1,8 +1,9 @@
-"""Admin registrations for judging: browse judges and verdicts; verdicts are made by the app, never edited here."""
+"""Admin registrations for judging: browse judges, verdicts and assertion gradings; both kinds of job are made by
+the app, never edited here."""
 
 from django.contrib import admin
 
-from .models import GroupJudge, JudgeConfig, Verdict, VerdictOutput
+from .models import AssertionGrading, GroupJudge, JudgeConfig, Verdict, VerdictOutput
 
 
 @admin.register(JudgeConfig)
@@ -30,3 +31,10 @@ class VerdictAdmin(admin.ModelAdmin):
     list_filter = ["status", "mode"]
     readonly_fields = [field.name for field in Verdict._meta.fields]
     inlines = [VerdictOutputInline]
+
+
+@admin.register(AssertionGrading)
+class AssertionGradingAdmin(admin.ModelAdmin):
+    list_display = ["output", "status", "error", "finished_at"]
+    list_filter = ["status"]
+    readonly_fields = [field.name for field in AssertionGrading._meta.fields]

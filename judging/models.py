@@ -198,3 +198,41 @@ class VerdictOutput(models.Model):
 
     def __str__(self) -> str:
         return f"{self.verdict} / {self.letter or 'skipped'}: {self.score}"
+
+
+class AssertionGradingStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Grading"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+ASSERTION_GRADING_JOB = "assertion_grading"  # its job kind in lab.jobs (registered by judging.jobs)
+
+
+class AssertionGrading(Job):
+    """The grader's work on one answer's model-graded assertions (compare's pending AssertionResults): a job of
+    kind `assertion_grading`. Each re-grade of the answer queues a new one; an older one finds its results gone."""
+
+    output = models.ForeignKey(Output, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(
+        max_length=10, choices=AssertionGradingStatus.choices, default=AssertionGradingStatus.QUEUED
+    )
+    calls = models.JSONField(default=list, blank=True)  # one entry per grader call: assertion, attempt, outcome
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    transitions = job_transitions(done=[AssertionGradingStatus.DONE], ended=[AssertionGradingStatus.FAILED])
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            *Job.Meta.constraints,
+            models.CheckConstraint(
+                condition=Q(status__in=AssertionGradingStatus.values), name="assertiongrading_status_valid"
+            ),
+        ]
+        indexes = [*Job.Meta.indexes]
+
+    def __str__(self) -> str:
+        return f"Grading of answer {self.output_id}: {self.status}"

@@ -317,13 +317,17 @@ class AssertionResultOut(serializers.Serializer):
     metric = serializers.CharField(allow_null=True, help_text="the assertion's `metric`, null when it has none")
     score = serializers.FloatField(allow_null=True, help_text="null for a cost or latency check in a blind round")
     reason = serializers.CharField()
+    state = serializers.CharField(
+        help_text="graded; pending while a model-graded assertion waits for its grader (pass and score null); "
+        "not_graded when the grader failed (the reason says why)"
+    )
 
     def get_fields(self):
         # `pass` is a Python keyword, so it cannot be declared as a class attribute.
         fields = super().get_fields()
         ordered = {"type": fields["type"], "metric": fields["metric"]}
-        ordered["pass"] = serializers.BooleanField(source="passed")
-        return {**ordered, "score": fields["score"], "reason": fields["reason"]}
+        ordered["pass"] = serializers.BooleanField(source="passed", allow_null=True)
+        return {**ordered, "score": fields["score"], "reason": fields["reason"], "state": fields["state"]}
 
     def to_representation(self, instance):
         data = super().to_representation(instance)

@@ -14,9 +14,11 @@ class AssertionResult(models.Model):
     position = models.PositiveSmallIntegerField()  # index in the round's effective list (group's, then the row's)
     type = models.CharField(max_length=60)  # as written, with any `not-`
     metric = models.CharField(max_length=200, blank=True)
-    passed = models.BooleanField()
-    score = models.FloatField()
+    # None while a model-graded result waits for its grader (state pending) or when the grader failed (not_graded).
+    passed = models.BooleanField(null=True)
+    score = models.FloatField(null=True)
     reason = models.TextField(blank=True)
+    state = models.CharField(max_length=12, default="graded")  # lab.assertions: graded, pending, not_graded
 
     class Meta:
         ordering = ["output", "position"]
@@ -26,4 +28,4 @@ class AssertionResult(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.type}: {'pass' if self.passed else 'fail'}"
+        return f"{self.type}: {self.state if self.passed is None else 'pass' if self.passed else 'fail'}"

@@ -39,7 +39,7 @@ def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict
             errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
         elif found := row_size_problem(row["vars"]):
             errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
-        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}")
+        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}", workspace=workspace)
         row_assertions.append(checks)
         for message in problems:
             errors.add("rows", message)
@@ -117,7 +117,10 @@ def dataset_rows_append(*, dataset: Dataset, rows: Sequence[dict[str, Any]]) -> 
             {"rows": f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this would have {last + len(rows)}."}
         )
     checked = [_checked_row(r.get("name"), r.get("vars"), f"Row {last + i}") for i, r in enumerate(rows, start=1)]
-    parsed = [row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}") for i, r in enumerate(rows, 1)]
+    parsed = [
+        row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}", workspace=dataset.workspace)
+        for i, r in enumerate(rows, 1)
+    ]
     if problems := [message for _, found in parsed for message in found]:
         raise ValidationError({"rows": problems})
     return DatasetRow.objects.bulk_create(

@@ -2,6 +2,10 @@
 (src/assertions/assertionsResult.ts): the score is the weighted mean of the component scores; the test fails when
 any component fails (its reason is the last failure's) unless the test has a `threshold`, in which case it passes
 exactly when the weighted score reaches it. No assertions at all pass with score 1.
+
+A model-graded component is not decided here (no call is made): it is `pending` until the grader's job fills it in,
+or `not_graded` when the grader failed. An answer with any component not yet (or never) graded has no verdict
+(`passed` None): a grader's failure is never counted as a failure of the answer.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ from dataclasses import dataclass
 
 from lab.assertions.checks import CHECKS, CheckError
 from lab.assertions.facts import AnswerFacts
-from lab.assertions.spec import AssertionSpec
+from lab.assertions.spec import AssertionSpec, is_model_graded
+
+GRADED, PENDING, NOT_GRADED = "graded", "pending", "not_graded"
+WAITING = "Waiting for the grader."
 
 
 @dataclass(frozen=True)
@@ -19,18 +26,22 @@ class ComponentResult:
     score: float
     reason: str
     spec: AssertionSpec
+    state: str = GRADED  # PENDING: a model grades it later; NOT_GRADED: its grader failed (the reason says why)
 
 
 @dataclass(frozen=True)
 class Grading:
-    passed: bool
-    score: float
+    passed: bool | None  # None while a component is pending or was not graded
+    score: float | None
     reason: str
     components: list[ComponentResult]
 
 
 def grade_one(spec: AssertionSpec, facts: AnswerFacts) -> ComponentResult:
-    """One assertion; a promptfoo invariant or bad value fails it with the reason promptfoo would give."""
+    """One assertion; a promptfoo invariant or bad value fails it with the reason promptfoo would give. A
+    model-graded one is left pending for its grader."""
+    if is_model_graded(spec):
+        return ComponentResult(passed=False, score=0.0, reason=WAITING, spec=spec, state=PENDING)
     try:
         passed, score, reason = CHECKS[spec.base_type](spec, spec.rendered_value(facts.vars), facts)
     except (CheckError, ValueError) as error:
@@ -42,7 +53,18 @@ def grade(specs: list[AssertionSpec], facts: AnswerFacts, *, threshold: float | 
     """Every assertion on one answer, and the test's verdict (`threshold` is the promptfoo test's own)."""
     if not specs:
         return Grading(passed=True, score=1.0, reason="No assertions", components=[])
-    components = [grade_one(spec, facts) for spec in specs]
+    return combine([grade_one(spec, facts) for spec in specs], threshold=threshold)
+
+
+def combine(components: list[ComponentResult], *, threshold: float | None = None) -> Grading:
+    """The answer's verdict from its components' results (also once a grader has filled in the pending ones)."""
+    specs = [result.spec for result in components]
+    if not components:
+        return Grading(passed=True, score=1.0, reason="No assertions", components=[])
+    if any(result.state != GRADED for result in components):
+        waiting = any(result.state == PENDING for result in components)
+        reason = WAITING if waiting else "Not graded: a grader failed."
+        return Grading(passed=None, score=None, reason=reason, components=components)
     total_weight = sum(spec.weight for spec in specs)
     weighted = sum(result.score * result.spec.weight for result in components)
     score = weighted / total_weight if total_weight > 0 else 0.0

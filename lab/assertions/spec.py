@@ -2,7 +2,9 @@
 dicts checked once, before anything runs, with every problem named by index and key.
 
 Three kinds of refusal, each with its own message: types that would run user code (never on this server), types
-promptfoo has that the lab does not check yet, and types promptfoo does not know either.
+promptfoo has that the lab does not check yet, and types promptfoo does not know either. The model-graded types
+need a grader: `provider`, a lab model id `<connection>::<model>` (an embeddings model for `similar`); the lab has
+no default grader, so a list without one is refused naming `provider`.
 """
 
 from __future__ import annotations
@@ -37,17 +39,18 @@ SUPPORTED_TYPES = frozenset(
         "latency",
     }
 )
+# Graded by a model in the background (lab/assertions/model_graded.py reads the replies, judging calls the grader).
+MODEL_GRADED_TYPES = frozenset({"llm-rubric", "g-eval", "model-graded-closedqa", "similar"})
 # Types whose whole point is to run code the config's author wrote (a script, a file of code, a URL that decides).
 USER_CODE_TYPES = frozenset({"javascript", "python", "ruby", "webhook"})
 # promptfoo types the lab knows by name but does not check yet: refused as "not yet supported", not "unknown".
 NOT_YET_SUPPORTED_TYPES = frozenset(
     {
-        "llm-rubric",
-        "g-eval",
-        "model-graded-closedqa",
         "model-graded-factuality",
+        "similar:cosine",
+        "similar:dot",
+        "similar:euclidean",
         "factuality",
-        "similar",
         "answer-relevance",
         "context-faithfulness",
         "context-recall",
@@ -129,8 +132,11 @@ def _render(value: Any, variables: dict[str, Any]) -> Any:
     return value
 
 
-def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
-    """Validate a promptfoo `assert` list; raises ValidationError({where: [messages]}) listing every problem."""
+def parse_assertions(raw: Any, *, where: str, default_provider: Any = None) -> list[AssertionSpec]:
+    """Validate a promptfoo `assert` list; raises ValidationError({where: [messages]}) listing every problem.
+
+    `default_provider` is the grader of model-graded entries that name none (a promptfoo config's
+    `defaultTest.options.provider` or `options.provider`, for its reader to pass)."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -138,7 +144,7 @@ def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
     specs: list[AssertionSpec] = []
     errors: list[str] = []
     for index, item in enumerate(raw):
-        spec, problems = _parse_one(item, f"assert[{index}]")
+        spec, problems = _parse_one(item, f"assert[{index}]", default_provider)
         errors.extend(problems)
         if spec is not None:
             specs.append(spec)
@@ -147,7 +153,7 @@ def parse_assertions(raw: Any, *, where: str) -> list[AssertionSpec]:
     return specs
 
 
-def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
+def _parse_one(item: Any, place: str, default_provider: Any = None) -> tuple[AssertionSpec | None, list[str]]:
     if not isinstance(item, dict):
         return None, [f"{place}: must be an object with a `type`."]
     kind = item.get("type")
@@ -171,6 +177,11 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
     if metric is not None and not isinstance(metric, str):
         problems.append(f"{place}.metric: must be a string.")
     problems.extend(_value_problems(base, item.get("value"), place))
+    provider = item.get("provider")
+    if base in MODEL_GRADED_TYPES:
+        provider = default_provider if provider is None else provider
+        provider, provider_problem = _grader(base, provider, f"{place}.provider")
+        problems.extend(provider_problem)
     if problems:
         return None, problems
     return (
@@ -182,21 +193,40 @@ def _parse_one(item: Any, place: str) -> tuple[AssertionSpec | None, list[str]]:
             threshold=float(threshold) if threshold is not None else None,
             weight=float(weight),
             metric=metric,
-            provider=item.get("provider"),
-            written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item},
+            provider=provider,
+            # A grader taken from the default is written in, so the stored entry grades the same when read again.
+            written={key: item[key] for key in KNOWN_KEYS_ORDER if key in item}
+            | ({"provider": provider} if provider is not None and "provider" not in item else {}),
         ),
         [],
     )
 
 
 def _type_problems(base: str, kind: str, place: str) -> list[str]:
-    if base in SUPPORTED_TYPES:
+    if base in SUPPORTED_TYPES or base in MODEL_GRADED_TYPES:
         return []
     if base in USER_CODE_TYPES:
         return [f"{place}.type: '{kind}' is refused: it runs user code, and no user code runs on the server."]
     if base in NOT_YET_SUPPORTED_TYPES:
         return [f"{place}.type: not yet supported: '{kind}'."]
     return [f"{place}.type: unknown assertion type '{kind}'."]
+
+
+def _grader(base: str, provider: Any, key: str) -> tuple[str | None, list[str]]:
+    """The grader's model id from `provider` (a string, or promptfoo's `{id: …}` object); the lab has no default
+    grader, so none given is refused naming the key."""
+    if isinstance(provider, dict):
+        provider = provider.get("id")
+    what = "an embeddings model on an OpenAI-compatible connection" if base == "similar" else "the grader model"
+    if provider is None or provider == "":
+        return None, [f"{key}: required for '{base}': {what}, as '<connection>::<model>' (the lab has no default)."]
+    if not isinstance(provider, str) or "::" not in provider or not all(provider.split("::", 1)):
+        return None, [f"{key}: must be a lab model id '<connection>::<model>' ({what})."]
+    return provider, []
+
+
+def is_model_graded(spec: AssertionSpec) -> bool:
+    return spec.base_type in MODEL_GRADED_TYPES
 
 
 def _is_number(value: Any) -> bool:
@@ -228,6 +258,14 @@ def _value_problems(base: str, value: Any, place: str) -> list[str]:
     elif base == "bleu":
         if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
             return [f"{key}: 'bleu' needs a string or a list of strings."]
+    elif base in {"llm-rubric", "model-graded-closedqa"}:
+        if not isinstance(value, str) or not value.strip():
+            return [f"{key}: '{base}' needs a non-empty string (the rubric or criterion)."]
+    elif base in {"g-eval", "similar"}:
+        if not (isinstance(value, str) and value.strip()) and not (
+            isinstance(value, list) and value and all(isinstance(v, str) and v.strip() for v in value)
+        ):
+            return [f"{key}: '{base}' needs a string or a non-empty list of strings."]
     elif base == "equals" and value is None:
         return [f"{key}: 'equals' needs a value."]
     elif base in {"is-json", "contains-json"} and value not in (None, "") and not isinstance(value, str | dict | bool):

@@ -21,6 +21,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from .embeddings import embeddings_response
 from .scenario import Scenario, parse_scenario
 from .script import Scripts
 from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
@@ -256,6 +257,8 @@ class FakeLLMServer:
         if request.method == "POST":
             if path.endswith("/chat/completions"):
                 return await self.chat(request, exchange, OpenAIWire(), path, prefix)
+            if path.endswith("/embeddings"):
+                return await self.embeddings(request, exchange, prefix)
             if path.endswith("/messages"):
                 return await self.chat(request, exchange, AnthropicWire(), path, prefix)
             if path.endswith((":streamGenerateContent", ":generateContent")):
@@ -316,6 +319,16 @@ class FakeLLMServer:
         body = request.json()
         respond = partial(self._answer, request, exchange, wire, body)
         await self._serve(request, exchange, wire, wire.model(body, path), prefix, respond)
+
+    async def embeddings(self, request: Request, exchange: Exchange, prefix: str) -> None:
+        """OpenAI's `/v1/embeddings` (lab/fake_llm/embeddings.py); the model's options (a fault) apply as for chat."""
+        body = request.json()
+
+        async def respond(scenario: Scenario) -> None:
+            status, payload = embeddings_response(body)
+            await exchange.send_json(status, payload)
+
+        await self._serve(request, exchange, OpenAIWire(), str(body.get("model", "")), prefix, respond)
 
     async def _serve(
         self,

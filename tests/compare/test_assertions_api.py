@@ -105,6 +105,7 @@ def test_a_dataset_row_carries_its_own_assertions_graded_after_the_groups(api, w
         "pass": False,
         "score": 0.0,
         "reason": 'Expected output to contain "Paris"',
+        "state": "graded",
     }
 
 

@@ -321,7 +321,7 @@ def test_it_refuses_user_code_unknown_types_and_bad_values_naming_each_place():
             {"type": "regex", "value": "("},
             {"type": "not-python", "value": "file://check.py"},
             {"type": "contains", "value": "x", "transform": "output.trim()"},
-            {"type": "llm-rubric", "value": "is polite"},
+            {"type": "model-graded-factuality", "value": "is polite"},
             {"type": "contains"},
             {"type": "contains", "value": "x", "weight": -1},
         ]
@@ -331,7 +331,7 @@ def test_it_refuses_user_code_unknown_types_and_bad_values_naming_each_place():
     assert errors[2].startswith("assert[3].value: invalid regular expression")
     assert errors[3].startswith("assert[4].type: 'not-python' is refused")
     assert errors[4].startswith("assert[5].transform: refused, it runs user code")
-    assert errors[5] == "assert[6].type: not yet supported: 'llm-rubric'."
+    assert errors[5] == "assert[6].type: not yet supported: 'model-graded-factuality'."
     assert errors[6].startswith("assert[7].value:")
     assert errors[7].startswith("assert[8].weight:")
     assert errors_of("contains") == ["must be a list of assertions ({type, value, …})."]

@@ -18,6 +18,7 @@ STORED_STATUSES = {
     "round": {"queued", "running", "done", "cancelled", "failed"},
     "verdict": {"queued", "running", "done", "failed"},
     "evaluation": {"queued", "running", "done", "failed", "skipped"},
+    "assertion_grading": {"queued", "running", "done", "failed"},
 }
 
 
