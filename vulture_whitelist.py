@@ -35,6 +35,7 @@ Not Python to run: vulture counts every name below as used.
 (pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET, beating_since)
 # Read by templates only.
 (vars_json, round_number, last_number, is_winner, judge_cost, share_interval, kappa_interval, can_win)
+(continuable, follow_up, parent_number)
 (bar_start, bar_width, bar_point, answers_cost, answers_unpriced, judge_unpriced, heading)
 # Serializer fields of the report's API.
 (variant_figures,)
@@ -54,3 +55,5 @@ Not Python to run: vulture counts every name below as used.
 
 # Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag.
 (uploaded_by, default_code, MEDIA_ROOT, file_thumbs)
+# Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
+(counting, turn_counting)

@@ -145,7 +145,7 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
                 messages=output.messages,
             )
         return outputs, True
-    outputs = blind_order(round_.pk, getattr(user, "pk", 0), outputs)
+    outputs = blind_order(round_.conversation_id, getattr(user, "pk", 0), outputs)
     for index, output in enumerate(outputs):
         output.seen = Seen(f"Answer {chr(ord('A') + index % 26)}", None, None, None, None, None, figures=False)
         # Blanked on the loaded row itself (never saved), so no page, serializer or partial can show them.
@@ -154,11 +154,15 @@ def outputs_as_seen_by(round_: Round, user, *, blind: bool = False) -> tuple[lis
     return outputs, False
 
 
-def blind_order(round_id: int, user_id: int, outputs: list) -> list:
+def blind_order(conversation_id: int, user_id: int, outputs: list) -> list:
     """Blind mode's per-user shuffle of a round's outputs (given in variant position order): the columns as this
-    user sees them before voting. Voter quality reads it back to know which column a blind pick was in."""
+    user sees them before voting. Voter quality reads it back to know which column a blind pick was in.
+
+    It is keyed by the conversation (`Round.conversation_id`: its first round's id, a lone round's own), and every
+    turn has one output per variant, so a column keeps its letter and its place in every turn of a conversation,
+    for each voter: "Answer B" stays the same model all through (docs/conversations.md)."""
     shuffled = list(outputs)
-    random.Random(f"{round_id}:{user_id}").shuffle(shuffled)
+    random.Random(f"{conversation_id}:{user_id}").shuffle(shuffled)
     return shuffled
 
 

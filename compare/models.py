@@ -204,6 +204,9 @@ class Round(Job):
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
     turn = models.PositiveSmallIntegerField(default=1)
     message = models.TextField(blank=True)
+    # The conversation's first round (null on turn 1, which is its own root): what keys blind mode's per-voter
+    # shuffle, so a column keeps its letter and place in every turn, and what a conversation vote is cast on.
+    root = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     # Interactive: a single round someone started; batch: one of many (a dataset, repeats, an experiment).
     lane = models.CharField(max_length=12, choices=[(lane, lane) for lane in Lane.ALL], default=Lane.INTERACTIVE)
     # Reuse stored answers to identical calls, and store this round's complete ones (compare/response_cache.py).
@@ -225,6 +228,10 @@ class Round(Job):
                 condition=Q(parent__isnull=True, turn=1) | Q(parent__isnull=False, turn__gte=2),
                 name="round_turn_follows_parent",
             ),
+            models.CheckConstraint(
+                condition=Q(parent__isnull=True, root__isnull=True) | Q(parent__isnull=False, root__isnull=False),
+                name="round_root_with_parent",
+            ),
         ]
         indexes = [
             *Job.Meta.indexes,
@@ -234,6 +241,11 @@ class Round(Job):
 
     def __str__(self) -> str:
         return f"{self.group} #{self.number}"
+
+    @property
+    def conversation_id(self) -> int:
+        """The id of the conversation's first round (this round's own on turn 1)."""
+        return self.root_id or self.pk
 
 
 class OutputStatus(models.TextChoices):

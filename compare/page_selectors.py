@@ -18,12 +18,14 @@ from django.http import Http404
 
 from lab.jobs.workers import WorkerStatus, worker_status
 from lab.models import Connection, ConnectionKind, Workspace
+from lab.providers.message_rules import content_text
 from lab.providers.params import check_params
 
 from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .hooks import history_annotations
-from .models import ROUND_UNFINISHED, CompareGroup, Output, Round, Variant
+from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
+from .rounds.continuing import split_turns
 from .selectors import group_settings, round_with_outputs
 
 
@@ -124,11 +126,39 @@ class RoundView:
     last_number: int
     # Asked only while the round is unfinished: a round that waits on a worker says so when none is running.
     worker: WorkerStatus | None = None
+    parent_number: int | None = None  # the round this turn continues (a later turn of a conversation)
+
+    @property
+    def continuable(self) -> bool:
+        """Whether the follow-up box may send: the round finished and some answer of it is complete."""
+        return self.round.status == RoundStatus.DONE and any(o.status == OutputStatus.OK for o in self.outputs)
+
+
+@dataclass(frozen=True)
+class EarlierTurn:
+    """One earlier turn of a column's conversation as its column shows it: its own answer, then the follow-up."""
+
+    turn: int
+    answer: str
+    follow_up: str
+
+
+def earlier_turns(output: Output, turn: int) -> list[EarlierTurn]:
+    """The column's own earlier answers and the follow-ups after them (none on turn 1, or for a column that was not
+    continued). Its first prompt is not among them: in a blind round it could tell the variant."""
+    _, since = split_turns(output.messages, turn)
+    pairs = zip(since[0::2], since[1::2], strict=True)
+    return [
+        EarlierTurn(index, content_text(answer.get("content")), content_text(asked.get("content")))
+        for index, (answer, asked) in enumerate(pairs, start=1)
+    ]
 
 
 def round_view(round_: Round, user) -> RoundView:
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user)
+    for output in outputs:
+        output.earlier = earlier_turns(output, round_.turn)
     last = round_.group.rounds.order_by("-number").values_list("number", flat=True).first() or round_.number
     return RoundView(
         round=round_,
@@ -138,6 +168,7 @@ def round_view(round_: Round, user) -> RoundView:
         progress=run_progress(round_),
         last_number=last,
         worker=worker_status() if round_.status in ROUND_UNFINISHED else None,
+        parent_number=round_.parent.number if round_.parent_id else None,
     )
 
 

@@ -191,6 +191,7 @@ def round_partial(request, pk, number):
             "group": group,
             "simulated": page_selectors.simulated_connections(group.workspace),
             "view": page_selectors.round_view(round_, request.user),
+            "can_edit": membership_for_user(request.user, group.workspace_id).allows(Role.EDITOR),
         },
     )
 

@@ -3,7 +3,7 @@
 from django import forms
 
 from .classification import JudgeKind, Uncertainty
-from .rubric import MAX_METRICS, JudgeMode, Scale
+from .rubric import MAX_METRICS, ConversationScope, JudgeMode, Scale
 from .services import MAX_SEED
 
 
@@ -35,6 +35,13 @@ class JudgeForm(forms.Form):
         label="Lenient replies",
         required=False,
         help_text="Read the largest JSON object in a reply, ignoring text around it. Off: replies must be JSON.",
+    )
+    conversation = forms.ChoiceField(
+        choices=ConversationScope.choices,
+        initial=ConversationScope.LAST_TURN,
+        label="In a conversation, judge",
+        required=False,
+        help_text="A later turn of a conversation: its last answers, or each column's whole conversation.",
     )
     kind = forms.ChoiceField(choices=JudgeKind.choices, initial=JudgeKind.RUBRIC, label="Kind", required=False)
     # A classification judge's settings (Evidently's binary and multiclass templates); rendered in their own section.
@@ -100,6 +107,7 @@ class JudgeForm(forms.Form):
         settings["categories"] = [{"name": name.strip(), "description": rest.strip()} for name, _, rest in lines]
         settings["uncertainty"] = settings["uncertainty"] or Uncertainty.UNKNOWN
         kind = data.pop("kind") or JudgeKind.RUBRIC
+        data["conversation"] = data.get("conversation") or ConversationScope.LAST_TURN
         return {**data, "kind": kind, "classification": settings, "input_columns": columns}
 
     @staticmethod

@@ -17,7 +17,7 @@ from lab.jobs.models import Job, job_transitions
 from lab.models import Workspace
 
 from .classification import Classifier, JudgeKind, classifier_check
-from .rubric import JudgeMode, Rubric, Scale, metrics_from_data
+from .rubric import ConversationScope, JudgeMode, Rubric, Scale, metrics_from_data
 
 
 class JudgeConfig(models.Model):
@@ -32,6 +32,10 @@ class JudgeConfig(models.Model):
     seed = models.BigIntegerField(null=True, blank=True)
     # Strict by default: a reply must be JSON (one code fence at most); lenient reads the largest JSON object in it.
     lenient_replies = models.BooleanField(default=False)
+    # In a conversation's later turn: judge the last answer with the conversation as context, or the whole of it.
+    conversation = models.CharField(
+        max_length=10, choices=ConversationScope.choices, default=ConversationScope.LAST_TURN
+    )
     # A rubric judge scores answers; a classification judge (Evidently's templates) puts each in a category.
     kind = models.CharField(max_length=30, choices=JudgeKind.choices, default=JudgeKind.RUBRIC)
     classification = models.JSONField(default=dict, blank=True)  # classifier_check's settings, for those kinds
@@ -48,6 +52,9 @@ class JudgeConfig(models.Model):
             models.CheckConstraint(condition=Q(scale__in=Scale.values), name="judgeconfig_scale_valid"),
             models.CheckConstraint(condition=Q(mode__in=JudgeMode.values), name="judgeconfig_mode_valid"),
             models.CheckConstraint(condition=Q(kind__in=JudgeKind.values), name="judgeconfig_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(conversation__in=ConversationScope.values), name="judgeconfig_conversation_valid"
+            ),
         ]
 
     def __str__(self) -> str:

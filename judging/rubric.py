@@ -35,6 +35,13 @@ SCALE_RANGE: dict[str, tuple[int, int]] = {
 }
 
 
+class ConversationScope(models.TextChoices):
+    """What a judge judges in a later turn of a conversation (docs/conversations.md)."""
+
+    LAST_TURN = "last_turn", "The last turn (the conversation before it is shown as context)"
+    WHOLE = "whole", "The whole conversation (each column's answers in every turn)"
+
+
 class JudgeMode(models.TextChoices):
     RELATIVE = "relative", "Relative (one call per metric, all answers side by side)"
     PAIRWISE = "pairwise", "Pairwise (two answers at a time, both orders)"

@@ -22,7 +22,7 @@ from .calls import judge_model_resolve
 from .classification import JudgeKind, classifier_check
 from .families import Candidate, family_conflicts
 from .models import VERDICT_JOB, GroupJudge, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
-from .rubric import DEFAULT_METRICS, JudgeMode, rubric_check
+from .rubric import DEFAULT_METRICS, ConversationScope, JudgeMode, rubric_check
 
 MAX_SEED = 2**62
 
@@ -41,6 +41,7 @@ def _config_fields(
     kind: str = JudgeKind.RUBRIC,
     classification: Mapping[str, Any] | None = None,
     input_columns: Iterable[str] | None = None,
+    conversation: str = ConversationScope.LAST_TURN,
 ) -> dict[str, Any]:
     """Checked, normalised fields of a judge configuration; one ValidationError lists every problem."""
     errors: dict[str, list[str]] = {}
@@ -49,6 +50,8 @@ def _config_fields(
         errors["name"] = ["Give the judge a name."]
     if mode not in JudgeMode.values:
         errors["mode"] = [f"The mode is one of: {', '.join(JudgeMode.values)}."]
+    if conversation not in ConversationScope.values:
+        errors["conversation"] = [f"Judge one of: {', '.join(ConversationScope.values)}."]
     if seed is not None and not (isinstance(seed, int) and 0 <= seed < MAX_SEED):
         errors["seed"] = [f"A seed is a whole number from 0 to {MAX_SEED - 1}, or empty for a fresh one each time."]
     metrics = [m.as_dict() for m in DEFAULT_METRICS] if metrics is None else list(metrics)
@@ -85,6 +88,7 @@ def _config_fields(
         "kind": kind,
         "classification": classifier.as_data() if classifier else {},
         "input_columns": list(classifier.input_columns) if classifier else [],
+        "conversation": conversation,
     }
 
 
@@ -113,6 +117,7 @@ def judge_config_create(
     kind: str = JudgeKind.RUBRIC,
     classification: Mapping[str, Any] | None = None,
     input_columns: Iterable[str] | None = None,
+    conversation: str = ConversationScope.LAST_TURN,
 ) -> JudgeConfig:
     """A judge for the workspace; without metrics it gets the default rubric of five."""
     fields = _config_fields(
@@ -128,6 +133,7 @@ def judge_config_create(
         kind=kind,
         classification=classification,
         input_columns=input_columns,
+        conversation=conversation,
     )
     return _save(JudgeConfig(workspace=workspace, created_by=user, **fields))
 
@@ -147,6 +153,7 @@ def judge_config_update(*, judge: JudgeConfig, **changes: Any) -> JudgeConfig:
         "kind": judge.kind,
         "classification": judge.classification,
         "input_columns": judge.input_columns,
+        "conversation": judge.conversation,
     }
     unknown = set(changes) - set(current)
     if unknown:

@@ -30,7 +30,11 @@ from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classification_calls import classify_answers
+<<<<<<< HEAD
 from .images import judge_images, request_images
+=======
+from .conversation import judged_texts
+>>>>>>> chat_turns
 from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric
@@ -71,8 +75,9 @@ def _judge(verdict: Verdict, seed: int | None, limit_s: float) -> Verdict:
     outputs = list(verdict.round.outputs.select_related("variant").order_by("variant__position"))
     skipped = {output.pk: reason for output in outputs if (reason := skip_reason(output))}
     reference = round_reference(verdict.round)
+    turn = verdict.round.turn
     candidates = [
-        Candidate(output.pk, output.judge_request(), output.text, reference)
+        Candidate(output.pk, *judged_texts(output, turn=turn, scope=judge.conversation), reference)
         for output in outputs
         if output.pk not in skipped
     ]

@@ -53,6 +53,7 @@ def _editor(request, workspace: Workspace, judge: JudgeConfig | None):
     initial = {"name": judge.name, "model": judge.model, "scale": judge.scale, "mode": judge.mode} if judge else {}
     if judge:
         initial |= {"prompt": judge.prompt, "seed": judge.seed, "lenient_replies": judge.lenient_replies}
+        initial |= {"conversation": judge.conversation}
         initial |= JudgeForm.initial_of(judge)
     metrics = judge.metrics if judge else [metric.as_dict() for metric in DEFAULT_METRICS]
     form = JudgeForm(request.POST or None, initial=initial)

@@ -142,3 +142,38 @@ class VoterExclusion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} excluded: {self.reason}"
+
+
+class ConversationVote(models.Model):
+    """One person's vote on a whole conversation (docs/conversations.md): which column's conversation was best,
+    cast at one of its later turns (`turn`, whose answer names the column) and kept once per conversation (`root`,
+    its first round); voting again replaces it. Kept apart from `Vote`, so the reports' per-turn counts never
+    include it: each turn's vote is one comparison, and conversation votes are shown beside them, counted once."""
+
+    root = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    choice = models.CharField(max_length=10, choices=Choice.choices)
+    output = models.ForeignKey(Output, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            # Also serves "my vote on this conversation".
+            models.UniqueConstraint(fields=["root", "user"], name="conversation_vote_one_per_user"),
+            models.CheckConstraint(
+                condition=(Q(choice=Choice.WINNER) & Q(output__isnull=False) & Q(variant__isnull=False))
+                | (Q(choice__in=[Choice.TIE, Choice.ALL_BAD]) & Q(output__isnull=True) & Q(variant__isnull=True)),
+                name="conversation_vote_winner_names_an_output",
+            ),
+        ]
+        indexes = [
+            # A comparison's conversation votes (the report's separate line).
+            models.Index(fields=["group"], name="conversation_vote_group"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on conversation {self.root_id}: {self.output_id or self.choice}"

@@ -18,6 +18,7 @@ from lab.stats.winrate import WinRate, win_rates
 from lab.stats.wording import percent, percent_interval
 
 from .cache import cached_group_report
+from .conversation_counts import conversation_vote_of
 from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
@@ -69,10 +70,15 @@ def vote_panel(round_: Round, user) -> dict:
         )
         for index, output in enumerate(outputs, start=1)
     ]
+    conversation_vote = conversation_vote_of(round_, user) if round_.root_id else None
     return {
         "round": round_,
         "choices": choices,
         "vote": vote,
+        # A later turn of a conversation also takes a vote on the whole conversation (voting.conversation_votes).
+        "in_conversation": round_.root_id is not None,
+        "conversation_vote": conversation_vote,
+        "conversation_pick": conversation_vote.variant_id if conversation_vote else None,
         "tally": tally,
         "votable": round_.status in VOTABLE_ROUNDS,
         "show_tally": labels_visible,

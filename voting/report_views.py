@@ -12,6 +12,7 @@ from lab.access import workspace_for_user
 
 from .api.reports import LeaderboardQueryIn
 from .cache import cached_leaderboard
+from .conversation_counts import TURN_COUNTING, group_conversation_votes
 from .leaderboard import By, LeaderboardFilters
 from .page_selectors import leaderboard_chart, report_page_view
 from .selectors import filter_choices
@@ -20,7 +21,10 @@ from .selectors import filter_choices
 @login_required
 @require_safe
 def report_page(request, pk):
-    context = report_page_view(group_for_user(request.user, pk))
+    group = group_for_user(request.user, pk)
+    context = report_page_view(group)
+    context["turn_counting"] = TURN_COUNTING
+    context["conversation_votes"] = _conversation_lines(group, group_conversation_votes(group))
     return render(request, "voting/report_page.html", context)
 
 
@@ -44,5 +48,13 @@ def leaderboard_page(request, pk):
         "values": request.GET,
         **filter_choices(workspace),
         "chart": leaderboard_chart(board),
+        "turn_counting": TURN_COUNTING,
     }
     return render(request, "voting/leaderboard.html", context)
+
+
+def _conversation_lines(group, counts: dict) -> dict:
+    """The comparison's conversation votes for its report, by variant label (shown apart from the turn votes)."""
+    labels = dict(group.variants.values_list("pk", "label"))
+    winners = [(labels.get(pk, "?"), votes) for pk, votes in sorted(counts["variants"].items(), key=lambda kv: -kv[1])]
+    return {**counts, "winners": winners}

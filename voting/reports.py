@@ -24,6 +24,7 @@ from lab.stats.votes import ALL_BAD, TIE, RoundVote
 
 from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
+from .conversation_counts import group_turns
 from .judge_scores import group_judge_scores
 from .models import Choice, Vote, VoteCount
 from .vote_counts import counted_kinds
@@ -263,4 +264,5 @@ def group_report(group: CompareGroup, *, pass_threshold: float = DEFAULT_PASS_TH
         "pass_threshold": pass_threshold,
         "left_out": group_left_out(group),
         "report": report,
+        "turns": group_turns(group),
     }

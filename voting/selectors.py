@@ -5,7 +5,7 @@ from django.db.models import Count
 from compare.models import ROUND_UNFINISHED, CompareGroup, Round, Variant
 from lab.models import Membership, Workspace
 
-from .models import Choice, Vote
+from .models import Choice, ConversationVote, Vote
 
 GROUP_CHOICES = 200  # the newest comparisons offered in a filter
 
@@ -30,8 +30,14 @@ def vote_of(round: Round, user) -> Vote | None:
 
 
 def has_voted(round: Round, user) -> bool:
-    """Blind mode's reveal rule: a person sees names once they have voted on that round."""
-    return getattr(user, "is_authenticated", False) and Vote.objects.filter(round=round, user=user).exists()
+    """Blind mode's reveal rule: a person sees names once they have voted on that round. In a conversation a column
+    keeps its letter in every turn, so one turn's names would name them all: there names show once the person has
+    voted on the whole conversation (as the Arena's vote ends its battle; docs/conversations.md)."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if round.root_id is not None or Round.objects.filter(root_id=round.pk).exists():
+        return ConversationVote.objects.filter(root_id=round.conversation_id, user=user).exists()
+    return Vote.objects.filter(round=round, user=user).exists()
 
 
 def everyone_voted(group: CompareGroup) -> bool:

@@ -213,6 +213,9 @@ class RoundSummaryOut(serializers.ModelSerializer):
         source="parent_id", allow_null=True, read_only=True, help_text="the round this turn continues; null: turn 1"
     )
     turn = serializers.IntegerField(read_only=True, help_text="the turn of its conversation, from 1")
+    message = serializers.CharField(
+        read_only=True, help_text="the user's follow-up this turn sent every column (plain text); empty on turn 1"
+    )
 
     class Meta:
         model = Round
@@ -227,6 +230,7 @@ class RoundSummaryOut(serializers.ModelSerializer):
             "dataset_row",
             "seed",
             "use_cache",
+            "message",
             "created_at",
             "started_at",
             "finished_at",
@@ -394,7 +398,7 @@ def _group_detail(group, request) -> dict:
     return GroupDetailOut(group, context=context).data
 
 
-def _round_detail(round_, request) -> dict:
+def round_detail(round_, request) -> dict:
     round_ = selectors.round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, request.user)
     return RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
@@ -526,11 +530,11 @@ def _preview_variables(user, fields: dict) -> dict:
 class RoundDetail(APIView):
     @extend_schema(responses=RoundOut)
     def get(self, request, pk):
-        return Response(_round_detail(round_for_user(request.user, pk), request))
+        return Response(round_detail(round_for_user(request.user, pk), request))
 
 
 class RoundCancel(APIView):
     @extend_schema(request=None, responses=RoundOut)
     def post(self, request, pk):
         round_ = round_cancel(round=round_for_user(request.user, pk, write=True), user=request.user)
-        return Response(_round_detail(round_, request))
+        return Response(round_detail(round_, request))

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import baselines, datasets, experiments, groups, prompts, run_baselines
+from . import baselines, conversations, datasets, experiments, groups, prompts, run_baselines
 
 urlpatterns = [
     path("groups/", groups.GroupList.as_view(), name="api-groups"),
@@ -19,6 +19,7 @@ urlpatterns = [
     path("groups/<int:pk>/reveal/", groups.GroupReveal.as_view(), name="api-group-reveal"),
     path("rounds/<int:pk>/", groups.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", groups.RoundCancel.as_view(), name="api-round-cancel"),
+    path("rounds/<int:pk>/continue/", conversations.RoundContinue.as_view(), name="api-round-continue"),
     path("datasets/", datasets.DatasetList.as_view(), name="api-datasets"),
     path("datasets/<int:pk>/", datasets.DatasetDetail.as_view(), name="api-dataset"),
     path("datasets/import/", datasets.DatasetImport.as_view(), name="api-dataset-import"),

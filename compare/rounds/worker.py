@@ -42,7 +42,7 @@ from lab.markdown import render_markdown
 from lab.models import Connection, Workspace
 from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
-from lab.providers.message_rules import Target
+from lab.providers.message_rules import Target, context_problem
 from lab.providers.params import set_params
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
@@ -207,6 +207,8 @@ def _prepare_calls(
     """The round's calls, its prompts rendered; an answer that cannot be asked is failed with a readable error
     (its row is written with the claim's)."""
     group = round_.group
+    if round_.parent_id is not None:
+        return _prebuilt_calls(round_, outputs, resolve, now, stream=stream, spending=spending)
     templates = [output.variant.template(_target(group, output.variant, resolve)) for output in outputs]
     rendered = render_variants(
         system_prompt=group.system_prompt,
@@ -219,6 +221,7 @@ def _prepare_calls(
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         output.messages = prompt.messages
+<<<<<<< HEAD
         try:
             if prompt.errors:
                 raise ValidationError(prompt.errors)
@@ -236,7 +239,52 @@ def _prepare_calls(
             output.error = (
                 f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
             )
+=======
+        calls.extend(_asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending))
+>>>>>>> chat_turns
     return calls
+
+
+def _prebuilt_calls(
+    round_: Round, outputs: list[Output], resolve, now, *, stream: bool, spending: Spending | None
+) -> list[Call]:
+    """A later turn of a conversation (compare/rounds/continuing.py) sends each column's messages exactly as they
+    were built from its own earlier turns: nothing is rendered again. A column that was not continued has no
+    messages and keeps the reason it was written with. A conversation grown past its model's known context is
+    refused here, before any request, naming the model."""
+    calls = []
+    for output in outputs:
+        if not output.messages:
+            continue
+        target = _target(round_.group, output.variant, resolve)
+        problem = context_problem(output.messages, target) if target else None
+        errors = [f"Variant {output.variant.position} ({output.variant.label}): {problem}"] if problem else []
+        calls.extend(_asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending))
+    return calls
+
+
+def _asked(
+    group: CompareGroup, output: Output, now, errors: list[str], resolve, *, stream: bool, spending: Spending | None
+) -> list[Call]:
+    """The one call of an answer whose messages are set, or none when it cannot be asked: then the output is failed
+    with a readable error (its row is written with the claim's)."""
+    try:
+        if errors:
+            raise ValidationError(errors)
+        config, info = resolve(output.variant.model)
+        call = _call(group, output, output.variant, config, info, stream=stream, spending=spending)
+    except ValidationError as exc:
+        output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
+        return []
+    except SecretDecryptionError:
+        connection_name = split_model_id(output.variant.model)[0]
+        output.status, output.finished_at = OutputStatus.ERROR, now
+        output.error = (
+            f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
+        )
+        return []
+    output.status = OutputStatus.RUNNING
+    return [call]
 
 
 def _target(group: CompareGroup, variant: Variant, resolve) -> Target | None:

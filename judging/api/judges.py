@@ -16,7 +16,7 @@ from .. import selectors, services
 from ..access import judge_from_body, judge_in_workspace
 from ..classification import JudgeKind
 from ..models import JudgeConfig
-from ..rubric import MAX_METRICS, JudgeMode, Scale
+from ..rubric import MAX_METRICS, ConversationScope, JudgeMode, Scale
 from ..services import MAX_SEED
 
 
@@ -41,6 +41,13 @@ class JudgeIn(StrictIn):
         required=False, default=False, help_text="read the largest JSON object in a reply (strict by default)"
     )
     kind = serializers.ChoiceField(choices=JudgeKind.choices, required=False, default=JudgeKind.RUBRIC)
+    conversation = serializers.ChoiceField(
+        choices=ConversationScope.choices,
+        required=False,
+        default=ConversationScope.LAST_TURN,
+        help_text="in a conversation's later turn: judge the last answer (the conversation before it as context) "
+        "or each column's whole conversation; the judge sees it anonymised",
+    )
     classification = serializers.DictField(
         required=False,
         default=dict,
@@ -85,6 +92,7 @@ class JudgeOut(serializers.ModelSerializer):
             "kind",
             "classification",
             "input_columns",
+            "conversation",
             "created_at",
         ]
 

@@ -30,6 +30,9 @@ def document_error_responses(result: dict, generator, request, public) -> dict:
             media_types = _media_types(responses)
             for status, description in _errors(path, method, operation).items():
                 responses.setdefault(status, _error(description, media_types))
+            for status, response in responses.items():  # an error a view documents itself (a 409) has its shape too
+                if status.startswith("4") and not response.get("content"):
+                    response["content"] = _error(response.get("description", ""), media_types)["content"]
     return result
 
 

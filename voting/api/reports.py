@@ -17,6 +17,7 @@ from compare.models import CompareGroup
 from lab.access import workspace_for_user
 
 from ..cache import cached_group_report, cached_leaderboard
+from ..conversation_counts import TURN_COUNTING
 from ..leaderboard import By, LeaderboardFilters
 from ..reports import DEFAULT_PASS_THRESHOLD
 from ..variant_figures import group_variant_figures
@@ -280,6 +281,23 @@ class LeftOutOut(serializers.Serializer):
     sentence = serializers.CharField()
 
 
+class ConversationWinnerOut(serializers.Serializer):
+    variant = serializers.IntegerField()
+    votes = serializers.IntegerField()
+
+
+class ConversationVotesOut(serializers.Serializer):
+    total = serializers.IntegerField()
+    tie = serializers.IntegerField()
+    all_bad = serializers.IntegerField()
+    winners = ConversationWinnerOut(many=True, help_text="votes per winning variant id, most first")
+
+
+class TurnsOut(serializers.Serializer):
+    counting = serializers.CharField(help_text="how the figures count the turns of conversations")
+    conversation_votes = ConversationVotesOut(help_text="votes on whole conversations: not in the figures above")
+
+
 class GroupReportOut(serializers.Serializer):
     group = ReportGroupOut()
     judge = ReportJudgeOut(allow_null=True, help_text="the judge whose scores the report uses")
@@ -292,6 +310,7 @@ class GroupReportOut(serializers.Serializer):
     variant_figures = VariantFiguresOut(
         many=True, help_text="per variant: latency, output tokens and cost (mean and spread), answers' consistency"
     )
+    turns = TurnsOut(help_text="conversations (docs/conversations.md): each turn's vote is one comparison")
 
 
 class RatingOut(serializers.Serializer):
@@ -352,6 +371,7 @@ class LeaderboardOut(serializers.Serializer):
         allow_null=True, help_text="the largest ratings[].bound_error among measured intervals; null without any"
     )
     fit = serializers.CharField(help_text="how the ratings were fitted: exact maximum likelihood where it exists")
+    turn_counting = serializers.CharField(help_text="how the ratings count the turns of conversations")
 
 
 FORMAT = OpenApiParameter("format", str, enum=["json", "csv"], description="csv: the main table only")
@@ -392,7 +412,7 @@ class WorkspaceLeaderboard(APIView):
         query = LeaderboardQueryIn(data=request.query_params, context={"workspace": workspace})
         query.is_valid(raise_exception=True)
         board = cached_leaderboard(workspace, by=query.validated_data["by"], filters=query.filters())
-        data = LeaderboardOut(board).data
+        data = LeaderboardOut({**board, "turn_counting": TURN_COUNTING}).data
         if request.accepted_renderer.format == CSVRenderer.format:
             return Response(leaderboard_rows(data), headers=attachment(f"leaderboard-{workspace.pk}-{data['by']}"))
         return Response(data)

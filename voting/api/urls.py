@@ -2,12 +2,17 @@
 
 from django.urls import path
 
-from . import inbox, prompt_standing, reports, round_rows, voters, votes
+from . import conversation_votes, inbox, prompt_standing, reports, round_rows, voters, votes
 
 urlpatterns = [
     path("datasets/from-rounds/", round_rows.DatasetFromRounds.as_view(), name="api-dataset-from-rounds"),
     path("prompts/<int:pk>/standing/", prompt_standing.PromptStanding.as_view(), name="api-prompt-standing"),
     path("rounds/<int:pk>/vote/", votes.RoundVote.as_view(), name="api-round-vote"),
+    path(
+        "rounds/<int:pk>/conversation-vote/",
+        conversation_votes.ConversationVoteView.as_view(),
+        name="api-round-conversation-vote",
+    ),
     path("groups/<int:pk>/report/", reports.GroupReport.as_view(), name="api-group-report"),
     path("workspaces/<int:pk>/leaderboard/", reports.WorkspaceLeaderboard.as_view(), name="api-leaderboard"),
     path("workspaces/<int:pk>/inbox/next/", inbox.InboxNext.as_view(), name="api-inbox-next"),

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from django.contrib.auth import get_user_model
 
 from compare.blind import blind_order
-from compare.models import Output, OutputStatus
+from compare.models import Output, OutputStatus, Round
 from judging.judgement import ONLY_ANSWER
 from judging.models import Verdict, VerdictStatus
 from lab.models import Membership, Role, Workspace
@@ -51,6 +51,10 @@ def workspace_records(workspace: Workspace) -> dict[int, VoterRecords]:
         )
     )
     round_ids = {row[1] for row in rows}
+    # Blind mode's shuffle is keyed by the conversation (a later turn shows its first round's order).
+    conversations = {
+        pk: root_id or pk for pk, root_id in Round.objects.filter(pk__in=round_ids).values_list("pk", "root_id")
+    }
     outputs: dict[int, list[tuple[int, str, str]]] = defaultdict(list)
     for round_id, pk, status, text in (
         Output.objects.filter(round_id__in=round_ids)
@@ -91,7 +95,7 @@ def workspace_records(workspace: Workspace) -> dict[int, VoterRecords]:
             record.judge.append((shown, mine, judge_choice[round_id]))
         served_at, served_blind = serves.get((user_id, round_id), (None, False))
         if output_id is not None and (group_blind or served_blind):
-            columns = [pk for pk, _, _ in blind_order(round_id, user_id, outputs[round_id])]
+            columns = [pk for pk, _, _ in blind_order(conversations[round_id], user_id, outputs[round_id])]
             record.blind_picks.append((columns.index(output_id), len(columns)))
         if served_at is not None and served_at < created_at:
             words = sum(len(text.split()) for _, status, text in outputs[round_id] if status == OutputStatus.OK)

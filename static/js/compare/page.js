@@ -184,6 +184,9 @@ function merge(current, fresh) {
     shown.replaceWith(column);
     column.querySelector("[data-role=body]").scrollTop = scroll;
   }
+  // The follow-up box opens once the round is done with a complete answer (the server decides: view.continuable).
+  const followUp = current.querySelector("[data-action=continue]");
+  if (followUp) followUp.hidden = fresh.querySelector("[data-action=continue]")?.hidden ?? true;
   const wasFinished = isFinished(current);
   current.dataset.status = fresh.dataset.status;
   roundChanged(!wasFinished && isFinished(current));
@@ -392,6 +395,33 @@ cancelButton?.addEventListener("click", async () => {
   cancelButton.disabled = false;
   if (!result.ok) showNotice(`Could not cancel: ${errorText(result.data)}`);
   resync();
+});
+
+// --- Conversations: continue a finished round, or re-run a turn (the same follow-up again: a branch) -----------
+
+async function continueFrom(url, message, button) {
+  button.disabled = true;
+  const result = await postJSON(url, { message });
+  button.disabled = false;
+  if (!result.ok) { showNotice(`Could not continue: ${errorText(result.data)}`); return false; }
+  notice.hidden = true;
+  startedHere.add(result.data.number);
+  await showRound(result.data.number);
+  return true;
+}
+
+region.addEventListener("submit", (event) => {
+  const form = event.target.closest("[data-action=continue]");
+  if (!form) return;
+  event.preventDefault();
+  const message = form.elements.message.value;
+  if (!message.trim()) { showNotice("Write a follow-up message first."); return; }
+  continueFrom(form.dataset.continueUrl, message, form.querySelector("button"));
+});
+
+region.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-action=rerun-turn]");
+  if (button) continueFrom(button.dataset.continueUrl, button.dataset.message, button);
 });
 
 region.addEventListener("click", (event) => {

@@ -25,6 +25,8 @@ export class VotePanel {
     section.addEventListener("click", (event) => {
       const button = event.target.closest(".vote-choice");
       if (button && !button.disabled) this.cast(button);
+      const whole = event.target.closest(".conversation-choice");
+      if (whole && !whole.disabled) this.castOnConversation(whole);
     });
     this.onChange(this.myOutput);
   }
@@ -52,6 +54,22 @@ export class VotePanel {
     await this.load();
     const status = this.section?.querySelector("[data-role=vote-status]");
     if (status && result.data.live === "delayed") status.textContent = result.data.detail; // saved, not yet live
+  }
+
+  // A vote on the whole conversation (a later turn's panel): counted apart from this turn's vote. In a blind
+  // conversation it is what shows the names, so the round is reloaded with them.
+  async castOnConversation(button) {
+    const box = button.closest("[data-conversation-url]");
+    const body = button.dataset.output ? { output: Number(button.dataset.output) } : { verdict: button.dataset.verdict };
+    const result = await postJSON(box.dataset.conversationUrl, body);
+    if (!result.ok) {
+      const status = this.section.querySelector("[data-role=vote-status]");
+      status.textContent = `Your vote was not saved: ${Object.values(result.data).flat().join(" ") || "try again."}`;
+      status.classList.add("error");
+      return;
+    }
+    await this.onReveal();
+    if (this.slot.isConnected) await this.load();
   }
 
   tally(event) {
