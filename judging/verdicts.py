@@ -30,11 +30,8 @@ from lab.realtime import broadcast, group_channel
 
 from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classification_calls import classify_answers
-<<<<<<< HEAD
-from .images import judge_images, request_images
-=======
 from .conversation import judged_texts
->>>>>>> chat_turns
+from .images import judge_images, request_images
 from .judgement import Candidate, Judgement, judge_answers
 from .models import VERDICT_JOB, JudgeConfig, Verdict, VerdictOutput, VerdictStatus
 from .rubric import Rubric

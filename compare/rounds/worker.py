@@ -221,27 +221,9 @@ def _prepare_calls(
     for output, prompt in zip(outputs, rendered.variants, strict=True):
         output.rendered_system_prompt, output.rendered_prompt = prompt.system_prompt, prompt.prompt
         output.messages = prompt.messages
-<<<<<<< HEAD
-        try:
-            if prompt.errors:
-                raise ValidationError(prompt.errors)
-            config, info = resolve(output.variant.model)
-            messages = with_image_data(output.messages, workspace_id=group.workspace_id, cache=images)
-            calls.append(
-                _call(group, output, output.variant, config, info, messages=messages, stream=stream, spending=spending)
-            )
-            output.status = OutputStatus.RUNNING
-        except ValidationError as exc:
-            output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
-        except SecretDecryptionError:
-            connection_name = split_model_id(output.variant.model)[0]
-            output.status, output.finished_at = OutputStatus.ERROR, now
-            output.error = (
-                f"The key of connection {connection_name} cannot be decrypted with the configured keys; enter it again."
-            )
-=======
-        calls.extend(_asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending))
->>>>>>> chat_turns
+        calls.extend(
+            _asked(group, output, now, prompt.errors, resolve, stream=stream, spending=spending, images=images)
+        )
     return calls
 
 
@@ -253,26 +235,38 @@ def _prebuilt_calls(
     messages and keeps the reason it was written with. A conversation grown past its model's known context is
     refused here, before any request, naming the model."""
     calls = []
+    images: dict[int, dict] = {}  # the round's image bytes, read once for all its columns
     for output in outputs:
         if not output.messages:
             continue
         target = _target(round_.group, output.variant, resolve)
         problem = context_problem(output.messages, target) if target else None
         errors = [f"Variant {output.variant.position} ({output.variant.label}): {problem}"] if problem else []
-        calls.extend(_asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending))
+        calls.extend(
+            _asked(round_.group, output, now, errors, resolve, stream=stream, spending=spending, images=images)
+        )
     return calls
 
 
 def _asked(
-    group: CompareGroup, output: Output, now, errors: list[str], resolve, *, stream: bool, spending: Spending | None
+    group: CompareGroup,
+    output: Output,
+    now,
+    errors: list[str],
+    resolve,
+    *,
+    stream: bool,
+    spending: Spending | None,
+    images: dict[int, dict],
 ) -> list[Call]:
     """The one call of an answer whose messages are set, or none when it cannot be asked: then the output is failed
-    with a readable error (its row is written with the claim's)."""
+    with a readable error (its row is written with the claim's). `images` caches the round's image bytes."""
     try:
         if errors:
             raise ValidationError(errors)
         config, info = resolve(output.variant.model)
-        call = _call(group, output, output.variant, config, info, stream=stream, spending=spending)
+        messages = with_image_data(output.messages, workspace_id=group.workspace_id, cache=images)
+        call = _call(group, output, output.variant, config, info, messages=messages, stream=stream, spending=spending)
     except ValidationError as exc:
         output.status, output.error, output.finished_at = OutputStatus.ERROR, " ".join(exc.messages), now
         return []
