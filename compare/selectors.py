@@ -79,6 +79,9 @@ def group_settings(group: CompareGroup) -> dict:
         "blind": group.blind,
         "stagger_ms": group.stagger_ms,
         "timeout_ms": group.timeout_ms,
+        "tools": group.tools,
+        "tool_choice": group.tool_choice,
+        "response_schema": group.response_schema,
         "variants": [
             {
                 "label": v.label,
@@ -87,6 +90,9 @@ def group_settings(group: CompareGroup) -> dict:
                 "messages": v.messages,
                 "variables": v.variables,
                 "params": v.params,
+                "tools": v.tools,
+                "tool_choice": v.tool_choice,
+                "response_schema": v.response_schema,
                 "prompt_version": v.prompt_version_id,  # a clone or duplicate keeps the lineage
             }
             for v in group.variants.all()

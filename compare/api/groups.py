@@ -89,6 +89,32 @@ MESSAGES_HELP = (
 )
 
 
+TOOLS_HELP = (
+    'Tools in OpenAI\'s function format, `{"type": "function", "function": {"name", "description", "parameters"}}` '
+    "(parameters a JSON Schema); sent to every model in its own format and never executed (docs/tools.md)."
+)
+TOOL_CHOICE_HELP = "`auto`, `none`, `required` or one tool's name."
+RESPONSE_SCHEMA_HELP = (
+    '`{"name", "schema", "strict", "mode"}`: a JSON Schema the answer must follow, sent natively (`mode` "native", '
+    'the default) or only checked against the answers (`mode` "validate").'
+)
+
+
+class ResponseSchemaIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, required=False, default="response")
+    schema = serializers.JSONField()
+    strict = serializers.BooleanField(required=False, default=False)
+    mode = serializers.ChoiceField(choices=["native", "validate"], required=False, default="native")
+
+
+class ToolCallOut(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.CharField(help_text="the JSON text the model wrote")
+    valid = serializers.BooleanField(help_text="the arguments parse as JSON and validate against the tool's schema")
+    error = serializers.CharField(help_text="why they do not, or empty")
+
+
 class VariantIn(StrictIn):
     label = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
     model = serializers.CharField(max_length=300)
@@ -102,6 +128,13 @@ class VariantIn(StrictIn):
     messages = MessageIn(many=True, required=False, max_length=MAX_MESSAGES, help_text=MESSAGES_HELP)
     variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
+    tools = serializers.ListField(
+        child=serializers.JSONField(), required=False, allow_null=True, default=None, help_text=TOOLS_HELP
+    )
+    tool_choice = serializers.CharField(
+        max_length=80, required=False, allow_null=True, allow_blank=True, default=None, help_text=TOOL_CHOICE_HELP
+    )
+    response_schema = ResponseSchemaIn(required=False, allow_null=True, default=None, help_text=RESPONSE_SCHEMA_HELP)
     # A library version to run: its text fills an empty prompt, and the variant records where it came from.
     prompt_version = serializers.IntegerField(required=False, allow_null=True, default=None)
 
@@ -138,6 +171,11 @@ class GroupFieldsIn(StrictIn):
     )
     shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
+    tools = serializers.ListField(child=serializers.JSONField(), required=False, default=list, help_text=TOOLS_HELP)
+    tool_choice = serializers.CharField(
+        max_length=80, required=False, allow_blank=True, default="", help_text=TOOL_CHOICE_HELP
+    )
+    response_schema = ResponseSchemaIn(required=False, allow_null=True, default=None, help_text=RESPONSE_SCHEMA_HELP)
     blind = serializers.BooleanField(required=False, default=False)
     stagger_ms = serializers.IntegerField(
         min_value=0, max_value=MAX_STAGGER_MS, required=False, default=DEFAULT_STAGGER_MS
@@ -205,7 +243,20 @@ class VariantOut(serializers.ModelSerializer):
 
     class Meta:
         model = Variant
-        fields = ["id", "position", "label", "model", "prompt", "messages", "variables", "params", "prompt_version"]
+        fields = [
+            "id",
+            "position",
+            "label",
+            "model",
+            "prompt",
+            "messages",
+            "variables",
+            "params",
+            "tools",
+            "tool_choice",
+            "response_schema",
+            "prompt_version",
+        ]
 
 
 class RoundSummaryOut(serializers.ModelSerializer):
@@ -257,6 +308,9 @@ class GroupOut(serializers.ModelSerializer):
             "shared_messages",
             "shared_variables",
             "params",
+            "tools",
+            "tool_choice",
+            "response_schema",
             "blind",
             "revealed_at",
             "stagger_ms",
@@ -306,6 +360,10 @@ class OutputOut(serializers.ModelSerializer):
         source="seen.rendered_system_prompt", allow_null=True, read_only=True
     )
     rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
+    tool_calls = ToolCallOut(many=True, read_only=True, help_text="the calls the answer made, never executed")
+    schema_valid = serializers.BooleanField(
+        allow_null=True, read_only=True, help_text="the answer is JSON valid against the response schema; null: none"
+    )
     messages = MessageOut(
         source="seen.messages",
         many=True,
@@ -331,6 +389,8 @@ class OutputOut(serializers.ModelSerializer):
             "html",
             "error",
             "finish_reason",
+            "tool_calls",
+            "schema_valid",
             "queued_ms",
             "ttft_ms",
             "latency_ms",
