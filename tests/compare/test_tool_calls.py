@@ -29,6 +29,8 @@ KINDS = ("openai", "anthropic", "gemini")
 def connections(workspace, fake_llm):
     urls = {"openai": fake_llm.openai_url, "anthropic": fake_llm.anthropic_url, "gemini": fake_llm.gemini_url}
     for kind, url in urls.items():
+        if workspace.connections.filter(name=f"t-{kind}").exists():
+            continue
         connection_create(workspace=workspace, name=f"t-{kind}", kind=kind, base_url=url, api_key="sk-test")
 
 
