@@ -196,7 +196,11 @@ def json_error(text: str, schema: dict) -> str:
         value = json.loads(text) if text.strip() else {}
     except ValueError as exc:
         return f"Not JSON: {exc}."
-    error = next(iter(sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path))), None)
+    try:
+        errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path))
+    except Exception as exc:  # noqa: BLE001 — an unresolvable $ref and the like: say so, never fail the round
+        return f"The schema could not be applied: {exc}."
+    error = errors[0] if errors else None
     if error is None:
         return ""
     where = "/".join(str(part) for part in error.absolute_path)
