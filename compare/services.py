@@ -195,7 +195,8 @@ def check_tool_settings(
         own_tools, own_choice = variant.get("tools"), variant.get("tool_choice")
         if own_tools is not None or own_choice is not None:
             checked = tools if own_tools is None else own_tools
-            for problem in tools_errors(checked, tool_choice if own_choice is None else own_choice):
+            choice = (tool_choice if own_choice is None else own_choice) if checked else own_choice
+            for problem in tools_errors(checked, choice):
                 errors.add("variants", f"{name}: {problem}")
         own_schema = variant.get("response_schema")
         for problem in response_schema_errors(own_schema):
