@@ -8,7 +8,8 @@ line (strings quoted); experiment files' `<<name:format>>` placeholders are rewr
 
 A variant renders as a conversation: the group's system prompt, then the group's shared messages, then its own
 messages (`prompt` alone being one user message), each refusal naming the variant and the message; with a target,
-its provider's rules too (lab.providers.message_rules). docs/messages.md explains them.
+its provider's rules too (lab.providers.message_rules). docs/messages.md explains them. A plain `{{name}}` whose
+value is a file reference (`{"$file": id}`) becomes an image part at its place in a user message (docs/images.md).
 """
 
 from __future__ import annotations

@@ -82,6 +82,15 @@ class MessageOut(serializers.Serializer):
     content = serializers.CharField()
 
 
+class RenderedMessageOut(MessageOut):
+    """A message as rendered: its content is text, or a list of parts once a `{{var}}` placed an image there."""
+
+    content = serializers.JSONField(
+        help_text='text, or parts: {"type": "text", "text"} and {"type": "image", "file": <file id>, "variable"} '
+        "(docs/images.md)"
+    )
+
+
 MESSAGES_HELP = (
     "The variant's own messages after the group's system prompt and shared messages: [{role, content}], contents "
     "templates. A trailing assistant message is a prefill the model continues, where its provider takes one "
@@ -364,7 +373,7 @@ class OutputOut(serializers.ModelSerializer):
     schema_valid = serializers.BooleanField(
         allow_null=True, read_only=True, help_text="the answer is JSON valid against the response schema; null: none"
     )
-    messages = MessageOut(
+    messages = RenderedMessageOut(
         source="seen.messages",
         many=True,
         allow_null=True,
@@ -428,7 +437,7 @@ class RenderedVariantOut(serializers.Serializer):
     label = serializers.CharField()
     system_prompt = serializers.CharField()
     prompt = serializers.CharField(help_text="the last user message, rendered")
-    messages = MessageOut(many=True, help_text="the whole conversation as it would be sent, system first")
+    messages = RenderedMessageOut(many=True, help_text="the whole conversation as it would be sent, system first")
     input_tokens = serializers.IntegerField(
         help_text="about how many tokens the conversation is (4 characters a token)"
     )

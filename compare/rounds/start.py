@@ -17,6 +17,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from lab.copy_insert import copy_insert
+from lab.files.references import looks_like_reference
+from lab.files.selectors import references_problems
 from lab.jobs.enqueue import enqueue_on_commit
 from lab.jobs.kinds import Lane
 from lab.templating import VariantTemplate, render_variants
@@ -107,7 +109,20 @@ def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapsh
     )
     templates = [variant.template(targets.get(variant.position)) for variant in variants]
     row_errors(errors, group.system_prompt, templates, rows, snapshots, shared_messages=group.shared_messages)
+    _file_errors(errors, group.workspace_id, rows, snapshots)
     errors.raise_if_any()
+
+
+def _file_errors(errors: FieldErrors, workspace_id: int, rows: list, snapshots: list[dict]) -> None:
+    """A round's variables (a dataset row's over the shared ones) may name only this workspace's files."""
+    if not any(looks_like_reference(value) for snapshot in snapshots for value in snapshot.values()):
+        return
+    for row, problems in zip(rows, references_problems(snapshots, workspace_id=workspace_id), strict=True):
+        for name, problem in problems.items():
+            if row is None:
+                errors.add("shared_variables", f"{name}: {problem}")
+            else:
+                errors.add("dataset", f"Row {row.position}{f' ({row.name})' if row.name else ''}: {name}: {problem}")
 
 
 def row_errors(

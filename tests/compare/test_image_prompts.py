@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 
 from compare.models import OutputStatus
 from compare.rounds.execution import round_execute
+from compare.rounds.start import round_start
+from compare.services import dataset_create
 from lab.fake_llm.wire import IMAGE_TOKENS
 from lab.files.services import file_create
 from lab.services import connection_create
@@ -145,3 +147,50 @@ def test_the_comparison_page_shows_the_image_of_the_rendered_input(client, works
     client.force_login(owner)
     page = client.get(f"/compare/{group.pk}/").content.decode()
     assert page.count(f'<img src="/api/v1/files/{stored.pk}/" alt="Image photo" loading="lazy">') == 2
+
+
+def test_the_preview_and_the_round_give_an_image_message_as_parts(api, workspace, owner, fake_llm, media_root):
+    stored, _ = stored_image(workspace, owner)
+    variables = {"photo": {"$file": stored.pk}, "style": "x"}
+    group = kinds_group(workspace, owner, fake_llm, [f"img-openai::{fake_llm.model()}"] * 2, variables)
+    expected = [
+        {"type": "text", "text": "Look: "},
+        {"type": "image", "file": stored.pk, "variable": "photo"},
+        {"type": "text", "text": " What colour is it, in x?"},
+    ]
+    preview = api.post(
+        "/api/v1/groups/preview/",
+        {
+            "workspace": workspace.pk,
+            "shared_variables": variables,
+            "variants": [{"prompt": PROMPT, "model": group.variants.first().model}],
+        },
+        format="json",
+    )
+    assert preview.status_code == 200, preview.json()
+    assert preview.json()["variants"][0]["messages"] == [{"role": "user", "content": expected}]
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    output = api.get(f"/api/v1/rounds/{round_.pk}/").json()["outputs"][0]
+    assert output["messages"] == [{"role": "user", "content": expected}]
+
+
+def test_a_run_over_a_dataset_row_naming_another_workspaces_file_is_refused_naming_row_and_variable(
+    workspace, owner, fake_llm, media_root
+):
+    stranger = make_user("stranger-img3")
+    theirs, _ = stored_image(make_workspace(stranger, "Theirs"), stranger)
+    ours, _ = stored_image(workspace, owner, kind="gif")
+    group = kinds_group(
+        workspace, owner, fake_llm, [f"img-openai::{fake_llm.model()}"] * 2, {"photo": {"$file": ours.pk}, "style": "x"}
+    )
+    rows = [
+        {"name": "ok", "vars": {"photo": {"$file": ours.pk}}},
+        {"name": "bad", "vars": {"photo": {"$file": theirs.pk}}},
+    ]
+    dataset = dataset_create(workspace=workspace, user=owner, name="Mixed", rows=rows)
+    with pytest.raises(ValidationError) as refused:
+        round_start(group=group, user=owner, dataset=dataset, enqueue=False)
+    assert refused.value.message_dict["dataset"] == [
+        f"Row 2 (bad): photo: file {theirs.pk} is not a file of this workspace."
+    ]

@@ -46,12 +46,15 @@ def test_a_judge_that_may_read_images_is_shown_them(workspace, owner, connection
 
 
 def test_a_judge_whose_model_takes_no_images_judges_the_text_and_says_so(
-    workspace, owner, connections, fake_llm, media_root
+    api, workspace, owner, connections, fake_llm, media_root
 ):
     scenario = fake_llm.model("gpt-3.5-turbo")
-    verdict, sent = judged(workspace, owner, fake_llm, round_with_an_image(workspace, owner), scenario)
+    round_ = round_with_an_image(workspace, owner)
+    verdict, sent = judged(workspace, owner, fake_llm, round_, scenario)
     assert verdict.status == "done"
     assert verdict.inputs_note == (
         f"Judged the text only: the request held 1 image, and the judge's model judge::{scenario} does not take images."
     )
     assert all(isinstance(message["content"], str) for body in sent for message in body["messages"])
+    (shown,) = api.get(f"/api/v1/rounds/{round_.pk}/verdicts/").json()["verdicts"]
+    assert shown["inputs_note"] == verdict.inputs_note
