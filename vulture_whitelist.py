@@ -57,3 +57,6 @@ Not Python to run: vulture counts every name below as used.
 (uploaded_by, default_code, MEDIA_ROOT, file_thumbs)
 # Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
 (counting, turn_counting)
+
+# Serializer fields of tools and tool results (compare/api/groups.py, conversations.py), read by DRF by name.
+(tool_call_id,)

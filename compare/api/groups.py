@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
 from lab.models import Role
-from lab.providers.message_rules import ROLES
+from lab.providers.message_rules import ROLES, TOOL_ROLE
 from lab.templating import render_variants
 
 from .. import selectors, services
@@ -82,8 +82,19 @@ class MessageOut(serializers.Serializer):
     content = serializers.CharField()
 
 
+class SentToolCallOut(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.CharField()
+
+
 class RenderedMessageOut(MessageOut):
-    """A message as rendered: its content is text, or a list of parts once a `{{var}}` placed an image there."""
+    """A message as rendered: its content is text, or a list of parts once a `{{var}}` placed an image there. In a
+    tool loop (docs/tools.md) an assistant message carries its `tool_calls` and a `tool` message answers one call."""
+
+    role = serializers.ChoiceField(choices=[*ROLES, TOOL_ROLE])
+    tool_calls = SentToolCallOut(many=True, required=False, help_text="an assistant message's calls, when it made any")
+    tool_call_id = serializers.CharField(required=False, help_text="the call a `tool` message is the result of")
 
     content = serializers.JSONField(
         help_text='text, or parts: {"type": "text", "text"} and {"type": "image", "file": <file id>, "variable"} '
