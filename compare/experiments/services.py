@@ -62,6 +62,10 @@ def experiment_create(
             stagger_ms=STAGGER_MS,
             timeout_ms=int(config.timeout_s * 1000),
             dataset=dataset,
+            tools=config.tools,
+            tool_choice=config.tool_choice,
+            # Toor's structured-output block is sent natively (docs/tools.md), unless it says validate only.
+            response_schema=config.structured.response_schema() if config.structured else None,
         )
     except ValidationError as exc:
         # The plan checks what the comparison checks; this only says so if the two ever disagree.
