@@ -60,3 +60,5 @@ Not Python to run: vulture counts every name below as used.
 
 # Serializer fields of tools and tool results (compare/api/groups.py, conversations.py), read by DRF by name.
 (tool_call_id,)
+# The experiment averages' Wilson interval of the valid share, read by templates/compare/experiments/detail.html.
+(valid_low, valid_high)

@@ -6,9 +6,11 @@ import json
 
 import pytest
 from django.core.exceptions import ValidationError
+from statsmodels.stats.proportion import proportion_confint
 
 from compare.models import CompareGroup, OutputStatus
 from compare.rounds.execution import round_execute
+from compare.selectors import schema_validity
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 
@@ -190,3 +192,34 @@ def test_a_model_known_not_to_take_a_response_schema_is_refused_by_name(workspac
     assert any("t-openai::gpt-3.5-turbo does not take a native response schema" in m for m in refused.value.messages)
     group = make_group(workspace, owner, models=models, response_schema={**schema, "mode": "validate"})
     assert group.response_schema["mode"] == "validate"
+
+
+def test_the_share_of_valid_answers_per_variant_has_its_wilson_interval(workspace, owner, fake_llm, client):
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    connections(workspace, fake_llm)
+    good, bad = fake_llm.model(), fake_llm.model(json="invalid")
+    group = make_group(
+        workspace,
+        owner,
+        models=[f"t-openai::{good}", f"t-anthropic::{bad}"],
+        response_schema={"name": "r", "schema": schema},
+    )
+    for _ in range(3):
+        round_ = make_round(group)
+        round_execute(round_id=round_.pk)
+    # One more answer of the first variant that does not validate: 3 valid of 4.
+    first = group.variants.get(position=1).outputs.first()
+    first.__class__.objects.filter(pk=first.pk).update(schema_valid=False)
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+
+    shares = schema_validity(group)
+    assert [(s.position, s.valid, s.checked) for s in shares] == [(1, 3, 4), (2, 0, 4)]
+    for share in shares:
+        low, high = proportion_confint(share.valid, share.checked, alpha=0.05, method="wilson")
+        assert (share.low, share.high) == pytest.approx((low, high))
+    client.force_login(owner)
+    page = client.get(f"/compare/{group.pk}/").content.decode()
+    assert 'data-role="schema-validity"' in page and "75%" in page
+    report = client.get(f"/votes/groups/{group.pk}/report/").content.decode()
+    assert 'data-role="schema-validity"' in report
