@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .scenario import Scenario, parse_scenario
 from .script import Scripts
-from .tool_calls import json_tool_delta, json_tool_head, schema_reply, tool_call_frames
+from .tool_calls import json_tool_delta, json_tool_head, schema_reply, tool_call_completion, tool_call_frames
 from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
 
 Wire = OpenAIWire | AnthropicWire | GeminiWire
@@ -429,6 +429,9 @@ class FakeLLMServer:
         if scenario.fault == "mid_stream":
             message = _echo_key("Fake upstream error.", request)
             return await exchange.send_json(500, wire.error(500, message, "server_error"))
+        if scenario.tool:
+            reply = tool_call_completion(wire, scenario.model, scenario.tool, scenario.args, usage)
+            return await exchange.send_json(200, reply)
         schema = wire.schema(body)
         text = "".join(tokens)
         if schema is not None and not scenario.text:

@@ -75,12 +75,9 @@ def _anthropic(name: str, arguments: str, usage) -> list[bytes]:
 
 
 def _gemini(wire: GeminiWire, model: str, name: str, arguments: str, usage) -> list[bytes]:
-    try:
-        args = json.loads(arguments)
-    except ValueError:
-        args = {"unparsed": arguments}  # Gemini always sends an object; a test's non-JSON text goes inside one
+    # Gemini always sends an object; a test's non-JSON text goes inside one.
     response = wire._response(model, "", "stop", usage)
-    response["candidates"][0]["content"]["parts"] = [{"functionCall": {"name": name, "args": args}}]
+    response["candidates"][0]["content"]["parts"] = [{"functionCall": {"name": name, "args": _object(arguments)}}]
     return [sse(response, newline="\r\n")]
 
 
@@ -96,3 +93,29 @@ def json_tool_head(name: str) -> list[bytes]:
 def json_tool_delta(text: str) -> bytes:
     delta = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": text}}
     return sse(delta, "content_block_delta")
+
+
+def tool_call_completion(wire: Any, model: str, name: str, arguments: str, usage: tuple[int, int] | None) -> dict:
+    """The same call answered in one JSON body (a request without streaming)."""
+    if isinstance(wire, OpenAIWire):
+        body = wire.completion(model, {}, "", "stop", usage)
+        choice = body["choices"][0]
+        call = {"id": "call_fake0", "type": "function", "function": {"name": name, "arguments": arguments}}
+        choice["message"] = {"role": "assistant", "content": None, "tool_calls": [call]}
+        choice["finish_reason"] = "tool_calls"
+        return body
+    if isinstance(wire, AnthropicWire):
+        body = wire.completion(model, {}, "", "stop", usage)
+        body["content"] = [{"type": "tool_use", "id": "toolu_fake0", "name": name, "input": _object(arguments)}]
+        body["stop_reason"] = "tool_use"
+        return body
+    body = wire.completion(model, {}, "", "stop", usage)
+    body["candidates"][0]["content"]["parts"] = [{"functionCall": {"name": name, "args": _object(arguments)}}]
+    return body
+
+
+def _object(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return {"unparsed": arguments}

@@ -223,11 +223,20 @@ class AnthropicAdapter(HttpAdapter):
         blocks = data.get("content") if isinstance(data, dict) else None
         if not isinstance(blocks, list):
             raise ProviderError(f"{self.config.name} sent a message without content.")
-        tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
+        # The structured answer is the input of the forced tool (the judge's or the response schema's); any other
+        # tool_use block is a call the model made.
+        forced = request.response_schema["name"] if request.response_schema else JSON_TOOL
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        tool = next((b for b in uses if b.get("name") == forced), None)
         text = (
             json.dumps(tool.get("input"))
             if tool
             else "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        )
+        calls = tuple(
+            {"id": b.get("id") or "", "name": b.get("name") or "", "arguments": json.dumps(b.get("input") or {})}
+            for b in uses
+            if b is not tool
         )
         usage = data.get("usage") or {}
         reason = data.get("stop_reason") or "end_turn"
@@ -235,6 +244,7 @@ class AnthropicAdapter(HttpAdapter):
             text=text,
             finish_reason="stop" if tool else FINISH_REASONS.get(reason, reason),
             usage=Usage(_input_tokens(usage), usage.get("output_tokens")),
+            tool_calls=calls,
         )
 
     async def list_models(self) -> list[ModelInfo]:

@@ -210,10 +210,16 @@ class GeminiAdapter(HttpAdapter):
             block = (data.get("promptFeedback") or {}).get("blockReason") if isinstance(data, dict) else None
             raise ProviderError(f"Gemini blocked the prompt ({block})." if block else "Gemini sent no candidates.")
         texts, reason = texts_of(data)
+        calls = tuple(
+            {"id": call.get("id") or f"call_{index}", "name": call.get("name") or ""}
+            | {"arguments": json.dumps(call.get("args") or {})}
+            for index, call in enumerate(calls_of(data))
+        )
         return Completion(
             text="".join(texts),
             finish_reason=finish_reason(reason or "STOP"),
             usage=usage_of(data.get("usageMetadata") or {}),
+            tool_calls=calls,
         )
 
     async def list_models(self) -> list[ModelInfo]:

@@ -11,6 +11,7 @@ from statsmodels.stats.proportion import proportion_confint
 from compare.models import CompareGroup, OutputStatus
 from compare.rounds.execution import round_execute
 from compare.selectors import schema_validity
+from lab.jobs.kinds import Lane
 from lab.services import connection_create
 from tests.fixtures.compare_factories import make_group, make_round
 
@@ -223,3 +224,18 @@ def test_the_share_of_valid_answers_per_variant_has_its_wilson_interval(workspac
     assert 'data-role="schema-validity"' in page and "75%" in page
     report = client.get(f"/votes/groups/{group.pk}/report/").content.decode()
     assert 'data-role="schema-validity"' in report
+
+
+def test_a_batch_round_nobody_watches_stores_the_calls_of_one_json_body(workspace, owner, fake_llm):
+    valid = json.dumps({"city": "Oslo"})
+    names = {kind: fake_llm.model(tool="get_weather", args=valid) for kind in KINDS}
+    connections(workspace, fake_llm)
+    models = [f"t-{kind}::{names[kind]}" for kind in KINDS]
+    group = make_group(workspace, owner, models=models, prompts=["Weather?"] * 3, mode="custom", tools=[WEATHER])
+    round_ = make_round(group, lane=Lane.BATCH)
+    round_execute(round_id=round_.pk)
+    for kind, output in zip(KINDS, round_.outputs.order_by("variant__position"), strict=True):
+        assert "stream" not in body(fake_llm, names[kind]) or kind == "gemini"
+        assert [(c["name"], json.loads(c["arguments"]), c["valid"]) for c in output.tool_calls] == [
+            ("get_weather", {"city": "Oslo"}, True)
+        ], kind
