@@ -239,3 +239,16 @@ def test_a_batch_round_nobody_watches_stores_the_calls_of_one_json_body(workspac
         assert [(c["name"], json.loads(c["arguments"]), c["valid"]) for c in output.tool_calls] == [
             ("get_weather", {"city": "Oslo"}, True)
         ], kind
+
+
+def test_a_validate_only_column_says_the_schema_was_only_checked(workspace, owner, fake_llm, client):
+    connections(workspace, fake_llm)
+    models = [f"t-openai::{fake_llm.model(text='{}')}", f"t-gemini::{fake_llm.model(text='no')}"]
+    schema = {"name": "r", "schema": {"type": "object"}, "mode": "validate"}
+    group = make_group(workspace, owner, models=models, response_schema=schema)
+    round_ = make_round(group)
+    round_execute(round_id=round_.pk)
+    assert [o.schema_valid for o in round_.outputs.order_by("variant__position")] == [True, False]
+    client.force_login(owner)
+    page = client.get(f"/compare/{group.pk}/").content.decode()
+    assert page.count('data-role="validate-only"') == 2
