@@ -62,3 +62,15 @@ Not Python to run: vulture counts every name below as used.
 (tool_call_id,)
 # The experiment averages' Wilson interval of the valid share, read by templates/compare/experiments/detail.html.
 (valid_low, valid_high)
+# Read by templates only: the pass-rate section's "anything graded yet" and each answer's assertion results
+# (templates/compare/_pass_rates.html, _column.html).
+(any_graded, assertion_list)
+# Output.assertions_score: read by the API's output serializer by name.
+(assertions_score,)
+# Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
+(counting, turn_counting)
+# The experiment build form's parameter fields, named as the file names them and read by Django's form machinery.
+(topK, presencePenalty, frequencyPenalty, stopSequences)
+# Workspace files: the uploader (kept for the record), DRF's exception code, the test media root, a template
+# tag, a signal receiver.
+(uploaded_by, default_code, MEDIA_ROOT, file_thumbs, bytes_deleted)

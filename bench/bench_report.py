@@ -2,9 +2,9 @@
 its bootstrap, against the targets (300 ms and 2 s).
 
 Each is timed whole (as the API computes it on a cache miss) and in its two parts: reading the votes as counts per
-kind of vote (the selectors, from the counts the database keeps as votes are written: voting.vote_counts) and the
-statistics on those counts. A cache hit is timed too, and the kept counts are checked against a recount of the
-votes.
+kind of vote (the selectors, from the counts the database keeps as votes are written:
+voting.reports.vote_counts) and the statistics on those counts. A cache hit is timed too, and the kept counts are
+checked against a recount of the votes.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/promptlab python bench/bench_report.py [--votes 1000000]
 
@@ -46,8 +46,10 @@ from compare.models import CompareGroup, Mode, Output, OutputStatus, Round, Roun
 from lab.models import Workspace  # noqa: E402
 from lab.stats.ratings import table_ratings  # noqa: E402
 from lab.stats.report import build_report  # noqa: E402
-from voting.cache import cached_group_report, cached_leaderboard  # noqa: E402
-from voting.leaderboard import (  # noqa: E402
+from voting.models import Choice, Vote  # noqa: E402
+from voting.reports.cache import cached_group_report, cached_leaderboard  # noqa: E402
+from voting.reports.comparison import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_table  # noqa: E402
+from voting.reports.leaderboard import (  # noqa: E402
     By,
     LeaderboardFilters,
     entities_and_variants,
@@ -55,9 +57,7 @@ from voting.leaderboard import (  # noqa: E402
     workspace_vote_counts,
     workspace_votes,
 )
-from voting.models import Choice, Vote  # noqa: E402
-from voting.reports import DEFAULT_PASS_THRESHOLD, group_report, group_vote_counts, kinds_table  # noqa: E402
-from voting.vote_counts import counted_kinds, disagreements  # noqa: E402
+from voting.reports.vote_counts import counted_kinds, disagreements  # noqa: E402
 
 REPORT_TARGET_S = 0.3
 REPORT_WORKSPACE, LEADERBOARD_WORKSPACE = "Report bench", "Leaderboard bench"

@@ -4,10 +4,11 @@
 Each tool runs as its own process through its public command line, as a person would run it:
 
 - Prompt Lab: a database of the benchmark's own (migrated, one user, one workspace, an OpenAI-compatible
-  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE --concurrency C`
-  (with `--processes N`, spread over N processes: C calls in flight in all, the CPU summed over them), at most C
-  calls in flight (`--cli-concurrency rows` passes ceil(C / prompts) instead, for the command as it was
-  when its option counted dataset rows, each running every prompt);
+  connection per concurrency C whose `max_concurrency` is C), then `manage.py experiment run FILE` with no flags,
+  as the command is documented, the connection's limit keeping C calls in flight (with `--processes N`, spread
+  over N processes, the CPU summed over them); `--cli-concurrency calls` passes `--concurrency C` as well, and
+  `--cli-concurrency rows` passes ceil(C / prompts), for the command as it was when its option counted dataset
+  rows, each running every prompt;
 - promptfoo: `promptfoo eval -c FILE -j C --no-cache --no-share`, its openai provider's `apiBaseUrl` at the fake
   server, offline (telemetry, updates and sharing off, any other traffic sent to a closed port on 127.0.0.1).
 - httpx: `bare_client.py`, the floor: the same calls through one httpx client with C tasks and nothing else (no
@@ -283,7 +284,8 @@ class Bench:
             rows_at_once = math.ceil(concurrency / matrix.prompts) if by_rows else concurrency
             path = promptlab_file(self.folder, matrix, f"c{concurrency}", model)
             command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
-            command += ["--concurrency", str(rows_at_once)]
+            if self.args.cli_concurrency != "none":  # by default as documented: the connection's limit alone
+                command += ["--concurrency", str(rows_at_once)]
             command += ["--processes", str(self.args.processes)] if self.args.processes > 1 else []
             # Counted by rows, each round thread holds a database connection: the pool serves them all (and its
             # own two). Counted by calls, rounds run on the engine loop and share a few connections.
@@ -556,10 +558,11 @@ if __name__ == "__main__":
     parser.add_argument("--tools", nargs="+", choices=TOOLS, default=list(TOOLS))
     parser.add_argument(
         "--cli-concurrency",
-        choices=["rows", "calls"],
-        default="calls",
-        help="what `experiment run --concurrency` counts: calls in flight (this code), or dataset rows at once, each "
-        "running every prompt (`rows`, for the command as it was before the scheduler counted calls)",
+        choices=["none", "rows", "calls"],
+        default="none",
+        help="`none`: `experiment run` without --concurrency, as documented (the connection's max_concurrency, C, "
+        "sets the calls in flight); `calls`: --concurrency C as well; `rows`: --concurrency ceil(C / prompts), for "
+        "the command as it was when the option counted dataset rows at once, each running every prompt",
     )
     parser.add_argument(
         "--processes", type=int, default=1, help="Prompt Lab's `experiment run --processes` (its CPU: the whole tree)"

@@ -57,6 +57,8 @@ class DatasetRow(models.Model):
     position = models.PositiveIntegerField()
     name = models.CharField(max_length=200, blank=True)
     vars = models.JSONField(default=dict)
+    # This row's own assertions (a promptfoo test's `assert`), checked after the comparison's.
+    assertions = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["dataset", "position"]
@@ -89,6 +91,8 @@ class CompareGroup(models.Model):
     tools = models.JSONField(default=list, blank=True)
     tool_choice = models.CharField(max_length=80, blank=True)
     response_schema = models.JSONField(null=True, blank=True)
+    # promptfoo-style assertions every answer is graded against (lab.assertions; compare/assertions/).
+    assertions = models.JSONField(default=list, blank=True)
     blind = models.BooleanField(default=False)
     # A blind comparison's owner ended its blind voting: every round's names show to everyone (compare.blind).
     revealed_at = models.DateTimeField(null=True, blank=True)
@@ -314,6 +318,10 @@ class Output(models.Model):
     cost = models.DecimalField(max_digits=14, decimal_places=8, null=True, blank=True)  # USD; None = unknown
     # Taken from the response cache: no call was made, so it cost 0 and has no timings (tokens are the stored ones).
     cached = models.BooleanField(default=False)
+    # Every assertion passed (True), one failed (False), or none applied / not graded yet (None); the weighted
+    # score as promptfoo computes it. The per-assertion results are AssertionResult rows.
+    assertions_passed = models.BooleanField(null=True, blank=True)
+    assertions_score = models.FloatField(null=True, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -388,6 +396,7 @@ class CachedAnswer(models.Model):
 
 
 # Experiments keep their models beside their code; importing them here registers them with this app.
+from .assertions.models import AssertionResult  # noqa: E402, F401
 from .experiments.models import (  # noqa: E402, F401
     EVALUATION_UNFINISHED,
     BaselinePin,

@@ -21,6 +21,7 @@ from lab.models import Connection, ConnectionKind, Workspace
 from lab.providers.message_rules import content_text
 from lab.providers.params import check_params
 
+from .assertions.selectors import results_by_output
 from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .hooks import history_annotations
@@ -166,7 +167,9 @@ def _follow_up(messages: list[dict]) -> str:
 def round_view(round_: Round, user) -> RoundView:
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user)
+    results = results_by_output(outputs, figures=visible)
     for output in outputs:
+        output.assertion_list = results.get(output.pk, [])
         output.earlier = earlier_turns(output, round_.turn)
     last = round_.group.rounds.order_by("-number").values_list("number", flat=True).first() or round_.number
     return RoundView(

@@ -79,6 +79,7 @@ def group_settings(group: CompareGroup) -> dict:
         "shared_messages": group.shared_messages,
         "shared_variables": group.shared_variables,
         "params": group.params,
+        "assertions": group.assertions,
         "blind": group.blind,
         "stagger_ms": group.stagger_ms,
         "timeout_ms": group.timeout_ms,

@@ -1,4 +1,4 @@
-"""Writes for comparisons: create and clone groups, reveal and delete them, datasets.
+"""Writes for comparisons: create and clone groups, reveal and delete them (datasets: `datasets/`).
 
 Every rule a comparison obeys lives here. Errors are Django ValidationErrors keyed by field, and a message
 about one variant names it ("Variant 2 (Concise): …"), so the API turns them into 400s a person can act on.
@@ -7,7 +7,6 @@ Starting and cancelling a round is `rounds/start.py`; the worker's side (claim, 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -17,7 +16,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from lab import values
 from lab.access import membership_for_user
 from lab.audit.models import Action
 from lab.audit.services import audit_record
@@ -31,9 +29,12 @@ from lab.providers.tools import response_schema_errors, sent_schema, tools_error
 from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, message_problem, render_variants, variant_name
 
+from .assertions.services import FIELD as ASSERTIONS_FIELD
+from .assertions.services import assertions_parse
 from .blind import may_reveal
 from .catalog import message_target, resolve_model
 from .field_errors import FieldErrors
+from .messages import last_user_text
 from .models import (
     DEFAULT_STAGGER_MS,
     DEFAULT_TIMEOUT_MS,
@@ -41,7 +42,6 @@ from .models import (
     MAX_VARIANTS,
     CompareGroup,
     Dataset,
-    DatasetRow,
     Mode,
     Variant,
     placeholder_label,
@@ -50,13 +50,6 @@ from .prompts.picking import picked_versions
 from .rounds.start import row_errors
 from .selectors import group_settings
 
-MAX_DATASET_ROWS = 1000
-MAX_DATASET_NAME = 200  # Dataset.name's length
-# A dataset row's size, as the JSON it is stored as: a long document fits in one value, and a file's rows cannot
-# grow a row past these (safe_yaml refuses aliases, so a row is never larger than its text).
-MAX_VALUE_CHARS = 200_000  # one variable's value
-MAX_ROW_CHARS = 1_000_000  # all of a row's variables with their names
-MAX_ROW_VARIABLES = 1_000  # a CSV file's columns too
 MAX_STAGGER_MS = 5_000
 # A round must end well inside the worker's soft time limit, which is the last line of defence.
 TIME_LIMIT_MARGIN_S = 30
@@ -76,20 +69,12 @@ def variant_templates(variants: Sequence[dict[str, Any]]) -> list[VariantTemplat
             VariantTemplate(
                 position=index,
                 label=_label(variant, index),
-                prompt=last_user_content(messages) if messages else variant.get("prompt") or "",
+                prompt=last_user_text(messages) if messages else variant.get("prompt") or "",
                 variables=variant.get("variables") or {},
                 messages=messages,
             )
         )
     return templates
-
-
-def last_user_content(messages: Sequence[Any]) -> str:
-    """The last user message's content (a template): what a variant's `prompt` holds beside its messages."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("content"), str):
-            return message["content"]
-    return ""
 
 
 def _label(variant: dict[str, Any], position: int) -> str:
@@ -116,10 +101,17 @@ def group_create(
     tools: Sequence[dict[str, Any]] | None = None,
     tool_choice: str = "",
     response_schema: dict[str, Any] | None = None,
+    assertions: Any = None,
 ) -> CompareGroup:
     """A comparison with its variants; each variant is a dict of label, model, prompt or messages, variables (and
-    params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns)."""
+    params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns);
+    `assertions` are the promptfoo-style checks every answer is graded against (compare/assertions/)."""
     errors = FieldErrors()
+    try:
+        assertions = assertions_parse(assertions or [])
+    except ValidationError as error:
+        for message in error.message_dict[ASSERTIONS_FIELD]:
+            errors.add(ASSERTIONS_FIELD, message)
     _check_unknown_params(errors, "params", params or {})
     shared_variables, params = dict(shared_variables or {}), set_params(params or {})
     if mode not in Mode.values:
@@ -152,6 +144,7 @@ def group_create(
             shared_messages=shared_messages,
             shared_variables=shared_variables,
             params=params,
+            assertions=assertions,
             blind=blind,
             stagger_ms=stagger_ms,
             timeout_ms=timeout_ms,
@@ -393,51 +386,6 @@ def group_clone(*, group: CompareGroup, user, copy_variant: int | None = None, *
         source = variants[copy_variant - 1]
         fields["variants"] = [*fields["variants"], {**source, "label": f"{source['label']} v2"}]
     return group_create(workspace=group.workspace, user=user, cloned_from=group, **fields)
-
-
-def dataset_name_problem(name: str) -> str | None:
-    """Why `name` (stripped) cannot name a dataset: the one rule for creating and renaming one, by API or page."""
-    return values.name_problem(name, noun="dataset", max_length=MAX_DATASET_NAME)
-
-
-def row_size_problem(vars: dict[str, Any]) -> tuple[str, str] | None:
-    """The field (`vars.<name>`, or `vars`) that makes a row larger than MAX_VALUE_CHARS / MAX_ROW_CHARS or gives more
-    than MAX_ROW_VARIABLES, and why; None when the row fits. Every way a row is written asks this (dataset_create,
-    datasets.files.row_from_record)."""
-    if len(vars) > MAX_ROW_VARIABLES:
-        return "vars", f"a row has at most {MAX_ROW_VARIABLES:,} variables; this one has {len(vars):,}."
-    total = 0
-    for name, value in vars.items():
-        size = len(value) if isinstance(value, str) else len(json.dumps(value, ensure_ascii=False))
-        if size > MAX_VALUE_CHARS:
-            return f"vars.{name}", f"a value has at most {MAX_VALUE_CHARS:,} characters; this one has {size:,}."
-        total += len(name) + size
-    if total > MAX_ROW_CHARS:
-        return "vars", f"a row has at most {MAX_ROW_CHARS:,} characters of variables; this one has {total:,}."
-    return None
-
-
-@transaction.atomic
-def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
-    """A dataset from rows of {"name", "vars"}, numbered from 1; an unnamed row shows as "Row n"."""
-    errors = FieldErrors()
-    name = (name or "").strip()
-    if problem := dataset_name_problem(name):
-        errors.add("name", problem)
-    if not 1 <= len(rows) <= MAX_DATASET_ROWS:
-        errors.add("rows", f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this has {len(rows)}.")
-    for position, row in enumerate(rows, start=1):
-        if not isinstance(row.get("vars"), dict) or not row["vars"]:
-            errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
-        elif found := row_size_problem(row["vars"]):
-            errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
-    errors.raise_if_any()
-    dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
-    DatasetRow.objects.bulk_create(
-        DatasetRow(dataset=dataset, position=position, name=(row.get("name") or "").strip(), vars=row["vars"])
-        for position, row in enumerate(rows, start=1)
-    )
-    return dataset
 
 
 @transaction.atomic

@@ -23,6 +23,7 @@ from lab.providers.params import set_params
 from . import page_selectors, selectors, services
 from .access import dataset_from_body, group_for_user
 from .api.groups import ParamsIn
+from .assertions.selectors import failing_rounds, group_pass_rates
 from .blind import comparison_revealed, may_reveal
 from .forms import EditorSaveIn, HistoryFilterForm
 from .models import DEFAULT_STAGGER_MS, DEFAULT_TIMEOUT_MS, MAX_VARIANTS, CompareGroup
@@ -146,7 +147,13 @@ def editor_check(request, pk):
 def detail(request, pk, number=None):
     group = group_for_user(request.user, pk)
     membership = membership_for_user(request.user, group.workspace_id)
-    round_ = page_selectors.group_round(group, number)
+    failing = request.GET.get("failing") == "1"
+    # "Only rounds with a failing assertion": the page opens on the latest of them and lists them all.
+    round_ = (
+        failing_rounds(group).order_by("-number").first()
+        if failing and number is None
+        else page_selectors.group_round(group, number)
+    )
     return render(
         request,
         "compare/detail.html",
@@ -163,6 +170,11 @@ def detail(request, pk, number=None):
             "may_reveal": may_reveal(group, request.user),
             # Per variant, so only once names show (a blind comparison's figures wait for the reveal).
             "validity": selectors.schema_validity(group) if not group.blind or comparison_revealed(group) else [],
+            "pass_rates": group_pass_rates(group) if group.assertions or failing else None,
+            "failing": failing,
+            "failing_numbers": list(failing_rounds(group).order_by("number").values_list("number", flat=True)[:200])
+            if failing
+            else [],
         },
     )
 
@@ -216,14 +228,29 @@ def _refused(exc: DRFValidationError, key: str) -> JsonResponse:
 
 
 def _messages(errors) -> dict[str, list[str]]:
-    """DRF's nested errors as {field: [message]}, a variant's named "Variant n: field: message"."""
+    """DRF's nested errors as {field: [message]}, each named by where it is: "Variant 2: message 3: role: …",
+    "Shared message 1: content: …" (variants and messages are keyed by position from 1, see VariantListIn), so the
+    editor can show each beside its message."""
     flat: dict[str, list[str]] = {}
     for field, value in errors.items():
-        if isinstance(value, dict):
-            for inner, messages in _messages(value).items():
-                # The variants' errors are keyed by position (from 1, see VariantListIn).
-                name = f"Variant {inner}" if str(inner).isdigit() else inner
-                flat.setdefault(field, []).extend(f"{name}: {m}" for m in messages)
-        else:
-            flat.setdefault(field, []).extend(str(m) for m in value)
+        flat.setdefault(field, []).extend(_named(value, _COUNTED.get(field, "")))
     return flat
+
+
+# What a position key counts under each list field (keys are positions from 1).
+_COUNTED = {"variants": "Variant", "messages": "message", "shared_messages": "Shared message"}
+
+
+def _named(value, counted: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [str(m) for m in value]
+    named = []
+    for key, inner in value.items():
+        if str(key).isdigit() and counted:
+            name = f"{counted} {key}"
+            named += [f"{name}: {m}" for m in _named(inner, "")]
+        else:
+            # A list's items name their own position; an error about the whole list keeps the list's name.
+            positional = key in _COUNTED and isinstance(inner, dict)
+            named += [m if positional else f"{key}: {m}" for m in _named(inner, _COUNTED.get(key, ""))]
+    return named

@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class LabConfig(AppConfig):
     name = "lab"
     verbose_name = "Lab"
+
+    def ready(self) -> None:
+        from .files import receivers  # noqa: F401  (connects: a deleted file's bytes are removed)

@@ -7,7 +7,8 @@ variables make or update a connection private to that person (`Connection.owner`
 the person, e.g. `openai-alice`), and the run sends the file's `openai:` models to it. The team's connections
 change only through Settings or the API. Base URLs follow the SDKs' conventions: the Anthropic and Gemini SDKs
 take the host without the API version, so `/v1` (Anthropic) and `/v1beta` (Gemini) are added when missing;
-OpenAI's and OpenRouter's include it.
+OpenAI's and OpenRouter's include it. `private_server_connection` gives a person their own OpenAI-compatible server
+by URL (a promptfoo config's Ollama or `apiBaseUrl` providers), by the same rule.
 """
 
 from __future__ import annotations
@@ -119,3 +120,32 @@ def _private_name(workspace: Workspace, kind: str, user) -> str:
     if Connection.objects.filter(workspace=workspace, name=name).exists():
         name = f"{name}-{user.pk}"
     return name
+
+
+@transaction.atomic
+def private_server_connection(
+    *, workspace: Workspace, user, stem: str, base_url: str, key: str, variables: tuple[str, ...]
+) -> FromEnvironment:
+    """The person's own OpenAI-compatible server (promptfoo's Ollama, or a provider's `apiBaseUrl`): their private
+    connection at that URL, made when missing (named `<stem>-<person>`), its key following `key` when one is given.
+    The team's connections are never looked at, so never changed."""
+    kind = str(ConnectionKind.OPENAI_COMPATIBLE)
+    if user is None:
+        return FromEnvironment(stem, "", "skipped", variables, "the workspace has no owner to run as; pass --user")
+    mine = Connection.objects.select_for_update().filter(workspace=workspace, owner=user, kind=kind, base_url=base_url)
+    connection = mine.order_by("pk").first()
+    if connection is None:
+        connection = connection_create(
+            workspace=workspace,
+            name=_private_name(workspace, stem, user),
+            kind=kind,
+            base_url=base_url,
+            api_key=key,
+            actor=user,
+            owner=user,
+        )
+        return FromEnvironment(stem, connection.name, "created", variables)
+    if key and key != connection.api_key():
+        connection_update(connection=connection, actor=user, api_key=key)
+        return FromEnvironment(stem, connection.name, "updated", variables)
+    return FromEnvironment(stem, connection.name, "unchanged", variables)

@@ -14,8 +14,8 @@ from django.db import transaction
 
 from compare.models import Output, OutputStatus, Round
 
-from .cache import votes_changed
 from .models import Choice, ConversationVote
+from .reports.cache import votes_changed
 from .services import VOTABLE_ROUNDS
 
 

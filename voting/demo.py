@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from django.contrib.auth import get_user_model
 
+from compare.datasets.services import dataset_create
 from compare.experiments.config import config_from_data
 from compare.experiments.files import UploadedFiles
 from compare.experiments.models import EVALUATION_UNFINISHED
@@ -25,7 +26,7 @@ from compare.models import CompareGroup, Mode, Round
 from compare.prompts.services import prompt_create, prompt_version_create
 from compare.rounds.execution import round_run
 from compare.rounds.start import round_start
-from compare.services import dataset_create, group_create
+from compare.services import group_create
 from judging.models import Verdict
 from judging.services import group_judge_set, judge_config_create, verdict_request
 from judging.verdicts import verdict_execute

@@ -21,9 +21,9 @@ class Vote(models.Model):
     output = models.ForeignKey(Output, null=True, blank=True, on_delete=models.CASCADE, related_name="votes")
     # Copies of round.group and output.variant (neither changes once written), so the votes are counted per
     # comparison and winner (VoteCount) and read vote by vote from one index of this table, with no join to rounds
-    # and answers (voting/reports.py). vote_cast writes them with the vote. The database checks that a winner, and
-    # only a winner, has a variant; that the copies agree with the round and the answer rests on vote_cast (a check
-    # across tables would need keys on compare's tables).
+    # and answers (voting/reports/comparison.py). vote_cast writes them with the vote. The database checks that a
+    # winner, and only a winner, has a variant; that the copies agree with the round and the answer rests on
+    # vote_cast (a check across tables would need keys on compare's tables).
     group = models.ForeignKey(CompareGroup, on_delete=models.CASCADE, related_name="+", db_index=False)
     variant = models.ForeignKey(Variant, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -44,8 +44,9 @@ class Vote(models.Model):
             ),
         ]
         indexes = [
-            # A comparison's votes in cast order (voting.reports.group_round_votes), read from the index alone once
-            # vacuumed: the included columns spare a visit to the table per vote (figures in docs/benchmarks.md).
+            # A comparison's votes in cast order (voting.reports.comparison.group_round_votes), read from the index
+            # alone once vacuumed: the included columns spare a visit to the table per vote (figures in
+            # docs/benchmarks.md).
             models.Index(fields=["group", "id"], include=["choice", "variant"], name="vote_group_cast_order"),
         ]
 
@@ -55,7 +56,7 @@ class Vote(models.Model):
 
 class VoteCount(models.Model):
     """How many votes a comparison has of one kind (its choice and winner's variant) first cast on one day (UTC):
-    what reports and leaderboards read instead of the votes themselves (voting.vote_counts).
+    what reports and leaderboards read instead of the votes themselves (voting.reports.vote_counts).
 
     Database triggers on the votes table keep it (migration 0007): every insert, change and delete of votes, by any
     path (vote_cast, the inbox's undo, deletes cascading from comparisons, rounds, answers, users, a raw UPDATE),

@@ -17,12 +17,12 @@ from lab.stats.votes import ALL_BAD, TIE, encode_votes
 from lab.stats.winrate import WinRate, win_rates
 from lab.stats.wording import percent, percent_interval
 
-from .cache import cached_group_report
 from .conversation_counts import conversation_vote_of
-from .reports import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
+from .reports.cache import cached_group_report
+from .reports.comparison import DEFAULT_PASS_THRESHOLD, group_round_votes, group_variants
+from .reports.variant_figures import group_variant_figures
 from .selectors import round_tally, vote_of
 from .services import VOTABLE_ROUNDS
-from .variant_figures import group_variant_figures
 
 
 def history_vote_figures() -> dict:

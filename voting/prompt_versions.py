@@ -21,9 +21,9 @@ from lab.stats.votes import RoundVote, encode_votes
 from lab.stats.winrate import WinRate, win_rates
 from voting.prompt_identity import prompt_identity
 
-from .judge_scores import group_judge_scores
-from .leaderboard import LeaderboardFilters, workspace_variants, workspace_votes
-from .reports import shown_by_group, variant_key, vote_records
+from .reports.comparison import shown_by_group, variant_key, vote_records
+from .reports.judge_scores import group_judge_scores
+from .reports.leaderboard import LeaderboardFilters, workspace_variants, workspace_votes
 
 
 def version_key(version_id: int) -> str:

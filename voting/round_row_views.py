@@ -24,7 +24,7 @@ def rounds_to_rows(request, pk):
     try:
         # A dataset that is gone (or another workspace's) is refused, never replaced by a new one.
         dataset = dataset_from_body(int(dataset_id) if dataset_id.isdigit() else None, group.workspace)
-        saved, with_reference = rounds_save_as_rows_voted(
+        saved = rounds_save_as_rows_voted(
             workspace=group.workspace,
             user=request.user,
             rounds=chosen,
@@ -32,9 +32,13 @@ def rounds_to_rows(request, pk):
             name=request.POST.get("name", ""),
             reference=reference,
         )
-        note = f", {with_reference} with the winning answer as reference" if reference else ""
+        note = f", {saved.with_reference} with the winning answer as reference" if reference else ""
+        same = len(chosen) - saved.added
+        repeats = f" ({same} had the input of another row)" if same else ""
         messages.success(
-            request, f'Saved {len(chosen)} round{"s" if len(chosen) != 1 else ""} as rows of "{saved.name}"{note}.'
+            request,
+            f"Saved {len(chosen)} round{'s' if len(chosen) != 1 else ''} as {saved.added} "
+            f'row{"s" if saved.added != 1 else ""} of "{saved.dataset.name}"{repeats}{note}.',
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
-from compare.datasets.round_rows import rounds_save_as_rows
+from django.db.models import Max
+
+from compare.datasets.round_rows import REFERENCE, rounds_save_as_rows
 from compare.models import Dataset, Output, Round
 
 from .models import Choice, Vote
@@ -31,15 +34,25 @@ def round_winners(round_ids: Iterable[int]) -> dict[int, Output]:
     return {round_id: outputs[output_id] for round_id, output_id in winners.items()}
 
 
+class SavedRows(NamedTuple):
+    dataset: Dataset
+    added: int  # rows added: one per distinct input not yet in the dataset
+    with_reference: int  # of those, the rows given a winning answer as reference
+    winners: int  # rounds asked for a reference that had a clear winner
+
+
 def rounds_save_as_rows_voted(
     *, workspace, user, rounds: Sequence[Round], dataset: Dataset | None = None, name: str = "", reference: bool
-) -> tuple[Dataset, int]:
-    """compare.datasets.round_rows.rounds_save_as_rows, with each round's winning answer as its `reference` when asked;
-    returns the dataset and how many rows got a reference."""
+) -> SavedRows:
+    """compare.datasets.round_rows.rounds_save_as_rows, with each round's winning answer as its `reference` when
+    asked; says how many rows were added (rounds of the same input add one) and how many of them got a reference."""
     references = (
         {round_id: o.text for round_id, o in round_winners(r.pk for r in rounds).items()} if reference else None
     )
+    last = (dataset.rows.aggregate(last=Max("position"))["last"] or 0) if dataset is not None else 0
     saved = rounds_save_as_rows(
         workspace=workspace, user=user, rounds=rounds, dataset=dataset, name=name, references=references
     )
-    return saved, len(references or {})
+    added = saved.rows.filter(position__gt=last)
+    with_reference = added.filter(vars__has_key=REFERENCE).count() if references else 0
+    return SavedRows(saved, added.count(), with_reference, len(references or {}))

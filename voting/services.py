@@ -9,10 +9,10 @@ from compare.models import Output, OutputStatus, Round, RoundStatus
 from lab.events import VOTE_TALLY, vote_tally
 from lab.realtime import broadcast, group_channel
 
-from .cache import votes_changed
 from .models import Choice, Vote, VoteCount
+from .reports.cache import votes_changed
+from .reports.vote_counts import recounted
 from .selectors import round_tally
-from .vote_counts import recounted
 
 VOTABLE_ROUNDS = (RoundStatus.DONE, RoundStatus.CANCELLED, RoundStatus.FAILED)
 

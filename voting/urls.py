@@ -2,8 +2,9 @@
 
 from django.urls import path
 
-from . import judge_views, prompt_views, report_views, round_row_views, views
+from . import judge_views, prompt_views, round_row_views, views
 from .inbox.views import inbox_page
+from .reports.views import leaderboard_page, report_page
 from .voters.views import voter_exclude_page, voter_readmit_page, voters_page
 
 app_name = "voting"
@@ -14,8 +15,8 @@ urlpatterns = [
     path("votes/judges/<int:pk>/agreement/", judge_views.judge_agreement_partial, name="judge_agreement"),
     path("votes/groups/<int:pk>/rows/", round_row_views.rounds_to_rows, name="rounds_to_rows"),
     path("votes/prompts/<int:pk>/standing/", prompt_views.prompt_standing_partial, name="prompt_standing"),
-    path("compare/<int:pk>/report/", report_views.report_page, name="report_page"),
-    path("w/<int:pk>/leaderboard/", report_views.leaderboard_page, name="leaderboard"),
+    path("compare/<int:pk>/report/", report_page, name="report_page"),
+    path("w/<int:pk>/leaderboard/", leaderboard_page, name="leaderboard"),
     path("w/<int:pk>/inbox/", inbox_page, name="inbox"),
     path("w/<int:pk>/voters/", voters_page, name="voters"),
     path("w/<int:pk>/voters/<int:user_id>/exclude/", voter_exclude_page, name="voter_exclude"),

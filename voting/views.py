@@ -11,7 +11,7 @@ from compare.access import group_for_user, round_for_user
 from compare.selectors import schema_validity
 
 from . import page_selectors
-from .reports import group_left_out
+from .reports.comparison import group_left_out
 
 
 @login_required

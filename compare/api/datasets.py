@@ -1,6 +1,6 @@
 """Dataset API: list, create, read, rename and delete datasets, import a file (CSV, JSON, JSONL, YAML) or preview
 one, and add, change or delete rows. Its In/Out serializers first, then the views; thin: the rules are in
-compare.services, compare.datasets.services and compare.datasets.files; another workspace's dataset is a 404."""
+compare.datasets.services and compare.datasets.files; another workspace's dataset is a 404."""
 
 from __future__ import annotations
 
@@ -15,18 +15,26 @@ from lab.api.inputs import StrictIn
 from lab.api.parsers import CheckedJSONParser
 from lab.files.uploads import bounded_multipart_parser
 
-from .. import selectors, services
+from .. import selectors
 from ..access import dataset_for_user, dataset_row, workspace_from_body
 from ..datasets import files as dataset_files
 from ..datasets import services as dataset_services
+from ..datasets.rows import MAX_DATASET_ROWS
 from ..datasets.zips import zip_preview
 from ..models import Dataset, DatasetRow
-from ..services import MAX_DATASET_ROWS
+from .assertions import with_promptfoo_key
 
 
 class DatasetRowIn(StrictIn):
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     vars = serializers.DictField(child=serializers.JSONField())
+    assertions = serializers.JSONField(
+        required=False, help_text="this row's own assertions, graded after the comparison's (promptfoo's `assert`)"
+    )
+
+    def to_internal_value(self, data):
+        data = with_promptfoo_key(data)
+        return super().to_internal_value(data)
 
 
 class DatasetIn(StrictIn):
@@ -87,7 +95,7 @@ class RowChangeIn(StrictIn):
 class DatasetRowOut(serializers.ModelSerializer):
     class Meta:
         model = DatasetRow
-        fields = ["id", "position", "name", "vars"]
+        fields = ["id", "position", "name", "vars", "assertions"]
 
 
 class DatasetOut(serializers.ModelSerializer):
@@ -140,7 +148,7 @@ class DatasetList(generics.GenericAPIView):
         data.is_valid(raise_exception=True)
         fields = dict(data.validated_data)
         workspace = workspace_from_body(request.user, fields.pop("workspace"))
-        dataset = services.dataset_create(workspace=workspace, user=request.user, **fields)
+        dataset = dataset_services.dataset_create(workspace=workspace, user=request.user, **fields)
         return Response(_dataset_detail(dataset), status=status.HTTP_201_CREATED)
 
 

@@ -3,7 +3,7 @@
 Its In serializers check shapes and types (services check the rules), its Out serializers are the responses; the views
 are thin: each reaches its object through the access helpers and calls a service."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +15,7 @@ from lab.templating import render_variants
 
 from .. import selectors, services
 from ..access import dataset_from_body, group_for_user, round_for_user, workspace_from_body
+from ..assertions.selectors import failing_rounds, results_by_output
 from ..blind import outputs_as_seen_by
 from ..catalog import cached_targets
 from ..models import (
@@ -30,6 +31,7 @@ from ..models import (
 )
 from ..rounds.start import MAX_REPEAT, round_cancel, round_start
 from ..services import MAX_STAGGER_MS
+from .assertions import with_promptfoo_key
 
 
 class ParamsIn(serializers.Serializer):
@@ -216,6 +218,15 @@ class GroupFieldsIn(StrictIn):
         "has the same `timeout_ms`. Reads return 0.",
     )
     variants = VariantIn(many=True, max_length=MAX_EXPERIMENT_VARIANTS)
+    assertions = serializers.JSONField(
+        required=False,
+        help_text="promptfoo-style assertions every answer is graded against ([{type, value, threshold, weight, "
+        "metric}], docs/assertions.md); promptfoo's own key `assert` is accepted for it.",
+    )
+
+    def to_internal_value(self, data):
+        data = with_promptfoo_key(data)
+        return super().to_internal_value(data)
 
     def validate(self, data: dict) -> dict:
         data.pop("timeout_step_ms", None)  # accepted for old clients, never favours a column (docs/fairness.md)
@@ -343,6 +354,7 @@ class GroupOut(serializers.ModelSerializer):
             "updated_at",
             "variants",
             "round_count",
+            "assertions",
         ]
 
     def get_timeout_step_ms(self, group: CompareGroup) -> int:
@@ -361,6 +373,27 @@ class GroupDetailOut(GroupOut):
 
     def get_warnings(self, group: CompareGroup) -> list[str]:
         return self.context["warnings"]
+
+
+class AssertionResultOut(serializers.Serializer):
+    """One assertion's result on one answer, under promptfoo's names: `pass`, `score`, `reason`."""
+
+    type = serializers.CharField()
+    metric = serializers.CharField(allow_null=True, help_text="the assertion's `metric`, null when it has none")
+    score = serializers.FloatField(allow_null=True, help_text="null for a cost or latency check in a blind round")
+    reason = serializers.CharField()
+
+    def get_fields(self):
+        # `pass` is a Python keyword, so it cannot be declared as a class attribute.
+        fields = super().get_fields()
+        ordered = {"type": fields["type"], "metric": fields["metric"]}
+        ordered["pass"] = serializers.BooleanField(source="passed")
+        return {**ordered, "score": fields["score"], "reason": fields["reason"]}
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        data["metric"] = data["metric"] or None
+        return data
 
 
 class OutputOut(serializers.ModelSerializer):
@@ -390,6 +423,15 @@ class OutputOut(serializers.ModelSerializer):
         allow_null=True,
         read_only=True,
         help_text="the exact list sent, rendered, system first (null while blind mode hides the prompts)",
+    )
+    assertions = serializers.SerializerMethodField(
+        help_text="each assertion's result, in the round's order (the comparison's, then its dataset row's)"
+    )
+    assertions_passed = serializers.BooleanField(
+        read_only=True, allow_null=True, help_text="every assertion passed; null when none applied or not graded"
+    )
+    assertions_score = serializers.FloatField(
+        read_only=True, allow_null=True, help_text="the weighted mean of the assertions' scores, as promptfoo's"
     )
 
     class Meta:
@@ -421,7 +463,16 @@ class OutputOut(serializers.ModelSerializer):
             "cached",
             "started_at",
             "finished_at",
+            "assertions",
+            "assertions_passed",
+            "assertions_score",
         ]
+
+    @extend_schema_field(AssertionResultOut(many=True))
+    def get_assertions(self, output: Output) -> list[dict]:
+        found = self.context.get("assertion_results")
+        results = found.get(output.pk, []) if found is not None else output.assertion_results.all()
+        return AssertionResultOut(results, many=True).data
 
 
 class RoundOut(RoundSummaryOut):
@@ -470,9 +521,12 @@ class GroupFilterIn(serializers.Serializer):
 
 def _group_detail(group, request) -> dict:
     group = selectors.groups_for_user(request.user).get(pk=group.pk)
+    failing = request.query_params.get("failing") == "1"
     context = {
         "request": request,
-        "rounds": selectors.group_recent_rounds(group),
+        "rounds": list(failing_rounds(group).order_by("-number")[:100])
+        if failing
+        else selectors.group_recent_rounds(group),
         "warnings": selectors.group_rendering(group).warnings,
     }
     return GroupDetailOut(group, context=context).data
@@ -481,7 +535,13 @@ def _group_detail(group, request) -> dict:
 def round_detail(round_, request) -> dict:
     round_ = selectors.round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, request.user)
-    return RoundOut(round_, context={"request": request, "outputs": outputs, "labels_visible": visible}).data
+    context = {
+        "request": request,
+        "outputs": outputs,
+        "labels_visible": visible,
+        "assertion_results": results_by_output(outputs, figures=visible),
+    }
+    return RoundOut(round_, context=context).data
 
 
 class GroupList(generics.GenericAPIView):
@@ -514,7 +574,10 @@ class GroupList(generics.GenericAPIView):
 
 
 class GroupDetail(APIView):
-    @extend_schema(responses=GroupDetailOut)
+    @extend_schema(
+        responses=GroupDetailOut,
+        parameters=[OpenApiParameter("failing", int, description="1: only rounds with a failing assertion")],
+    )
     def get(self, request, pk):
         return Response(_group_detail(group_for_user(request.user, pk), request))
 

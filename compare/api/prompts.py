@@ -3,7 +3,7 @@ and the library as YAML. Thin: the rules are in compare.prompts; another workspa
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,16 +12,26 @@ from lab.access import workspace_for_user
 from lab.models import Role
 
 from ..access import prompt_for_user, prompt_version_for_user, variant_for_user
+from ..messages import cleaned, last_user_text, message_problems
 from ..prompts import library, services
-from ..prompts.diff import inline_html, side_by_side
+from ..prompts.diff import MessageChange, inline_html, messages_diff, side_by_side
 from ..prompts.models import Prompt, PromptVersion
 from ..prompts.selectors import prompt_versions, workspace_prompts
+from .groups import MessageOut
 
 TEXT = {"max_length": 100_000, "trim_whitespace": False}
 
 
+@extend_schema_field(MessageOut(many=True))
+class MessagesField(serializers.JSONField):
+    """A message list [{role, content}]; compare.messages checks its shape (problems name the message, from 1)."""
+
+
 class VersionFieldsIn(serializers.Serializer):
-    text = serializers.CharField(**TEXT)
+    """A version is `text` (one user message) or `messages`: exactly one of the two."""
+
+    text = serializers.CharField(required=False, allow_blank=True, default="", **TEXT)
+    messages = MessagesField(required=False, allow_null=True, default=None)
     system_prompt = serializers.CharField(required=False, allow_blank=True, default="", **TEXT)
     variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     message = serializers.CharField(max_length=2000, required=False, allow_blank=True, default="")
@@ -55,7 +65,10 @@ class DiffQueryIn(serializers.Serializer):
 
 
 class TextIn(serializers.Serializer):
-    text = serializers.CharField(allow_blank=True, **TEXT)
+    """A variant's prompt, or its whole message list, to compare with a version."""
+
+    text = serializers.CharField(allow_blank=True, required=False, default="", **TEXT)
+    messages = MessagesField(required=False, allow_null=True, default=None)
 
 
 class VersionOut(serializers.ModelSerializer):
@@ -64,7 +77,20 @@ class VersionOut(serializers.ModelSerializer):
 
     class Meta:
         model = PromptVersion
-        fields = ["id", "number", "text", "system_prompt", "variables", "parent", "author", "message", "created_at"]
+        fields = [
+            "id",
+            "number",
+            "text",
+            "messages",
+            "system_prompt",
+            "variables",
+            "parent",
+            "author",
+            "message",
+            "created_at",
+        ]
+
+    messages = MessageOut(many=True, help_text="the version's messages; `text` is the last user message")
 
     def get_parent(self, version: PromptVersion) -> dict | None:
         parent = version.parent
@@ -105,11 +131,27 @@ class TextDiffOut(serializers.Serializer):
     deleted_words = serializers.IntegerField()
 
 
+class MessageDiffOut(serializers.Serializer):
+    op = serializers.ChoiceField(choices=["equal", "changed", "added", "removed"])
+    old_position = serializers.IntegerField(allow_null=True, help_text="from 1 in the older list; null when added")
+    new_position = serializers.IntegerField(allow_null=True, help_text="from 1 in the newer list; null when removed")
+    old_role = serializers.CharField(allow_null=True)
+    new_role = serializers.CharField(allow_null=True)
+    diff = TextDiffOut(help_text="of the content, word by word")
+
+
 class VersionDiffOut(serializers.Serializer):
     a = serializers.IntegerField()
     b = serializers.IntegerField()
     text = TextDiffOut()
     system_prompt = TextDiffOut()
+    messages = MessageDiffOut(many=True, help_text="message by message, in reading order")
+
+
+class TextVersionDiffOut(TextDiffOut):
+    messages = MessageDiffOut(
+        many=True, required=False, help_text="message by message, when `messages` was sent: the version's → these"
+    )
 
 
 class LibraryOut(serializers.Serializer):
@@ -130,6 +172,20 @@ def text_diff(old: str, new: str) -> dict:
         "inserted_words": diff.inserted_words,
         "deleted_words": diff.deleted_words,
     }
+
+
+def message_diff(changes: list[MessageChange]) -> list[dict]:
+    return [
+        {
+            "op": c.op,
+            "old_position": c.old_position,
+            "new_position": c.new_position,
+            "old_role": c.old_role,
+            "new_role": c.new_role,
+            "diff": text_diff(c.old_text, c.new_text),
+        }
+        for c in changes
+    ]
 
 
 def _parent(user, parent_id: int | None) -> PromptVersion | None:
@@ -207,19 +263,26 @@ class PromptDiff(APIView):
                 "b": b.number,
                 "text": text_diff(a.text, b.text),
                 "system_prompt": text_diff(a.system_prompt, b.system_prompt),
+                "messages": message_diff(messages_diff(a.messages, b.messages)),
             }
         )
 
 
 class VersionDiff(APIView):
-    """What a text (e.g. a variant's prompt in the editor) changed from a version."""
+    """What a text or a message list (e.g. a variant's in the editor) changed from a version."""
 
-    @extend_schema(request=TextIn, responses=TextDiffOut)
+    @extend_schema(request=TextIn, responses=TextVersionDiffOut)
     def post(self, request, pk):
         version = prompt_version_for_user(request.user, pk)
         data = TextIn(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(text_diff(version.text, data.validated_data["text"]))
+        messages = data.validated_data["messages"]
+        if messages is None:
+            return Response(text_diff(version.text, data.validated_data["text"]))
+        if problems := message_problems(messages, require_user=False):
+            raise serializers.ValidationError({"messages": problems})
+        changes = message_diff(messages_diff(version.messages, cleaned(messages)))
+        return Response({**text_diff(version.text, last_user_text(messages)), "messages": changes})
 
 
 class VariantSaveVersion(APIView):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import baselines, conversations, datasets, experiments, groups, prompts, run_baselines
+from . import assertions, baselines, conversations, datasets, experiments, groups, prompts, run_baselines
 
 urlpatterns = [
     path("groups/", groups.GroupList.as_view(), name="api-groups"),
@@ -16,6 +16,7 @@ urlpatterns = [
     ),
     path("groups/<int:pk>/runs/<uuid:run_id>/pin/", run_baselines.RunPin.as_view(), name="api-group-run-pin"),
     path("groups/<int:pk>/clone/", groups.GroupClone.as_view(), name="api-group-clone"),
+    path("groups/<int:pk>/assertions/rerun/", assertions.AssertionsRerun.as_view(), name="api-group-assertions-rerun"),
     path("groups/<int:pk>/reveal/", groups.GroupReveal.as_view(), name="api-group-reveal"),
     path("rounds/<int:pk>/", groups.RoundDetail.as_view(), name="api-round"),
     path("rounds/<int:pk>/cancel/", groups.RoundCancel.as_view(), name="api-round-cancel"),

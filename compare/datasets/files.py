@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 
 from lab import safe_yaml, values
 
-from ..services import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
+from .rows import MAX_DATASET_ROWS, MAX_ROW_VARIABLES, row_size_problem
 
 FORMATS = ("csv", "json", "jsonl", "yaml")
 ZIP = "zip"  # rows and the images they name (datasets.zips)
@@ -191,7 +191,7 @@ def _rows(records: list[Record], problems: list[str]) -> list[dict[str, Any]]:
 
 def row_from_record(value: Any, where: str, problems: list[str]) -> dict[str, Any] | None:
     """`{"name", "vars"}` or a flat record of variables, as `{"name", "vars"}`; None (and a problem) otherwise,
-    also when a part of it cannot be stored (lab.values) or is larger than a row may be (services.row_size_problem)."""
+    also when a part of it cannot be stored (lab.values) or is larger than a row may be (rows.row_size_problem)."""
     row = _row_shape(value, where, problems)
     if row is not None and (found := values.value_problem(row)):
         path, problem = found

@@ -6,7 +6,8 @@ so voting's API works out each round's winner and passes the texts in (voting/ro
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -15,8 +16,8 @@ from lab.models import Workspace
 
 from ..blind import require_revealed
 from ..models import Dataset, Round
-from ..services import MAX_DATASET_ROWS, dataset_create
-from .services import dataset_rows_append
+from .rows import MAX_DATASET_ROWS
+from .services import dataset_create, dataset_rows_append
 
 REFERENCE = "reference"
 
@@ -65,7 +66,8 @@ def rounds_save_as_rows(
     name: str = "",
     references: Mapping[int, str] | None = None,
 ) -> Dataset:
-    """Append the rounds (in the order given) to `dataset`, or to a new dataset called `name`.
+    """Append the rounds (in the order given) to `dataset`, or to a new dataset called `name`; a round whose input
+    (its variables) is already a row, or another round's, adds no row (`rows_distinct`).
 
     With `references` (round id → answer text), each round gets its reference; a round whose variables already
     have a `reference` is refused rather than overwritten, so saved rows always reproduce what the round ran with.
@@ -87,7 +89,30 @@ def rounds_save_as_rows(
                 {"reference": f"These rounds already have a variable called reference: {', '.join(clashes)}."}
             )
     rows = [round_row(r, references.get(r.pk) if references is not None else None) for r in rounds]
+    existing = dataset.rows.values_list("vars", flat=True) if dataset is not None else []
+    rows = rows_distinct(rows, existing=existing)
     if dataset is None:
         return dataset_create(workspace=workspace, user=user, name=name, rows=rows)
-    dataset_rows_append(dataset=dataset, rows=rows)
+    if rows:  # every round's input is already a row of the dataset: nothing to add
+        dataset_rows_append(dataset=dataset, rows=rows)
     return dataset
+
+
+def _input_key(vars: Mapping) -> str:
+    """A row's input: its variables but the reference answer, as canonical JSON."""
+    return json.dumps({k: v for k, v in vars.items() if k != REFERENCE}, sort_keys=True, ensure_ascii=False)
+
+
+def rows_distinct(rows: Sequence[dict], *, existing: Iterable[Mapping] = ()) -> list[dict]:
+    """The rows with distinct inputs, in order, leaving out those whose input is among `existing` (a dataset's rows'
+    variables): rounds repeated with the same variables are one example, not several identical ones. Of rows with the
+    same input, the first with a reference is kept (else the first), so a chosen answer is not lost."""
+    seen = {_input_key(vars) for vars in existing}
+    kept: dict[str, dict] = {}
+    for row in rows:
+        key = _input_key(row["vars"])
+        if key in seen:
+            continue
+        if key not in kept or (REFERENCE not in kept[key]["vars"] and REFERENCE in row["vars"]):
+            kept[key] = row if key not in kept else {**row, "name": kept[key]["name"]}
+    return list(kept.values())

@@ -1,5 +1,6 @@
-"""Writes for datasets beyond creating one from rows (services.dataset_create): import a file, rename, add, edit
-and delete rows, delete. Every row is checked as a file's row is (files.row_from_record)."""
+"""Writes for datasets: create one from rows, import a file, rename, add, edit and delete rows, delete; the
+workspace's dataset of given rows. Every row is checked as a file's row is (files.row_from_record), against the
+limits in `rows`."""
 
 from __future__ import annotations
 
@@ -10,15 +11,51 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Max
 
 from lab.files.services import file_create
 from lab.models import Workspace
 
+from ..assertions.services import row_assertions_parse
+from ..field_errors import FieldErrors
 from ..models import Dataset, DatasetRow
-from ..services import MAX_DATASET_ROWS, dataset_create, dataset_name_problem
 from .files import ZIP, decode, row_from_record, rows_parse
+from .rows import MAX_DATASET_NAME, MAX_DATASET_ROWS, dataset_name_problem, row_size_problem
 from .zips import with_file_references, zip_rows
+
+
+@transaction.atomic
+def dataset_create(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
+    """A dataset from rows of {"name", "vars", "assertions"}, numbered from 1; an unnamed row shows as "Row n"."""
+    errors = FieldErrors()
+    row_assertions: list[list[dict]] = []
+    name = (name or "").strip()
+    if problem := dataset_name_problem(name):
+        errors.add("name", problem)
+    if not 1 <= len(rows) <= MAX_DATASET_ROWS:
+        errors.add("rows", f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this has {len(rows)}.")
+    for position, row in enumerate(rows, start=1):
+        if not isinstance(row.get("vars"), dict) or not row["vars"]:
+            errors.add("rows", f"Row {position}: vars: give at least one variable as an object of name → value.")
+        elif found := row_size_problem(row["vars"]):
+            errors.add("rows", f"Row {position}: {found[0]}: {found[1]}")
+        checks, problems = row_assertions_parse(row.get("assertions"), row_label=f"Row {position}")
+        row_assertions.append(checks)
+        for message in problems:
+            errors.add("rows", message)
+    errors.raise_if_any()
+    dataset = Dataset.objects.create(workspace=workspace, name=name, created_by=user)
+    DatasetRow.objects.bulk_create(
+        DatasetRow(
+            dataset=dataset,
+            position=position,
+            name=(row.get("name") or "").strip(),
+            vars=row["vars"],
+            assertions=assertions,
+        )
+        for position, (row, assertions) in enumerate(zip(rows, row_assertions, strict=True), start=1)
+    )
+    return dataset
 
 
 def dataset_import(*, workspace: Workspace, user, name: str, content: bytes | str, format: str) -> Dataset:
@@ -80,9 +117,12 @@ def dataset_rows_append(*, dataset: Dataset, rows: Sequence[dict[str, Any]]) -> 
             {"rows": f"A dataset has 1 to {MAX_DATASET_ROWS} rows; this would have {last + len(rows)}."}
         )
     checked = [_checked_row(r.get("name"), r.get("vars"), f"Row {last + i}") for i, r in enumerate(rows, start=1)]
+    parsed = [row_assertions_parse(r.get("assertions"), row_label=f"Row {last + i}") for i, r in enumerate(rows, 1)]
+    if problems := [message for _, found in parsed for message in found]:
+        raise ValidationError({"rows": problems})
     return DatasetRow.objects.bulk_create(
-        DatasetRow(dataset=dataset, position=last + index, name=row["name"], vars=row["vars"])
-        for index, row in enumerate(checked, start=1)
+        DatasetRow(dataset=dataset, position=last + index, name=row["name"], vars=row["vars"], assertions=checks)
+        for index, (row, (checks, _)) in enumerate(zip(checked, parsed, strict=True), start=1)
     )
 
 
@@ -103,6 +143,41 @@ def dataset_row_delete(*, row: DatasetRow) -> None:
     if row.dataset.rows.count() <= 1:
         raise ValidationError({"rows": "A dataset keeps at least one row; delete the dataset instead."})
     row.delete()
+
+
+def dataset_matching(*, workspace: Workspace, rows: Sequence[dict[str, Any]]) -> Dataset | None:
+    """The newest dataset of `workspace` whose rows are exactly `rows` (names, variables and assertions, in order),
+    or None. Only datasets with as many rows are read, newest first."""
+    wanted = [((row.get("name") or "").strip(), row.get("vars"), row.get("assertions") or []) for row in rows]
+    candidates = Dataset.objects.filter(workspace=workspace).annotate(count=Count("rows")).filter(count=len(wanted))
+    for dataset in candidates.order_by("-created_at", "-id"):
+        if list(dataset.rows.order_by("position").values_list("name", "vars", "assertions")) == wanted:
+            return dataset
+    return None
+
+
+def dataset_free_name(*, workspace: Workspace, name: str) -> str:
+    """`name`, or `name (2)`, `name (3)` … : the first no dataset of the workspace has."""
+    taken = set(Dataset.objects.filter(workspace=workspace, name__startswith=name[:150]).values_list("name", flat=True))
+    candidate, number = name[:MAX_DATASET_NAME], 1
+    while candidate in taken:
+        number += 1
+        suffix = f" ({number})"
+        candidate = name[: MAX_DATASET_NAME - len(suffix)] + suffix
+    return candidate
+
+
+@transaction.atomic
+def dataset_for_rows(*, workspace: Workspace, user, name: str, rows: Sequence[dict[str, Any]]) -> Dataset:
+    """The workspace's dataset with exactly these rows, else a new one called `name` (or `name (2)` … when that is
+    taken): running the same rows again reuses their dataset instead of adding a copy."""
+    Workspace.objects.select_for_update().filter(pk=workspace.pk).first()  # two runs of the same rows make one
+    found = dataset_matching(workspace=workspace, rows=rows)
+    if found is not None:
+        return found
+    return dataset_create(
+        workspace=workspace, user=user, name=dataset_free_name(workspace=workspace, name=name), rows=rows
+    )
 
 
 @transaction.atomic

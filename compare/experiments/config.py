@@ -23,9 +23,11 @@ from pathlib import PurePath
 from typing import Any
 
 import yaml
+from django.core.exceptions import ValidationError
 
 from lab import safe_yaml, values
 
+from ..assertions.services import assertions_parse
 from .files import Files
 from .plan import plan_problems
 from .read_combinations import CombinationsReader
@@ -91,6 +93,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.param_sets = self._param_sets(data.get("model-parameters"))
         config.prompts = self._prompts(data.get("prompts"))
         config.system_prompt = self._system_prompt(data.get("system-prompt"))
+        self._one_system_prompt(config)
         config.variables = self._variables(data.get("variables"), "variables")
         config.rows, config.dataset_ref = self._dataset(self._dataset_section(data))
         config.evaluation = self._evaluation(data.get("evaluation"))
@@ -98,6 +101,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.tools, config.tool_choice = self._tools(data)
         config.timeout_s = self._timeout(data.get("timeout"))
         config.cache = self._cache(data.get("cache"))
+        config.assertions = self._assertions(data)
         if "combinations" in data:
             config.explicit_combinations = True
             config.combinations = self._combinations(data["combinations"], config)
@@ -110,11 +114,35 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
             ]
         return config
 
+    def _one_system_prompt(self, config: ExperimentConfig) -> None:
+        """A chat prompt's own system message and the file's `system-prompt` would be two: the renderer takes one."""
+        if not config.system_prompt:
+            return
+        for index, prompt in enumerate(config.prompts, start=1):
+            if prompt.messages and prompt.messages[0]["role"] == "system":
+                self.problem(
+                    f"prompts[{index}] ({prompt.name}): messages: message 1",
+                    "a system message, but the file has a system-prompt: keep one of the two",
+                )
+
     def _dataset_section(self, data: dict) -> Any:
         """`dataset`, or `datasets` as Toor spells it; not both."""
         if "dataset" in data and "datasets" in data:
             self.problem("datasets", "write the rows under dataset or under datasets, not both")
         return data.get("dataset", data.get("datasets"))
+
+    def _assertions(self, data: dict) -> list[dict]:
+        """`assertions`, or `assert` as promptfoo writes it; each checked as the comparison checks it."""
+        if "assertions" in data and "assert" in data:
+            self.problem("assert", "write the checks under assertions or under assert, not both")
+            return []
+        key = "assert" if "assert" in data else "assertions"
+        try:
+            return assertions_parse(data.get(key) or [], where=key)
+        except ValidationError as exc:
+            for message in exc.message_dict[key]:
+                self.problem(key, message)
+            return []
 
     def _cache(self, value: Any) -> bool:
         if value is None:

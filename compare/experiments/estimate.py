@@ -1,9 +1,10 @@
 """What an experiment will cost before it runs: calls, tokens and dollars for the answers and their evaluations.
 
-Input tokens are counted from the rendered prompts at about 4 characters a token. Output tokens are the parameter
-set's maxOutputTokens (a model rarely stops far short of it when it has more to say), else what the model wrote on
-average in this workspace before, else DEFAULT_OUTPUT_TOKENS. Both are calibrated by the workspace's history: the
-ratio of the tokens providers reported to our count, per model, over its last HISTORY answers (or evaluations).
+Input tokens are counted from the rendered conversations (system prompt and every message) at about 4 characters a
+token. Output tokens are the parameter set's maxOutputTokens (a model rarely stops far short of it when it has more
+to say), else what the model wrote on average in this workspace before, else DEFAULT_OUTPUT_TOKENS. Both are
+calibrated by the workspace's history: the ratio of the tokens providers reported to our count, per model, over its
+last HISTORY answers (or evaluations).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 
 from django.db.models.functions import Length
 
-from lab.providers.answer import cost_of, estimate_tokens
+from lab.providers.answer import cost_of
+from lab.providers.message_rules import estimate_input_tokens
 from lab.templating import render
 
 from ..hooks import scorer
@@ -90,9 +92,11 @@ def experiment_estimate(plan: Plan, workspace) -> Estimate:
         output_tokens = _output_tokens(combination.params.params.get("max_tokens"), calibration)
         for row in rows:
             values = {**config.variables, **(row.vars if row else {}), **combination.prompt.variables}
-            system = render(config.system_prompt, values).text
+            # The whole conversation is sent: the system prompt and every message, not only the last user one.
+            sent = [{"content": render(config.system_prompt, values).text}]
+            sent += [{"content": render(m["content"], values).text} for m in combination.prompt.own_messages()]
             prompt = render(combination.prompt.template, values).text
-            input_tokens = round(estimate_tokens(system + prompt) * calibration.input_ratio)
+            input_tokens = round(estimate_input_tokens(sent) * calibration.input_ratio)
             info = plan.infos.get(combination.model)
             estimate.answers.add(input_tokens, output_tokens, cost_of(info, input_tokens, output_tokens))
             if judge is not None:

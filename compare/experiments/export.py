@@ -2,7 +2,8 @@
 
 Written from the group's variants (one combination each), its shared settings and its dataset's rows, so the
 file is self-contained; an experiment's own names, evaluation and structured output come from what it was made
-from. Prompts are written in our `{{name}}` syntax, which experiment files accept beside `<<name>>`.
+from. Prompts are written in our `{{name}}` syntax, which experiment files accept beside `<<name>>`; a chat prompt
+(several messages, or the group's shared few-shot messages) as `messages:`.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ def group_export(group: CompareGroup) -> dict[str, Any]:
     variants = list(group.variants.order_by("position"))
     names = combination_names(stored) if experiment else []
     param_sets: dict[str, dict[str, Any]] = {}
-    prompts: dict[str, tuple[str, dict[str, Any]]] = {}
+    prompts: dict[str, tuple[str | list[dict[str, str]], dict[str, Any]]] = {}
     combinations = []
     for index, variant in enumerate(variants):
         params = set_params({**group.params, **variant.params})
-        prompt = (variant.prompt, variant.variables or {})
+        prompt = (_prompt_body(group, variant), variant.variables or {})
         if len(names) == len(variants):
             _, params_name, prompt_name = names[index]
         else:
@@ -54,8 +55,12 @@ def group_export(group: CompareGroup) -> dict[str, Any]:
         for name, params in param_sets.items()
     ]
     data["prompts"] = [
-        {"name": name, "prompt": template, **({"variables": variables} if variables else {})}
-        for name, (template, variables) in prompts.items()
+        {
+            "name": name,
+            **({"prompt": body} if isinstance(body, str) else {"messages": body}),
+            **({"variables": variables} if variables else {}),
+        }
+        for name, (body, variables) in prompts.items()
     ]
     if group.system_prompt:
         data["system-prompt"] = group.system_prompt
@@ -73,6 +78,15 @@ def group_export(group: CompareGroup) -> dict[str, Any]:
     if stored.get("cache"):
         data["cache"] = True
     return data
+
+
+def _prompt_body(group: CompareGroup, variant) -> str | list[dict[str, str]]:
+    """A variant's prompt as the file writes it: its text when it is one user message, else its messages after the
+    group's shared ones (a file has no shared messages: each prompt carries them)."""
+    messages = [*group.shared_messages, *(variant.messages or [{"role": "user", "content": variant.prompt}])]
+    if messages == [{"role": "user", "content": variant.prompt}]:
+        return variant.prompt
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
 
 
 def _name_for(existing: dict[str, Any], value: Any, wanted: str) -> str:

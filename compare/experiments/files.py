@@ -1,7 +1,7 @@
 """Where an experiment file's `$file:` prompts and `file:` datasets are read from.
 
-The command line reads them relative to the config file. The web page never reads the server's disk: it looks
-them up among the files uploaded with the config, by path or by file name.
+The command line reads them relative to the config file, never outside its directory. The web page never reads
+the server's disk: it looks them up among the files uploaded with the config, by path or by file name.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ class DirectoryFiles:
 
     def read(self, path: str) -> str:
         target = self.base / path
+        # A file names what sits beside it: `../secrets` or an absolute path would read anything the command can.
+        if not target.resolve().is_relative_to(self.base.resolve()):
+            raise ValueError(f"{path} is outside the config file's directory {self.base}")
         if not target.is_file():
             raise FileNotFoundError(f"no file {target}")
         if target.stat().st_size > MAX_IMPORT_BYTES:

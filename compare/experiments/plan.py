@@ -42,6 +42,7 @@ class Plan:
                 "label": label,
                 "model": c.model,
                 "prompt": c.prompt.template,
+                **({"messages": c.prompt.own_messages()} if c.prompt.messages else {}),
                 "variables": c.prompt.variables,
                 "params": c.params.params,
             }
@@ -171,8 +172,11 @@ def _check_rendering(config: ExperimentConfig, rows: list[Row]) -> list[str]:
     problems: list[str] = []
     index_of = {prompt.name: i for i, prompt in enumerate(config.prompts, start=1)}
     for prompt in config.prompts:
-        where = f"{config.source}: prompts[{index_of[prompt.name]}] ({prompt.name}): prompt"
-        problems += _missing(where, prompt.template, config, rows, prompt.variables)
+        where = f"{config.source}: prompts[{index_of[prompt.name]}] ({prompt.name})"
+        if not prompt.messages:
+            problems += _missing(f"{where}: prompt", prompt.template, config, rows, prompt.variables)
+        for number, message in enumerate(prompt.messages, start=1):
+            problems += _missing(f"{where}: message {number}", message["content"], config, rows, prompt.variables)
     if config.system_prompt:
         problems += _missing(f"{config.source}: system-prompt", config.system_prompt, config, rows, {})
     return problems

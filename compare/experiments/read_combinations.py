@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..messages import last_user_text
 from .reader import SectionReader, name_suffix
 from .spec import (
     DEFAULT_PARAMS,
@@ -83,19 +84,36 @@ class CombinationsReader(SectionReader):
                 self.problem(where, "a prompt is a mapping: name and prompt")
                 continue
             name = entry.get("name")
-            extra = sorted(set(entry) - {"name", "prompt", "variables", "_value"})
+            extra = sorted(set(entry) - {"name", "prompt", "messages", "variables", "_value"})
             if extra:
-                self.problem(where, f"{', '.join(extra)}: a prompt has only name, prompt and variables")
+                self.problem(where, f"{', '.join(extra)}: a prompt has only name, prompt (or messages) and variables")
             if not isinstance(name, str | int) or not str(name).strip():
                 self.problem(where, "name: give the prompt a name")
-            template = self._template(entry.get("prompt", entry.get("_value")), f"{where}: prompt")
+            read = self._prompt_body(entry, where)
             variables = self._variables(entry.get("variables"), f"{where}: variables")
-            if template is None or not isinstance(name, str | int) or not str(name).strip():
+            if read is None or not isinstance(name, str | int) or not str(name).strip():
                 continue
-            prompts.append(Prompt(str(name).strip(), template, variables))
+            prompts.append(Prompt(str(name).strip(), read[0], variables, read[1]))
             names.append((where, str(name).strip()))
         self._unique(names, "name", "prompts have unique names")
         return prompts
+
+    def _prompt_body(self, entry: dict, where: str) -> tuple[str, tuple[dict[str, str], ...]] | None:
+        """A prompt's text, or its messages (with their last user message as its text): `prompt:` text or a
+        `$file:` (a JSON file holding a list of messages is a chat prompt, as promptfoo reads one), or
+        `messages:` a list of {role, content} or a `$file:` JSON list. None when it has problems (reported)."""
+        written = entry.get("prompt", entry.get("_value"))
+        if "messages" in entry:
+            if written is not None:
+                self.problem(where, "give prompt or messages, not both")
+                return None
+            messages = self._messages(entry["messages"], f"{where}: messages")
+        else:
+            body = self._prompt_or_chat(written, f"{where}: prompt")
+            if body is None or isinstance(body, str):
+                return None if body is None else (body, ())
+            messages = body
+        return None if messages is None else (last_user_text(messages), tuple(messages))
 
     def _system_prompt(self, value: Any) -> str:
         if value is None:

@@ -6,12 +6,13 @@ Row files go through the dataset import's own parser and rows written in the fil
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
 
 from ..datasets.files import format_for, row_from_record, rows_parse
-from ..services import MAX_DATASET_ROWS
+from ..datasets.rows import MAX_DATASET_ROWS
 from .reader import SectionReader, name_suffix
 from .spec import Row
 
@@ -73,7 +74,7 @@ class DatasetReader(SectionReader):
 
     def _named_rows(self, rows: list[tuple[str, Row]]) -> list[Row]:
         """Unnamed rows are called row-1, row-2 … by position; names must be unique across all entries."""
-        named = [(where, Row(row.name or f"row-{i}", row.vars)) for i, (where, row) in enumerate(rows, start=1)]
+        named = [(where, replace(row, name=row.name or f"row-{i}")) for i, (where, row) in enumerate(rows, start=1)]
         self._unique([(where, row.name) for where, row in named], "name", "dataset rows have unique names")
         if len(named) > MAX_DATASET_ROWS:
             self.problem("dataset", f"at most {MAX_DATASET_ROWS} rows; this has {len(named)}")

@@ -5,12 +5,23 @@ The `read_*` modules each add one topic to `SectionReader`; `config` combines th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from lab.templating import ANGLE_FORMATS, from_angle_placeholders
 
+from ..messages import cleaned, message_problems
 from .files import Files
 from .spec import FILE_PREFIX
+
+
+def _json_list(text: str) -> list | None:
+    """`text` as a JSON list, or None when it is not one (then it is a prompt's text)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, list) else None
 
 
 def parse_problem(exc: Exception) -> str:
@@ -90,11 +101,61 @@ class SectionReader:
         if required and not text.strip():
             self.problem(where, f"{value[len(FILE_PREFIX) :].strip()} is empty")
             return None
+        return self._translated(text, where)
+
+    def _translated(self, text: str, where: str) -> str:
+        """`<<name>>` placeholders in our `{{name}}` syntax; an unknown format is a problem."""
         translated, unknown = from_angle_placeholders(text)
         for written in unknown:
             formats = ", ".join(ANGLE_FORMATS)
             self.problem(where, f"{written} has an unknown format; the formats are {formats}")
         return translated
+
+    def _prompt_or_chat(self, value: Any, where: str) -> str | list[dict[str, str]] | None:
+        """A prompt's text; or, when it is `$file:` of a JSON list, that list as checked messages (promptfoo's chat
+        prompt files). Any other file is read as text, as before."""
+        if isinstance(value, str) and value.startswith(FILE_PREFIX):
+            path = value[len(FILE_PREFIX) :].strip()
+            text = self._file_text(value, where)
+            if text is None:
+                return None
+            if (chat := _json_list(text)) is not None:
+                return self._checked_messages(chat, f"{where}: {path}")
+        return self._template(value, where)
+
+    def _messages(self, value: Any, where: str) -> list[dict[str, str]] | None:
+        """`messages:` a list of {role, content} (each content text or `$file:`), or `$file:` a JSON list of them."""
+        if isinstance(value, str) and value.startswith(FILE_PREFIX):
+            path = value[len(FILE_PREFIX) :].strip()
+            text = self._file_text(value, where)
+            if text is None:
+                return None
+            if (chat := _json_list(text)) is None:
+                self.problem(where, f"{path}: not a JSON list of messages, each {{role, content}}")
+                return None
+            return self._checked_messages(chat, f"{where}: {path}")
+        if isinstance(value, list):
+            # A content may itself be read from a file: `content: $file:few-shot/answer.txt`.
+            value = [
+                {**m, "content": self._file_text(m["content"], f"{where}: message {i}")}
+                if isinstance(m, dict) and isinstance(m.get("content"), str)
+                else m
+                for i, m in enumerate(value, start=1)
+            ]
+            if any(isinstance(m, dict) and "content" in m and m["content"] is None for m in value):
+                return None  # a file that could not be read, already reported
+        return self._checked_messages(value, where)
+
+    def _checked_messages(self, value: Any, where: str) -> list[dict[str, str]] | None:
+        problems = message_problems(value)
+        for problem in problems:
+            self.problem(where, problem)
+        if problems:
+            return None
+        messages = cleaned(value)
+        for number, message in enumerate(messages, start=1):
+            message["content"] = self._translated(message["content"], f"{where}: message {number}")
+        return messages
 
     def _variables(self, value: Any, where: str) -> dict[str, Any]:
         if value is None:

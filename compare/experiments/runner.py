@@ -2,10 +2,12 @@
 
 The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop (lab.engine.runtime)
 as a worker runs batch rounds, but claimed together as room frees up and written together once their calls are done
-(compare.rounds.batches), and the connections' schedulers decide how many calls go at once, so by default a run keeps
-every connection it uses at its limit; `concurrency` (the command's --concurrency) bounds the calls in flight
-further. A round is claimed only when its calls may start (with --concurrency, when they are next: twice the rounds
-that fit, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD), so the budget cap can still cancel the rounds
+(compare.rounds.batches). Each connection's `max_concurrency` sets how many of the run's calls on it go at once
+(its window, lab.engine.fanout.CallWindows), so by default a run keeps every connection it uses at its limit, each at
+its own; `concurrency` (the command's --concurrency) bounds the calls in flight further. Rounds are claimed ahead of
+those that fit (twice as many, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD): their calls wait in the
+windows and go the moment others end, so a freed slot is taken at once rather than after the finished round's
+write and the next claim; a round is claimed no earlier than that, so the budget cap can still cancel the rounds
 after it. The rounds were queued by `round_start` without a message to the workers; the jobs sweeper sends one for a
 round still queued after JOBS_REQUEUE_AFTER_S, so in a long run a worker that is running may take some of them:
 the claim in the database lets exactly one process run each round, and this one waits for the ones a worker took.
@@ -29,6 +31,7 @@ from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 
 from lab.catalog import split_model_id
+from lab.engine.fanout import CallWindows
 from lab.engine.runtime import Runtime, runtime
 from lab.models import Connection
 
@@ -41,8 +44,8 @@ from .selectors import experiment_progress
 from .spread import Plan
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
-# With --concurrency and no budget cap, at least this many rounds are claimed ahead of those that fit, in claims of
-# at least half of them: at --concurrency 4 a round or two fit, and a claim that small cost more CPU than its calls.
+# Without a budget cap, at least this many rounds are claimed ahead of those that fit, in claims of at least half of
+# them: at a limit of 4 a round or two fit, and a claim that small cost more CPU than its calls.
 # With a cap, no more than CLAIM_AHEAD: the cap cancels a round not yet claimed whole, while a claimed round's calls
 # are refused one by one as they come to reserve (compare.experiments.budget).
 MIN_AHEAD = 8
@@ -104,8 +107,9 @@ def run_plan(experiment: Experiment, concurrency: int | None, processes: int = 1
 
 def run_plans(plan: Plan) -> list[Plan]:
     """One plan per process, whose sums are the run's: `calls` (the command's --concurrency, an upper bound for the
-    whole run) and the rounds at once are divided between the processes. The connections' own limits need no
-    dividing: the Redis scheduler (lab.engine.limiter) holds them across processes."""
+    whole run) and the rounds at once are divided between the processes. The connections' own limits are held
+    across processes by the Redis scheduler (lab.engine.limiter); each process's windows take its part of them
+    (`_run_rounds`)."""
     n = plan.processes
 
     def part(total: int, share: int) -> int:
@@ -161,7 +165,8 @@ def experiment_run_here(
     outcome = Outcome()
     children = spread.Children.start(experiment_id=experiment.pk, plans=plans[1:], shares=len(plans), debug=debug)
     engine = runtime()
-    running = engine.submit(_run_rounds(share_of(round_ids, 0, len(plans)), experiment, plans[0], engine))
+    mine = share_of(round_ids, 0, len(plans))
+    running = engine.submit(_run_rounds(mine, experiment, plans[0], engine, shares=len(plans)))
     try:
         while True:
             try:
@@ -194,7 +199,8 @@ def experiment_run_here(
 def experiment_share_run(*, experiment: Experiment, plan: Plan, share: int, shares: int) -> concurrent.futures.Future:
     """A child process's work: its share of the run, then whatever is still queued; started on the engine loop."""
     engine = runtime()
-    return engine.submit(_run_rounds(share_of(_round_ids(experiment), share, shares), experiment, plan, engine))
+    mine = share_of(_round_ids(experiment), share, shares)
+    return engine.submit(_run_rounds(mine, experiment, plan, engine, share=share, shares=shares))
 
 
 def _round_ids(experiment: Experiment) -> list[int]:
@@ -202,9 +208,12 @@ def _round_ids(experiment: Experiment) -> list[int]:
     return list(rounds.order_by("number").values_list("pk", flat=True))
 
 
-async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime) -> None:
-    """`plan.rounds` rounds at once (twice that with --concurrency), taken from the feed in order and claimed
-    together as room frees up; each round's answers evaluated where it ran, once it is written."""
+async def _run_rounds(
+    round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime, *, share: int = 0, shares: int = 1
+) -> None:
+    """`plan.rounds` rounds at once and as many ahead, taken from the feed in order and claimed together as room
+    frees up; each round's answers evaluated where it ran, once it is written. Process `share` of `shares` keeps
+    its part of each connection's limit."""
     async with ThreadSensitiveContext(executor=engine.batch_database):  # as round_run: the batch rounds' thread
         evaluations: set[asyncio.Task] = set()
 
@@ -216,25 +225,22 @@ async def _run_rounds(round_ids: list[int], experiment: Experiment, plan: Plan, 
         def finished(round_ids: list[int]) -> None:
             evaluations.add(asyncio.create_task(evaluate(round_ids)))
 
-        calls = asyncio.Semaphore(plan.calls) if plan.calls else None
-        # With --concurrency the calls in flight are bounded by `calls`, so more rounds may be claimed: those ahead
-        # wait there, their calls go the moment others end, and each claim takes half of them at once. The writes
-        # wait for as many (compare.rounds.batches), so that one write frees the room for one claim, for no longer
-        # than the rounds ahead hold calls, less one latency for that claim: three latencies at C = 4, none where
-        # the rounds ahead are no more than those in flight (from C = 24 with three variants).
-        if plan.calls:
-            ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
-            room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
-            gather_latencies = max(0.0, ahead / plan.rounds - 1)
-        else:
-            room, gather_latencies = _Room(plan.rounds), 0.0
+        # The calls in flight are bounded by the windows (each connection's limit, and --concurrency), so more
+        # rounds than fit may be claimed: those ahead wait there, their calls go the moment others end, and each
+        # claim takes half of them at once. Without them a freed slot stayed empty for the finished round's write
+        # and the next claim (about 130 ms a wave at 20 calls of 0.69 s). The writes wait for as many
+        # (compare.rounds.batches), so that one write frees the room for one claim, for no longer than the rounds
+        # ahead hold calls, less one latency for that claim: three latencies at C = 4, none where the rounds ahead
+        # are no more than those in flight (from C = 24 with three variants).
+        ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
+        room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
         batches = RoundBatches(
             engine,
-            calls_in_flight=calls,
+            windows=CallWindows(plan.calls, share=share, shares=shares),
             # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
             finished=finished if experiment.evaluates else None,
-            gather_rounds=room.claim_at_least if plan.calls else 1,
-            gather_latencies=gather_latencies,
+            gather_rounds=room.claim_at_least,
+            gather_latencies=max(0.0, ahead / plan.rounds - 1),
         )
         feed = _RoundFeed(round_ids, experiment, engine)
         running: set[asyncio.Task] = set()

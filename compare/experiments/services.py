@@ -15,9 +15,10 @@ from django.db import transaction
 from lab.copy_insert import copy_insert
 from lab.models import Workspace
 
+from ..datasets.services import dataset_for_rows
 from ..models import Mode, Output, Round
 from ..rounds.start import round_start
-from ..services import dataset_create, group_create
+from ..services import group_create
 from .budget import budget_check
 from .estimate import Estimate, experiment_estimate
 from .models import Evaluation, Experiment
@@ -41,15 +42,16 @@ def experiment_plan(*, config: ExperimentConfig, workspace: Workspace) -> tuple[
 def experiment_create(
     *, workspace: Workspace, user, config: ExperimentConfig, source: str = "", budget: Decimal | None = None
 ) -> Experiment:
-    """The experiment's dataset (unless it names one of the workspace's), its custom comparison and itself."""
+    """The experiment's dataset (unless it names one of the workspace's; the workspace's dataset of the same rows when
+    it has one), its custom comparison and itself."""
     if budget is not None and budget <= 0:
         raise ValidationError({"budget": "A budget cap is an amount of dollars above 0."})
     plan, estimate = experiment_plan(config=config, workspace=workspace)
     budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
     dataset = plan.dataset
     if dataset is None and plan.rows:
-        rows = [{"name": row.name, "vars": row.vars} for row in plan.rows]
-        dataset = dataset_create(workspace=workspace, user=user, name=f"{config.name} · rows", rows=rows)
+        rows = [{"name": row.name, "vars": row.vars, "assertions": row.assertions} for row in plan.rows]
+        dataset = dataset_for_rows(workspace=workspace, user=user, name=f"{config.name} · rows", rows=rows)
     try:
         group = group_create(
             workspace=workspace,
@@ -66,6 +68,7 @@ def experiment_create(
             tool_choice=config.tool_choice,
             # Toor's structured-output block is sent natively (docs/tools.md), unless it says validate only.
             response_schema=config.structured.response_schema() if config.structured else None,
+            assertions=config.assertions,
         )
     except ValidationError as exc:
         # The plan checks what the comparison checks; this only says so if the two ever disagree.

@@ -32,6 +32,8 @@ TOP_LEVEL = (
     "cache",  # reuse stored answers to identical calls (compare/response_cache.py)
     "tools",  # OpenAI function-format tools every model is offered (docs/tools.md)
     "tool-choice",
+    "assertions",  # promptfoo-style checks of every answer (compare/assertions/)
+    "assert",  # promptfoo's name for `assertions`
 )
 # The file's parameter names → ours; `check` is (test, what a good value is).
 PARAMETERS: dict[str, tuple[str, Callable[[Any], bool], str]] = {
@@ -94,14 +96,21 @@ class ParamSet:
 @dataclass(frozen=True)
 class Prompt:
     name: str
-    template: str  # in our `{{name}}` syntax, `$file:` read in
+    template: str  # in our `{{name}}` syntax, `$file:` read in; with `messages`, their last user message
     variables: dict[str, Any] = field(default_factory=dict)
+    # A chat prompt ([{role, content}], contents in our syntax), from `messages:` or a `$file:` JSON list; empty for
+    # a prompt given as text, which is one user message.
+    messages: tuple[dict[str, str], ...] = ()
+
+    def own_messages(self) -> list[dict[str, str]]:
+        return [dict(m) for m in self.messages] if self.messages else [{"role": "user", "content": self.template}]
 
 
 @dataclass(frozen=True)
 class Row:
     name: str
     vars: dict[str, Any]
+    assertions: list[dict[str, Any]] = field(default_factory=list)  # the row's own (a promptfoo test's `assert`)
 
 
 @dataclass(frozen=True)
@@ -155,6 +164,7 @@ class ExperimentConfig:
     cache: bool = False  # take answers to identical calls from the workspace's response cache
     tools: list[dict[str, Any]] = field(default_factory=list)
     tool_choice: str = ""
+    assertions: list[dict[str, Any]] = field(default_factory=list)  # every answer's checks (compare/assertions/)
 
     def as_data(self) -> dict[str, Any]:
         """The file layout again, self-contained (files read in, our placeholders): what export writes."""
@@ -173,7 +183,11 @@ class ExperimentConfig:
             {"name": s.name, **{FILE_NAMES[k]: v for k, v in s.params.items()}} for s in self.param_sets
         ]
         data["prompts"] = [
-            {"name": p.name, "prompt": p.template, **({"variables": p.variables} if p.variables else {})}
+            {
+                "name": p.name,
+                **({"messages": p.own_messages()} if p.messages else {"prompt": p.template}),
+                **({"variables": p.variables} if p.variables else {}),
+            }
             for p in self.prompts
         ]
         if self.system_prompt:
@@ -204,6 +218,8 @@ class ExperimentConfig:
         data["timeout"] = self.timeout_s
         if self.cache:
             data["cache"] = True
+        if self.assertions:
+            data["assertions"] = self.assertions
         return data
 
 

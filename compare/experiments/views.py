@@ -21,11 +21,16 @@ from lab.catalog import workspace_models
 from lab.models import Role
 
 from ..access import experiment_for_user, group_for_user
+from ..assertions.selectors import group_pass_rates
 from ..datasets.files import decode
+from ..models import MAX_EXPERIMENT_VARIANTS
 from .config import config_from_data, config_read
 from .export import export_yaml, group_export
 from .files import UploadedFiles
+from .form_errors import errors_placed
 from .forms import BuildForm, ParamSetFormSet, PromptFormSet, UploadForm, filled
+from .promptfoo import store as promptfoo_store
+from .promptfoo.command import promptfoo_read
 from .results import GROUPINGS, experiment_results
 from .selectors import experiment_progress, experiments_for_user
 from .services import experiment_create, experiment_plan, experiment_start
@@ -85,25 +90,41 @@ def experiment_estimate(request, pk):
         files = UploadedFiles({f.name: f.read() for f in upload.cleaned_data["files"]})
         budget, source = upload.cleaned_data["budget"], config_file.name
         try:
-            config = config_read(decode(config_file.read()), source=source, files=files, workspace=workspace)
+            text = decode(config_file.read())
+            # A promptfoo config runs as the experiment it translates to, on the workspace's connections of the
+            # providers' names (openai, anthropic, gemini, openrouter, ollama).
+            promptfoo = promptfoo_read(text, source=source, files=files)
+            if promptfoo is None:
+                config = config_read(text, source=source, files=files, workspace=workspace)
+            else:
+                config = config_from_data(promptfoo.data, source=source, files=files, workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except (ConfigError, ValidationError) as exc:
             return _new_page(request, workspace, upload=upload, errors=exc.messages, status=400)
     else:
+        promptfoo = None
         models = [model["id"] for model in workspace_models(workspace, user=request.user)]
         build = BuildForm(request.POST, workspace=workspace, model_choices=models)
-        params, prompts = ParamSetFormSet(request.POST, prefix="params"), PromptFormSet(request.POST, prefix="prompts")
+        params = ParamSetFormSet(request.POST, prefix="params")
+        prompts = PromptFormSet(request.POST, prefix="prompts")
+        if request.POST.get("add") in ("params", "prompts"):  # "Add a prompt" without the page's script
+            return _added_row_page(request, workspace, models, build, params, prompts)
         forms_valid = all([build.is_valid(), params.is_valid(), prompts.is_valid()])
         if not forms_valid:
             return _new_page(request, workspace, build=build, params=params, prompts=prompts, status=400)
         budget, source = build.cleaned_data["budget"], "form"
-        data = build.config_data(filled(params), filled(prompts))
+        (param_rows, param_forms), (prompt_rows, prompt_forms) = filled(params), filled(prompts)
+        data = build.config_data(param_rows, prompt_rows)
         try:
             config = config_from_data(data, source=source, files=UploadedFiles({}), workspace=workspace)
             plan, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
+            sections = {"model-parameters": params, "prompts": prompts}
+            unplaced = errors_placed(
+                exc.messages, source=source, build=build, params=param_forms, prompts=prompt_forms, sections=sections
+            )
             return _new_page(
-                request, workspace, build=build, params=params, prompts=prompts, errors=exc.messages, status=400
+                request, workspace, build=build, params=params, prompts=prompts, errors=unplaced, status=400
             )
     return render(
         request,
@@ -118,6 +139,8 @@ def experiment_estimate(request, pk):
             "data": json.dumps(config.as_data()),
             "source": source,
             "budget": budget,
+            "promptfoo": promptfoo,
+            "assertions": promptfoo_store.as_json(promptfoo) if promptfoo else "",
         },
     )
 
@@ -131,14 +154,43 @@ def experiment_run(request, pk):
     try:
         budget = Decimal(request.POST["budget"]) if request.POST.get("budget") else None
         config = _confirmed(request.POST.get("config", ""), source)
+        # A promptfoo config's tests' assertions, carried through the estimate page and checked again.
+        assertions = promptfoo_store.from_json(request.POST["assertions"]) if request.POST.get("assertions") else None
         experiment = experiment_create(
             workspace=workspace, user=request.user, config=config, source=source, budget=budget
         )
+        if assertions is not None:
+            promptfoo_store.row_assertions_store(experiment=experiment, rows=assertions)
         experiment_start(experiment=experiment, user=request.user)
     except (ConfigError, ValidationError, ArithmeticError) as exc:
         messages = getattr(exc, "messages", None) or ["The budget is not an amount of dollars."]
         return _new_page(request, workspace, errors=messages, status=400)
     return redirect("compare:experiment", experiment.group_id)
+
+
+def _added_row_page(request, workspace, models, build, params, prompts):
+    """The same page again, filled in as posted, with one more empty row where the pressed "add" button says (the
+    script adds rows in the page; this is the same without it). Nothing is checked yet, so no problem is shown."""
+
+    def values(form) -> dict:
+        return {field.name: field.value() for field in form}
+
+    def rows(formset, adding: bool) -> list[dict]:
+        """The posted rows as initial values; the formset adds one empty row after them, so the formset not being
+        added to gives up its last row when that is empty (it keeps as many rows as it had)."""
+        found = [values(f) for f in formset] if formset.management_form.is_valid() else []
+        if not adding and found and not any(v not in (None, "", False) for v in found[-1].values()):
+            found.pop()
+        return found[: MAX_EXPERIMENT_VARIANTS - 1]
+
+    adding = request.POST["add"]
+    return _new_page(
+        request,
+        workspace,
+        build=BuildForm(initial=values(build), workspace=workspace, model_choices=models),
+        params=ParamSetFormSet(initial=rows(params, adding == "params"), prefix="params"),
+        prompts=PromptFormSet(initial=rows(prompts, adding == "prompts"), prefix="prompts"),
+    )
 
 
 def _confirmed(text: str, source: str) -> ExperimentConfig:
@@ -168,6 +220,7 @@ def experiment_detail(request, pk):
             "results": results,
             "averages": averages,
             "progress": experiment_progress(experiment),
+            "pass_rates": group_pass_rates(experiment.group) if experiment.group.assertions else None,
             "scale_top": results.scale.split("-")[-1] if "-" in results.scale else "1",
             "filters": {
                 key: sorted({getattr(c, key) for c in results.combos}) for key in ("model", "parameters", "prompt")

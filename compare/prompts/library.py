@@ -2,7 +2,9 @@
 
 Import then export gives the same text back, byte for byte: the order of prompts (by name) and versions (by
 number), the version numbers, authors' names, messages, variables and lineage (`parent: {prompt, number}`) are all
-kept. Multi-line text is written as literal blocks where YAML allows it, so the file diffs well in review.
+kept. Multi-line text is written as literal blocks where YAML allows it, so the file diffs well in review. A version
+that is more than one user message has `messages: [{role, content}]` (its `text` is then the last user message);
+a version that is only its text is written without them, as before.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from django.db import transaction
 from lab import safe_yaml, values
 from lab.models import Workspace
 
+from ..messages import cleaned, last_user_text, message_problems, one_user_message
 from .models import Prompt, PromptVersion
 from .selectors import workspace_prompts
 from .services import MAX_AUTHOR, prompt_name_problem
 
 FORMAT = 1
 FIELD = "yaml"  # the request field the errors are about
-VERSION_KEYS = ("number", "text", "system_prompt", "variables", "author", "message", "parent")
+VERSION_KEYS = ("number", "text", "messages", "system_prompt", "variables", "author", "message", "parent")
 
 
 class _Dumper(yaml.SafeDumper):
@@ -54,9 +57,11 @@ def library_export(workspace: Workspace) -> str:
 
 def _version_data(version: PromptVersion) -> dict[str, Any]:
     parent = version.parent
+    messages = {} if version.messages == one_user_message(version.text) else {"messages": version.messages}
     return {
         "number": version.number,
         "text": version.text,
+        **messages,
         "system_prompt": version.system_prompt,
         "variables": version.variables,
         "author": version.author_name,
@@ -109,7 +114,9 @@ def _check(prompts: list) -> None:
             number = version.get("number")
             if not isinstance(number, int) or isinstance(number, bool) or number < 1:
                 _fail(f"{where} ({prompt['name']}): each version has a `number` from 1.")
-            if not isinstance(version.get("text"), str) or not version["text"].strip():
+            if "messages" in version:
+                _check_messages(f"{where} ({prompt['name']}) v{number}", version)
+            elif not isinstance(version.get("text"), str) or not version["text"].strip():
                 _fail(f"{where} ({prompt['name']}) v{number}: `text` is the prompt's text.")
             for key in ("system_prompt", "author", "message"):
                 if not isinstance(version.get(key, ""), str):
@@ -123,6 +130,17 @@ def _check(prompts: list) -> None:
             _fail(f"{where} ({prompt['name']}): version numbers are unique and in increasing order.")
         if prompt.get("current") is not None and prompt["current"] not in numbers:
             _fail(f"{where} ({prompt['name']}): `current` names one of its version numbers.")
+
+
+def _check_messages(where: str, version: dict) -> None:
+    """A version's `messages`; its `text`, when given, must be their last user message (as export writes it)."""
+    messages = version["messages"]
+    if problems := message_problems(messages):
+        _fail(f"{where}: messages: {'; '.join(problems)}.")
+    if not last_user_text(messages).strip():
+        _fail(f"{where}: messages: the last user message is empty.")
+    if "text" in version and version["text"] != last_user_text(messages):
+        _fail(f"{where}: `text` is the last user message's content; leave it out or make them the same.")
 
 
 @transaction.atomic
@@ -141,10 +159,12 @@ def library_import(*, workspace: Workspace, user, text: str) -> list[Prompt]:
     for data in prompts:
         prompt = Prompt.objects.create(workspace=workspace, name=data["name"], created_by=user)
         for version in data["versions"]:
+            messages = cleaned(version["messages"]) if "messages" in version else one_user_message(version["text"])
             created[(prompt.name, version["number"])] = PromptVersion.objects.create(
                 prompt=prompt,
                 number=version["number"],
-                text=version["text"],
+                text=last_user_text(messages),
+                messages=messages,
                 system_prompt=version.get("system_prompt") or "",
                 variables=version.get("variables") or {},
                 author=members.get(version.get("author") or ""),

@@ -34,7 +34,9 @@ class Prompt(models.Model):
 class PromptVersion(models.Model):
     prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()  # 1, 2, 3 … within the prompt
-    text = models.TextField()
+    text = models.TextField()  # the last user message's template, kept with `messages` (the API's shorthand)
+    # The version's messages as templates, [{role, content}]; a version saved as plain text is one user message.
+    messages = models.JSONField(default=list, blank=True)
     system_prompt = models.TextField(blank=True)
     variables = models.JSONField(default=dict, blank=True)  # default values of its placeholders
     # Lineage: the version this one was edited from (any prompt's), None for a fresh start.

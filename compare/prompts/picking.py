@@ -1,8 +1,9 @@
 """Picking a library version for a variant: the one rule for what `prompt_version` in a variant's fields means.
 
 A variant names a version by id (or carries the instance, as a clone does): the version must be of the same
-workspace, and its text fills a variant whose prompt is empty. The variant keeps the version as its origin even
-when its prompt is edited afterwards; whether it still *runs* that version is `selectors.runs_version`.
+workspace, and its messages fill a variant that has neither a prompt nor messages. The variant keeps the version as
+its origin even when its prompt is edited afterwards; whether it still *runs* that version is
+`selectors.runs_version`.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def picked_versions(errors: Errors, workspace: Workspace, variants: Sequence[dic
         if version_id is not None and version is None:
             errors.add("variants", f"Variant {position}: prompt_version: no such prompt version in this workspace.")
         filled = {**variant, "prompt_version": version}
-        if version is not None and not (variant.get("prompt") or "").strip():
-            filled["prompt"] = version.text
+        if version is not None and not (variant.get("prompt") or "").strip() and not variant.get("messages"):
+            filled["prompt"], filled["messages"] = version.text, version.messages
         picked.append(filled)
     return picked
 

@@ -28,7 +28,7 @@ def prompt_versions(prompt: Prompt) -> list[PromptVersion]:
 
 
 def version_variants(versions: Iterable[PromptVersion | int]) -> QuerySet[Variant]:
-    """The variants that ran one of these versions: made from it, with its text and system prompt unchanged.
+    """The variants that ran one of these versions: made from it, with its messages and system prompt unchanged.
 
     A variant cloned from a version and then edited keeps the version as its origin (lineage) but ran something
     else, so its votes and scores are not the version's.
@@ -37,6 +37,7 @@ def version_variants(versions: Iterable[PromptVersion | int]) -> QuerySet[Varian
     return Variant.objects.filter(
         prompt_version__in=ids,
         prompt=F("prompt_version__text"),
+        messages=F("prompt_version__messages"),
         group__system_prompt=F("prompt_version__system_prompt"),
     )
 
@@ -45,7 +46,10 @@ def runs_version(variant: Variant) -> bool:
     """Whether this variant ran its origin version as it is (the same rule as `version_variants`)."""
     version = variant.prompt_version
     return (
-        version is not None and variant.prompt == version.text and variant.group.system_prompt == version.system_prompt
+        version is not None
+        and variant.prompt == version.text
+        and variant.messages == version.messages
+        and variant.group.system_prompt == version.system_prompt
     )
 
 
@@ -64,6 +68,7 @@ def editor_versions(workspace: Workspace) -> list[dict]:
             "id": v.pk,
             "name": f"{v.prompt.name} v{v.number}{' (current)' if v.prompt.current_id == v.pk else ''}",
             "text": v.text,
+            "messages": v.messages,
         }
         for v in versions
     ]

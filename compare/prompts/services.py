@@ -1,6 +1,7 @@
-"""Writes for the prompt library: create a prompt, add a version, promote one, save a variant's text as a version.
+"""Writes for the prompt library: create a prompt, add a version, promote one, save a variant's messages as a version.
 
-Errors are Django ValidationErrors keyed by field, which the API turns into 400s.
+A version is a message list (`messages`); `text` is its last user message, so a version given as text alone is one
+user message. Errors are Django ValidationErrors keyed by field, which the API turns into 400s.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from lab import values
 from lab.models import Workspace
 
 from ..blind import require_revealed
+from ..messages import cleaned, last_user_text, message_problems, one_user_message
 from ..models import Variant
 from .models import Prompt, PromptVersion
 
@@ -56,7 +58,8 @@ def prompt_create(
     workspace: Workspace,
     user,
     name: str,
-    text: str,
+    text: str = "",
+    messages: list[dict[str, str]] | None = None,
     system_prompt: str = "",
     variables: dict[str, Any] | None = None,
     message: str = "",
@@ -68,6 +71,7 @@ def prompt_create(
         prompt=prompt,
         user=user,
         text=text,
+        messages=messages,
         system_prompt=system_prompt,
         variables=variables,
         message=message,
@@ -83,19 +87,21 @@ def prompt_version_create(
     *,
     prompt: Prompt,
     user,
-    text: str,
+    text: str = "",
+    messages: list[dict[str, str]] | None = None,
     system_prompt: str = "",
     variables: dict[str, Any] | None = None,
     message: str = "",
     parent: PromptVersion | None = None,
     author_name: str | None = None,
 ) -> PromptVersion:
-    """The prompt's next version (numbered after its last). `parent` is the version it was edited from."""
-    if not (text or "").strip():
-        raise ValidationError({"text": "Write the prompt's text."})
+    """The prompt's next version (numbered after its last), from `text` (one user message) or `messages`.
+    `parent` is the version it was edited from."""
+    messages = version_messages(text=text, messages=messages)
+    text = last_user_text(messages)
     if variables is not None and not isinstance(variables, dict):
         raise ValidationError({"variables": "Give variables as an object of name → value."})
-    _check_storable(text=text, system_prompt=system_prompt, variables=variables, message=message)
+    _check_storable(messages=messages, system_prompt=system_prompt, variables=variables, message=message)
     _check_parent(prompt.workspace, parent)
     Prompt.objects.select_for_update().filter(pk=prompt.pk).first()  # one numbering at a time
     last = prompt.versions.aggregate(last=Max("number"))["last"] or 0
@@ -103,6 +109,7 @@ def prompt_version_create(
         prompt=prompt,
         number=last + 1,
         text=text,
+        messages=messages,
         system_prompt=system_prompt or "",
         variables=dict(variables or {}),
         parent=parent,
@@ -110,6 +117,22 @@ def prompt_version_create(
         author_name=author_name if author_name is not None else getattr(user, "username", "") or "",
         message=(message or "").strip(),
     )
+
+
+def version_messages(*, text: str = "", messages: list[dict[str, str]] | None = None) -> list[dict[str, str]]:
+    """A version's message list from exactly one of `text` and `messages`, checked; raises ValidationError naming
+    the field (and the message, counted from 1). Its last user message must say something: it is the version's text."""
+    if messages is not None and (text or "").strip():
+        raise ValidationError({"messages": "Give the text or the messages, not both."})
+    if messages is None:
+        if not (text or "").strip():
+            raise ValidationError({"text": "Write the prompt's text."})
+        return one_user_message(text)
+    if problems := message_problems(messages):
+        raise ValidationError({"messages": problems})
+    if not last_user_text(messages).strip():
+        raise ValidationError({"messages": "The last user message is empty: write the prompt's text."})
+    return cleaned(messages)
 
 
 @transaction.atomic
@@ -125,15 +148,15 @@ def prompt_promote(*, version: PromptVersion) -> Prompt:
 def variant_save_as_version(
     *, variant: Variant, user, prompt: Prompt | None = None, name: str = "", message: str = ""
 ) -> PromptVersion:
-    """The variant's prompt (with its comparison's system prompt and its variables) as a new version: of `prompt`,
-    or of a new prompt called `name`. Its parent is the version the variant was made from, and the variant now
-    points at the new version (whose text is exactly what it runs)."""
+    """The variant's messages (with its comparison's system prompt and its variables) as a new version: of
+    `prompt`, or of a new prompt called `name`. Its parent is the version the variant was made from, and the
+    variant now points at the new version (whose messages are exactly what it runs)."""
     workspace = variant.group.workspace
     require_revealed(variant.group, "variant")
     if prompt is not None and prompt.workspace_id != workspace.pk:
         raise ValidationError({"prompt": "No such prompt in this workspace."})
     fields = {
-        "text": variant.prompt,
+        "messages": variant.messages or one_user_message(variant.prompt),
         "system_prompt": variant.group.system_prompt,
         "variables": variant.variables,
         "message": message,

@@ -1,9 +1,12 @@
 """Prompt library pages: the list (with "New prompt" and YAML import and export), a prompt with its versions and
-the word diff of any two, adding and promoting versions, and the answer diff partial of the comparison page.
+the diff of any two (message by message, word by word within a message), adding (as text or as a JSON message list)
+and promoting versions, and the answer diff partial of the comparison page.
 
 Thin: objects come through the access helpers, writes through compare.prompts.services. A version's win rate,
 rating and judge scores are voting's, fetched by the page from voting's partial URL.
 """
+
+import json
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -19,7 +22,7 @@ from .. import page_selectors
 from ..access import group_for_user, prompt_for_user, prompt_version_for_user, variant_for_user
 from ..forms import PromptNewForm
 from . import library, services
-from .diff import side_by_side
+from .diff import EQUAL, messages_diff, side_by_side
 from .selectors import prompt_versions, workspace_prompts
 
 MAX_IMPORT_BYTES = 5 * 2**20
@@ -99,6 +102,8 @@ def prompt_detail(request, pk):
     last = versions[-1].number
     b = by_number.get(_number(request.GET.get("b"), last)) or versions[-1]
     a = by_number.get(_number(request.GET.get("a"), max(1, b.number - 1))) or versions[0]
+    changes = messages_diff(a.messages, b.messages)
+    edited = [change.diff for change in changes if change.op != EQUAL]
     return render(
         request,
         "compare/prompts/detail.html",
@@ -109,7 +114,14 @@ def prompt_detail(request, pk):
             "versions": versions,
             "a": a,
             "b": b,
-            "text_diff": side_by_side(a.text, b.text),
+            "message_diff": changes,
+            "b_messages_json": json.dumps(b.messages, indent=2, ensure_ascii=False),
+            "diff_summary": {
+                "changed": bool(edited),
+                "messages": len(edited),
+                "inserted_words": sum(diff.inserted_words for diff in edited),
+                "deleted_words": sum(diff.deleted_words for diff in edited),
+            },
             "system_diff": side_by_side(a.system_prompt, b.system_prompt),
         },
     )
@@ -125,6 +137,7 @@ def version_add(request, pk):
             prompt=prompt,
             user=request.user,
             text=request.POST.get("text", ""),
+            messages=_posted_messages(request.POST.get("messages")),
             system_prompt=request.POST.get("system_prompt", ""),
             message=request.POST.get("message", ""),
             parent=parent or prompt.current,
@@ -133,6 +146,16 @@ def version_add(request, pk):
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect("compare:prompt", prompt.pk)
+
+
+def _posted_messages(raw: str | None) -> list | None:
+    """The new-version form's JSON message list (shown for a version of several messages); None when not sent."""
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise ValidationError({"messages": f"Messages: not valid JSON ({exc})."}) from None
 
 
 @login_required

@@ -12,7 +12,7 @@ wave: the wait took the command's CPU per call from 6.6 to 5.1 ms (medians of th
 latency so that it stays short against the rounds claimed ahead (runner.CLAIM_AHEAD), which keep the calls going
 meanwhile; a fixed quarter second starved them at 0.1 s answers.
 
-A caller with rounds claimed ahead of its calls (the command with --concurrency) may ask for writes of
+A caller with rounds claimed ahead of its calls (the experiment command) may ask for writes of
 `gather_rounds` rounds: a write first waits until that many are ready, until no other round is still making calls,
 or `gather_latencies` times the latest round's slowest call (at most GATHER_AHEAD_MAX_S), whichever comes first;
 then the short wait above. The rounds ahead keep the calls going meanwhile, as long as `gather_rounds` is at most
@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 from channels.db import database_sync_to_async
 
-from lab.engine.fanout import Result
+from lab.engine.fanout import CallWindows, Result
 from lab.events import OUTPUT_DONE
 from lab.realtime import abroadcast, alistened, group_channel
 
@@ -63,13 +63,13 @@ class RoundBatches:
         self,
         engine,
         *,
-        calls_in_flight: asyncio.Semaphore | None = None,
+        windows: CallWindows | None = None,
         finished: Callable[[list[int]], None] | None = None,
         gather_rounds: int = 1,
         gather_latencies: float = 0.0,
     ):
         self.engine = engine
-        self.calls_in_flight = calls_in_flight
+        self.windows = windows
         self.finished = finished
         self.gather_rounds, self.gather_latencies = gather_rounds, gather_latencies
         self._calling = 0  # rounds whose calls are not all done
@@ -89,7 +89,7 @@ class RoundBatches:
         hooks = RoundHooks(claimed, shorten_deadline=False)
         self._calling += 1
         try:
-            results = await round_stream(claimed, self.engine, hooks, self.calls_in_flight)
+            results = await round_stream(claimed, self.engine, hooks, self.windows)
         finally:
             self._calling -= 1
             self._wake.set()  # the writer may be waiting for this round, or for no round to be calling

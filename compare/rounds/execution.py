@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import connection
 
 from lab.engine.deltas import Delta
-from lab.engine.fanout import Result, fan_out
+from lab.engine.fanout import CallWindows, Result, fan_out
 from lab.engine.runtime import Runtime, runtime
 from lab.events import (
     OUTPUT_DELTAS,
@@ -74,25 +74,22 @@ def round_execute(*, round_id: int) -> None:
     engine.run(_run_claimed(claimed, engine))
 
 
-async def round_run(*, round_id: int, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None) -> bool:
+async def round_run(*, round_id: int, engine: Runtime) -> bool:
     """The whole round on the loop: claim, stream, record, finish or fail. False when it was not queued (any more).
 
-    `calls_in_flight`, shared by several rounds, bounds how many of their calls are sent or waiting at once. Its
-    database work goes through the batch rounds' own thread, never ahead of an interactive round's."""
+    Its database work goes through the batch rounds' own thread, never ahead of an interactive round's."""
     async with ThreadSensitiveContext(executor=engine.batch_database):
         claimed = await database_sync_to_async(worker.round_claim)(round_id=round_id)
         if claimed is None:
             _not_queued(round_id)
             return False
-        await _run_claimed(claimed, engine, calls_in_flight)
+        await _run_claimed(claimed, engine)
         return True
 
 
-async def _run_claimed(
-    claimed: worker.ClaimedRound, engine: Runtime, calls_in_flight: asyncio.Semaphore | None = None
-) -> None:
+async def _run_claimed(claimed: worker.ClaimedRound, engine: Runtime) -> None:
     hooks = RoundHooks(claimed)
-    results = await round_stream(claimed, engine, hooks, calls_in_flight)
+    results = await round_stream(claimed, engine, hooks)
     if results is None:
         return
     # The answers not yet stored, the response cache's entries (opt-in) and the finish: one trip to the database,
@@ -106,18 +103,17 @@ async def round_stream(
     claimed: worker.ClaimedRound,
     engine: Runtime,
     hooks: RoundHooks,
-    calls_in_flight: asyncio.Semaphore | None = None,
+    windows: CallWindows | None = None,
 ) -> list[Result] | None:
     """Make the claimed round's calls within its time limit; their results, or None when the round ran past its
-    limit and was failed (an unexpected error fails it too, and goes on)."""
+    limit and was failed (an unexpected error fails it too, and goes on). `windows`: those of the caller's rounds
+    (lab.engine.fanout.CallWindows)."""
     round_id = claimed.round_id
     limit_s = claimed.run_s + settings.JOBS_GRACE_S / 2
     try:
         # The limit is enforced here, by the caller: a worker on the threads pool has no soft time limit.
         async with asyncio.timeout(limit_s):
-            return await fan_out(
-                claimed.calls, hooks, limiter=engine.limiter, client=engine.client, calls_in_flight=calls_in_flight
-            )
+            return await fan_out(claimed.calls, hooks, limiter=engine.limiter, client=engine.client, windows=windows)
     except TimeoutError:
         error = f"The round ran past its time limit ({limit_s:.0f} s)."
         await database_sync_to_async(worker.round_fail)(round_id=round_id, error=error)

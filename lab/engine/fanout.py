@@ -3,7 +3,9 @@
 The engine knows nothing of rounds or outputs: the caller hands it `Call`s and `Hooks` (where deltas and
 finished answers go, and whether the run was cancelled). One call's failure never stops the others, and the
 results come back in the order of the calls. A call first waits for its connection's turn (limiter.py), at most
-its queue deadline, and only then is its request sent and its timeout started. A call with `spending` (a budget
+its queue deadline, and only then is its request sent and its timeout started. A caller running many rounds at
+once (the experiment command) may hold its calls back in `CallWindows` before that: each connection's
+`max_concurrency` at once, and at most its own bound in all. A call with `spending` (a budget
 cap) is sent only once its spending reserves it, and settles it when done.
 """
 
@@ -12,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, nullcontext
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -98,6 +100,36 @@ def limit_for(config: ConnectionConfig) -> Limit:
     )
 
 
+class CallWindows:
+    """Where one caller's calls (an experiment run's, shared by its rounds) wait before they ask their connection
+    for a turn: at most that connection's `max_concurrency` of them at once (its window, made at its first call),
+    and at most `total` in all (the command's --concurrency; None: no bound of its own). When `shares` processes
+    share the run, this one (`share`, from 0) takes its part of each limit: a call beyond it would wait in the
+    connection's queue for slots the others free, which a process notices only by polling (limiter.POLL_S).
+
+    A caller that claims rounds ahead of its calls keeps the calls beyond a connection's limit here rather than in
+    the connection's queue: there, only the first of a process's waiters asks for a slot and the next asks once it
+    has one, so a wave of answers ending together was followed by one Redis round trip per freed slot in turn;
+    from here every call whose place frees goes to the scheduler at once, and their asks share round trips."""
+
+    def __init__(self, total: int | None = None, *, share: int = 0, shares: int = 1):
+        self.total = asyncio.Semaphore(total) if total else None
+        self.share, self.shares = share, shares
+        self.connections: dict[str, asyncio.Semaphore] = {}
+
+    @asynccontextmanager
+    async def hold(self, call: Call) -> AsyncIterator[None]:
+        key = limit_for(call.config).key
+        window = self.connections.get(key)
+        if window is None:
+            limit = call.config.max_concurrency
+            part = limit // self.shares + (self.share < limit % self.shares)
+            window = self.connections[key] = asyncio.Semaphore(max(1, part))
+        # Its connection's window first: a call waiting there holds no place that another connection's call could use.
+        async with window, self.total or nullcontext():
+            yield
+
+
 # What a call counts against tpm before the provider says: its input, and its max_tokens or this much output.
 EXPECTED_OUTPUT_TOKENS = 512
 
@@ -114,19 +146,19 @@ async def fan_out(
     client: httpx.AsyncClient | None = None,
     cancel_poll_s: float = CANCEL_POLL_S,
     coalesce_s: float = COALESCE_S,
-    calls_in_flight: asyncio.Semaphore | None = None,
+    windows: CallWindows | None = None,
 ) -> list[Result]:
     """Run every call; each result is handed to `hooks.done` as it finishes and all are returned in order.
 
     `client` is the process's long-lived HTTP client (see `runtime`), whose open connections to the providers
-    every round reuses; without one, the run opens its own and closes it at the end. `calls_in_flight`, shared by
-    the runs of one caller, bounds how many of their calls wait for a slot or stream at once (the command line's
-    --concurrency); the connections' own limits apply either way."""
+    every round reuses; without one, the run opens its own and closes it at the end. `windows`, shared by the runs
+    of one caller, bound how many of their calls wait for a slot or stream at once (see `CallWindows`); the
+    connections' own limits apply either way."""
     run = _Run(
         hooks=hooks,
         limiter=limiter,
         deltas=DeltaBatcher(hooks.deltas, interval_s=coalesce_s),
-        calls_in_flight=calls_in_flight or nullcontext(),
+        windows=windows,
     )
     async with AsyncExitStack() as stack:
         run.client = client or await stack.enter_async_context(
@@ -148,7 +180,7 @@ class _Run:
     limiter: Limiter
     deltas: DeltaBatcher
     client: httpx.AsyncClient | None = None
-    calls_in_flight: AbstractAsyncContextManager = field(default_factory=nullcontext)
+    windows: CallWindows | None = None
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     # Calls still streaming: only these are cancelled, never one that is already recording its result.
     streaming: set[asyncio.Task] = field(default_factory=set)
@@ -164,7 +196,7 @@ async def _run_call(call: Call, run: _Run) -> Result:
     try:
         await asyncio.sleep(call.start_after_s)
         result.started_at, waiting_since = datetime.now(tz=UTC), time.monotonic()
-        async with run.calls_in_flight:
+        async with run.windows.hold(call) if run.windows else nullcontext():
             # The budget before the connection's turn: a call waiting for room in the budget holds no slot.
             refusal = await call.spending.reserve(call) if call.spending is not None else None
             if refusal:

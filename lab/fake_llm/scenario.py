@@ -34,6 +34,7 @@ class Scenario:
     tool: str = ""  # the model calls this tool (lab/fake_llm/tool_calls.py) …
     args: str = "{}"  # … with these arguments (any text, streamed in fragments)
     json: str = ""  # "invalid": a reply to a response schema that does not validate
+    hold: int = 0  # 1: each answer waits, once counted, until `POST /_release` lets it go (oldest first)
     id: str = ""  # only makes the key unique
 
     def sent_token(self, index: int, token: str) -> str:

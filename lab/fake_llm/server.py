@@ -199,6 +199,8 @@ class FakeLLMServer:
         self.scenarios: dict[str, Counter] = {}
         self.scripts = Scripts()
         self.connections = 0  # accepted since the start (or the last reset): a client that reuses them opens few
+        # Per scenario key, the answers `hold` keeps waiting: each `POST /_release` lets `count` of them go.
+        self.held: dict[str, asyncio.Semaphore] = {}
 
     def stats(self) -> dict:
         totals = asdict(self.total)
@@ -213,6 +215,7 @@ class FakeLLMServer:
         self.scenarios = {}
         self.scripts.clear()
         self.connections = 0
+        self.held = {}
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -247,6 +250,8 @@ class FakeLLMServer:
             return await exchange.send_json(200, {"reset": True})
         if path == "/_script" and request.method == "POST":
             return await self.script(request, exchange, prefix)
+        if path == "/_release" and request.method == "POST":
+            return await self.release(request, exchange, prefix)
         if request.method == "GET" and path.endswith("/models"):
             return await self.models(request, exchange, _list_wire(path, request.headers), prefix)
         if request.method == "POST":
@@ -289,6 +294,18 @@ class FakeLLMServer:
         except ValueError as exc:
             return await exchange.send_json(400, {"error": {"message": str(exc)}})
         await exchange.send_json(200, {"model": model, "queued": queued})
+
+    async def release(self, request: Request, exchange: Exchange, prefix: str) -> None:
+        """Let `count` (1) of the held answers of a `hold` scenario go, the oldest first: a test decides when each
+        answer ends, so it can see what the client does between one end and the next, whatever the machine's load."""
+        body = request.json()
+        model, count = body.get("model"), body.get("count", 1)
+        if not isinstance(model, str) or not model or not isinstance(count, int) or count < 1:
+            return await exchange.send_json(400, {"error": {"message": 'Send {"model": "…", "count": n}.'}})
+        held = self.held.setdefault(f"{prefix}|{model}" if prefix else model, asyncio.Semaphore(0))
+        for _ in range(count):
+            held.release()
+        await exchange.send_json(200, {"model": model, "released": count})
 
     async def models(self, request: Request, exchange: Exchange, wire: Wire, prefix: str) -> None:
         async def respond(scenario: Scenario) -> None:
@@ -353,6 +370,8 @@ class FakeLLMServer:
         await exchange.send_json(status, wire.error(status, _echo_key(message, request), kind), headers)
 
     async def _answer(self, request: Request, exchange: Exchange, wire: Wire, body: dict, scenario: Scenario) -> None:
+        if scenario.hold:
+            await self.held.setdefault(scenario.key, asyncio.Semaphore(0)).acquire()
         refused = [name for name in scenario.refuse.split(",") if name and wire.sets(body, name)]
         if refused:
             message = f"Unsupported parameter: '{refused[0]}' is not supported with this model."

@@ -9,8 +9,8 @@ from django.core.exceptions import ValidationError
 
 from compare.datasets import files as dataset_files
 from compare.datasets.files import MAX_CELL_CHARS
+from compare.datasets.rows import MAX_ROW_VARIABLES
 from compare.models import CompareGroup, Dataset
-from compare.services import MAX_ROW_VARIABLES
 from tests.fixtures.experiments import sample
 
 pytestmark = pytest.mark.django_db

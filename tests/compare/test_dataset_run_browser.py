@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from compare import services
+from compare.datasets.services import dataset_create
 from compare.models import CompareGroup
 from tests.fixtures.browser import log_in, off_loop, shoot, until
 from tests.fixtures.compare_factories import INSTANT
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.services]
 
 
 def make_dataset(workspace, owner, name, rows):
-    return services.dataset_create(workspace=workspace, user=owner, name=name, rows=rows)
+    return dataset_create(workspace=workspace, user=owner, name=name, rows=rows)
 
 
 def group_rounds(group_pk):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from compare import services
+from compare.datasets.services import dataset_create
 from compare.models import CompareGroup, Dataset
 from tests.compare.test_pages_editor import editor_initial, save_body
 from tests.fixtures.compare_factories import make_group
@@ -21,7 +21,7 @@ def post_json(client, url, body):
 
 
 def topics(workspace, owner, name="Topics", rows=({"topic": "tea"}, {"topic": "rain"}, {"topic": "bees"})):
-    return services.dataset_create(workspace=workspace, user=owner, name=name, rows=[{"vars": r} for r in rows])
+    return dataset_create(workspace=workspace, user=owner, name=name, rows=[{"vars": r} for r in rows])
 
 
 def topic_body(dataset) -> dict:
@@ -105,11 +105,11 @@ def test_a_run_over_an_empty_dataset_is_refused(as_owner, workspace, owner, topi
 
 
 def test_a_run_over_a_row_without_a_variable_names_row_and_variable(as_owner, workspace, owner):
-    full = services.dataset_create(workspace=workspace, user=owner, name="Full", rows=[{"vars": {"reader": "kids"}}])
+    full = dataset_create(workspace=workspace, user=owner, name="Full", rows=[{"vars": {"reader": "kids"}}])
     group = make_group(
         workspace, owner, prompts=["{{topic}} for {{reader}}"] * 2, shared_variables={"topic": "tea"}, dataset=full
     )
-    half = services.dataset_create(
+    half = dataset_create(
         workspace=workspace,
         user=owner,
         name="Half",

@@ -125,7 +125,13 @@ def test_a_dataset_is_renamed_and_its_rows_added_changed_and_deleted(api, worksp
     )
     assert added.status_code == 201 and added.json()["row_count"] == 3
     changed = api.patch(f"/api/v1/datasets/{dataset.pk}/rows/1/", {"name": "first", "vars": {"q": "A"}}, format="json")
-    assert changed.json() == {"id": changed.json()["id"], "position": 1, "name": "first", "vars": {"q": "A"}}
+    assert changed.json() == {
+        "id": changed.json()["id"],
+        "position": 1,
+        "name": "first",
+        "vars": {"q": "A"},
+        "assertions": [],
+    }
     assert api.delete(f"/api/v1/datasets/{dataset.pk}/rows/2/").status_code == 204
     rows = api.get(f"/api/v1/datasets/{dataset.pk}/").json()["rows"]
     assert [(r["position"], r["name"], r["vars"]) for r in rows] == [

@@ -62,3 +62,40 @@ def test_an_upload_runs_with_live_progress_and_the_grid_filters(
     until(page, f"{visible} === 2")
     page.fill("input[name=row]", "broke")
     until(page, "[...document.querySelectorAll('#results-grid tbody tr')].filter(tr => !tr.hidden).length === 1")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_build_form_on_a_phone_adds_a_fourth_prompt_and_estimates(
+    page_factory, web_server, owner, workspace, fake_llm, screenshots
+):
+    off_loop(fake_connections, workspace, fake_llm)
+    page = page_factory(390, 844)
+    log_in(page, web_server.url, owner.username)
+    page.goto(f"{web_server.url}/w/{workspace.pk}/experiments/new/")
+
+    page.fill("input[name=name]", "Four prompts")
+    page.check("input[name=models][value='judge::fake']")
+    for i in range(4):
+        if i:
+            page.click("text=Add a prompt")
+        page.fill(f"input[name=prompts-{i}-name]", f"p{i + 1}")
+        page.fill(f"textarea[name=prompts-{i}-prompt]", f"Version {i + 1} about <<topic>>.")
+    # A fifth row, removed again: the rows are renumbered as the formset counts them.
+    page.click("text=Add a prompt")
+    page.locator("#prompts-rows [data-row]").nth(4).locator("text=Remove").click()
+    assert page.input_value("input[name=prompts-TOTAL_FORMS]") == "4"
+    page.fill("textarea[name=rows]", "- {name: one, vars: {topic: tea}}")
+    # The classification fields show only for a classification judge.
+    assert not page.is_visible("textarea[name=criteria]")
+    page.select_option("select[name=evaluation_type]", "binary-classification")
+    assert page.is_visible("textarea[name=criteria]") and not page.is_visible("textarea[name=evaluator_prompt]")
+    page.select_option("select[name=evaluation_type]", "")
+    # Nothing wider than the phone.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(page, screenshots, "experiment-form-phone", full_page=True)
+
+    page.click("#build-form button.primary[type=submit]")
+
+    assert "4 answers" in page.inner_text(".estimate")
+    labels = page.inner_text("body")
+    assert all(f"judge::fake · default · p{i}" in labels for i in range(1, 5))

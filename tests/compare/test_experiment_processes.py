@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
+from compare.experiments.runner import CLAIM_AHEAD, MIN_AHEAD
 from compare.models import CompareGroup, OutputStatus, Round, RoundStatus
 from compare.rounds.worker import ROUND_WORKER_STOPPED, WORKER_STOPPED
 from lab.jobs.lifecycle import jobs_sweep
@@ -87,8 +88,8 @@ def limited(workspace, fake_llm, limit: int):
 
 
 def test_a_run_over_two_processes_runs_every_round_once_within_the_connections_limit(workspace, fake_llm, tmp_path):
-    # Each process may claim two rounds of one call (half of what the limit of 3 needs): only the scheduler shared
-    # through Redis keeps the two processes together at 3, and only the two together reach it.
+    # Each process's window is its part of the limit of 3 (two calls and one), held together by the scheduler shared
+    # through Redis: only the two processes together reach 3.
     limited(workspace, fake_llm, limit=3)
     model = fake_llm.model(tokens=3, ttft_ms=1000)  # slow enough that the child, however slow to start, has work
     command = start(experiment_file(tmp_path, model, rows=30), "--processes", "2")
@@ -120,14 +121,17 @@ def test_concurrency_bounds_the_calls_in_flight_of_all_processes_together(worksp
 
 
 def test_a_killed_child_leaves_no_round_queued_and_none_running_past_its_deadline(workspace, fake_llm, tmp_path):
-    limited(workspace, fake_llm, limit=4)  # two rounds at once in each process
-    model = fake_llm.model(tokens=2, ttft_ms=1500)
+    limited(workspace, fake_llm, limit=4)  # two rounds at once in each process, and those claimed ahead
+    parent_room = 2 + max(2 * (CLAIM_AHEAD - 1), MIN_AHEAD)
+    # Slow enough for the child to start before the parent is done with its share, quick enough that the last round
+    # a process claimed ahead (its fifth wave of two) ends within its time limit (6.5 s: the deadlines below).
+    model = fake_llm.model(tokens=2, ttft_ms=1000)
     # A short queue deadline, so that a claimed round's deadline comes within seconds.
     short = {"SCHEDULER_BATCH_QUEUE_DEADLINE_S": "2", "JOBS_GRACE_S": "1"}
     command = start(experiment_file(tmp_path, model, rows=24, timeout_s=4), "--processes", "2", **short)
     (child,) = wait_until(lambda: children_running_a_share(command.pid))
-    # More than the parent's two rounds running, and still so a moment later: the child holds some.
-    wait_until(lambda: running_rounds() >= 3 and (time.sleep(0.3) or running_rounds() >= 3))
+    # More rounds running than the parent has room for, and still so a moment later: the child holds some.
+    wait_until(lambda: running_rounds() > parent_room and (time.sleep(0.3) or running_rounds() > parent_room))
     subprocess.run(["kill", "-KILL", str(child)], check=True)
     out, err = command.communicate(timeout=120)
 

@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 
 from compare import services
+from compare.datasets.services import dataset_create
 from compare.models import Mode, Output, Round, Variant
 from lab.services import connection_create
 from tests.fixtures.compare_factories import INSTANT, make_group, start_round
@@ -111,7 +112,7 @@ def test_a_missing_variable_is_rejected_naming_the_variant_and_the_variable(work
 
 @pytest.mark.django_db
 def test_a_variable_that_every_dataset_row_provides_is_not_missing(workspace, owner):
-    dataset = services.dataset_create(
+    dataset = dataset_create(
         workspace=workspace, user=owner, name="Q", rows=[{"vars": {"reader": "kids"}}, {"vars": {"reader": "cooks"}}]
     )
     two = variants(2, prompt="{{topic}} for {{reader}}")

@@ -8,10 +8,10 @@ import base64
 import pytest
 from django.core.exceptions import ValidationError
 
+from compare.datasets.services import dataset_create
 from compare.models import OutputStatus
 from compare.rounds.execution import round_execute
 from compare.rounds.start import round_start
-from compare.services import dataset_create
 from lab.fake_llm.wire import IMAGE_TOKENS
 from lab.files.services import file_create
 from lab.services import connection_create

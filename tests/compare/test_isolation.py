@@ -2,7 +2,7 @@
 
 import pytest
 
-from compare import services
+from compare.datasets.services import dataset_create
 from tests.fixtures.compare_factories import INSTANT, make_group, start_round
 
 
@@ -11,7 +11,7 @@ def theirs(workspace, owner):
     """A group, a round and a dataset of `workspace`, which the stranger is not a member of."""
     group = make_group(workspace, owner)
     round_ = start_round(group, owner)
-    dataset = services.dataset_create(workspace=workspace, user=owner, name="Private", rows=[{"vars": {"a": 1}}])
+    dataset = dataset_create(workspace=workspace, user=owner, name="Private", rows=[{"vars": {"a": 1}}])
     return group, round_, dataset
 
 

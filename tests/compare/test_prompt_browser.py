@@ -28,10 +28,11 @@ def hostile(base: str) -> str:
 
 
 def inert(page, scope: str) -> list[str]:
-    """Elements inside `scope` other than the diff's own marks: there should be none."""
+    """Elements inside `scope` other than the diff's own marks (and a message's role chip): there should be none."""
     return page.evaluate(
         """scope => [...document.querySelectorAll(scope + ' *')]
-            .filter(el => !['INS', 'DEL', 'DIV', 'H3', 'P'].includes(el.tagName)).map(el => el.tagName)""",
+            .filter(el => !['INS', 'DEL', 'DIV', 'H3', 'P'].includes(el.tagName)
+                          && !(el.tagName === 'SPAN' && el.className === 'role-chip')).map(el => el.tagName)""",
         scope,
     )
 

@@ -81,7 +81,8 @@ def test_saving_a_variant_as_a_version_records_its_parent_and_relinks_it(api, wo
     group = picked_group(api, workspace, summarise.current)
     clone = services.group_clone(group=group, user=owner, copy_variant=1)
     duplicate = clone.variants.get(position=3)
-    Variant.objects.filter(pk=duplicate.pk).update(prompt="Summarise {{topic}} in one friendly line.")
+    edited = "Summarise {{topic}} in one friendly line."
+    Variant.objects.filter(pk=duplicate.pk).update(prompt=edited, messages=[{"role": "user", "content": edited}])
 
     response = api.post(
         f"/api/v1/variants/{duplicate.pk}/save-version/",

@@ -9,7 +9,8 @@ import pytest
 
 from compare import services
 from compare.datasets.round_rows import rounds_save_as_rows
-from compare.models import Dataset, Mode
+from compare.datasets.services import dataset_create
+from compare.models import Dataset, Mode, Round
 from compare.rounds.start import round_start
 from tests.fixtures.compare_factories import INSTANT
 from tests.fixtures.experiments import run_command
@@ -34,13 +35,21 @@ def rounds(workspace, owner):
             {"label": "B", "model": INSTANT, "prompt": "Tell me of {{topic}}."},
         ],
     )
-    return [finished_round(group, owner) for _ in range(3)]
+    made = [finished_round(group, owner) for _ in range(3)]
+    for i, round_ in enumerate(made):  # each round a different input, as rounds over a dataset are
+        Round.objects.filter(pk=round_.pk).update(variables=varied(i))
+        round_.refresh_from_db()
+    return made
+
+
+def varied(i: int) -> dict:
+    return {**TRICKY, "n": i}
 
 
 def test_saved_rows_reproduce_each_rounds_variables_exactly(workspace, owner, rounds):
     dataset = rounds_save_as_rows(workspace=workspace, user=owner, rounds=rounds, name="From rounds")
     rows = list(dataset.rows.order_by("position"))
-    assert [row.vars for row in rows] == [r.variables for r in rounds] == [TRICKY] * 3
+    assert [row.vars for row in rows] == [r.variables for r in rounds] == [varied(i) for i in range(3)]
     assert [row.name for row in rows] == ["Tea talk #1", "Tea talk #2", "Tea talk #3"]
     # Run again over the rows: each round gets the same variables as the one it came from.
     again = round_start(group=rounds[0].group, user=owner, dataset=dataset)
@@ -69,11 +78,11 @@ def test_the_api_saves_a_whole_comparison_with_the_winning_answer_as_reference(
     body = response.json()
     assert (body["rows_added"], body["with_reference"], body["without_winner"]) == (3, 1, 2)
     rows = [row["vars"] for row in body["dataset"]["rows"]]
-    assert rows == [{**TRICKY, "reference": "answer of A"}, TRICKY, TRICKY]
+    assert rows == [{**varied(0), "reference": "answer of A"}, varied(1), varied(2)]
 
 
 def test_chosen_rounds_are_appended_to_an_existing_dataset(api, workspace, owner, rounds):
-    existing = services.dataset_create(workspace=workspace, user=owner, name="Old", rows=[{"vars": {"x": 1}}])
+    existing = dataset_create(workspace=workspace, user=owner, name="Old", rows=[{"vars": {"x": 1}}])
     response = api.post(
         "/api/v1/datasets/from-rounds/",
         {"workspace": workspace.pk, "rounds": [rounds[2].pk, rounds[0].pk], "dataset": existing.pk},
@@ -163,19 +172,20 @@ def test_the_comparison_page_saves_its_rounds_as_rows(client, owner, editor, vie
     assert response.status_code == 302
     dataset = Dataset.objects.get(name="Page rows")
     assert [row.vars for row in dataset.rows.order_by("position")] == [
-        {**TRICKY, "reference": "answer of B"},
-        TRICKY,
-        TRICKY,
+        {**varied(0), "reference": "answer of B"},
+        varied(1),
+        varied(2),
     ]
+    # Round 2 is a row already: saving it again adds none.
     client.post(f"/votes/groups/{first.group_id}/rows/", {"round": "2", "dataset": str(dataset.pk)})
-    assert dataset.rows.count() == 4 and dataset.rows.get(position=4).name == "Tea talk #2"
+    assert dataset.rows.count() == 3
 
 
 def test_the_page_refuses_a_dataset_that_is_gone_or_another_workspaces_instead_of_making_a_new_one(
     client, owner, stranger, workspace, rounds
 ):
     group_id = rounds[0].group_id
-    theirs = services.dataset_create(
+    theirs = dataset_create(
         workspace=stranger.memberships.get().workspace, user=stranger, name="Theirs", rows=[{"vars": {"a": 1}}]
     )
     client.force_login(owner)
@@ -198,3 +208,56 @@ def test_the_page_refuses_a_dataset_name_the_database_cannot_store_with_a_messag
         assert response.status_code == 200
         assert message in response.content.decode()
     assert not Dataset.objects.exists()
+
+
+def test_rounds_with_the_same_input_are_saved_as_one_row(workspace, owner):
+    group = services.group_create(
+        workspace=workspace,
+        user=owner,
+        mode=Mode.PROMPTS,
+        title="Again",
+        shared_variables=TRICKY,
+        variants=[
+            {"label": "A", "model": INSTANT, "prompt": "About {{topic}}."},
+            {"label": "B", "model": INSTANT, "prompt": "Tell me of {{topic}}."},
+        ],
+    )
+    repeated = [finished_round(group, owner) for _ in range(3)]  # the same variables each time
+
+    dataset = rounds_save_as_rows(
+        workspace=workspace, user=owner, rounds=repeated, name="Once", references={repeated[1].pk: "answer of B"}
+    )
+
+    rows = list(dataset.rows.order_by("position"))
+    assert [(row.name, row.vars) for row in rows] == [("Again #1", {**TRICKY, "reference": "answer of B"})]
+    # Saved again into the same dataset: nothing new to add.
+    again = rounds_save_as_rows(workspace=workspace, user=owner, rounds=repeated, dataset=dataset)
+    assert again.rows.count() == 1
+
+
+def test_the_api_counts_the_rows_added_once_per_input(api, workspace, owner, editor):
+    group = services.group_create(
+        workspace=workspace,
+        user=owner,
+        mode=Mode.PROMPTS,
+        title="Same",
+        shared_variables={"topic": "tea"},
+        variants=[
+            {"label": "A", "model": INSTANT, "prompt": "{{topic}}"},
+            {"label": "B", "model": INSTANT, "prompt": "x {{topic}}"},
+        ],
+    )
+    finished_round(group, owner)  # no votes
+    second = finished_round(group, owner)
+    vote_cast(round=second, user=owner, output_id=second.outputs.get(variant__label="B").pk)
+
+    response = api.post(
+        "/api/v1/datasets/from-rounds/",
+        {"workspace": workspace.pk, "group": group.pk, "name": "Once", "reference": True},
+        format="json",
+    )
+
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert (body["rows_added"], body["with_reference"], body["without_winner"]) == (1, 1, 1)
+    assert [row["vars"] for row in body["dataset"]["rows"]] == [{"topic": "tea", "reference": "answer of B"}]

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from compare import services
+from compare.datasets.services import dataset_create
 from compare.models import OutputStatus, RoundStatus
 from compare.rounds.jobs import ROUND
 from compare.rounds.start import round_start
@@ -41,7 +41,7 @@ def test_repeat_is_between_1_and_100(group, owner, repeat):
 
 @pytest.mark.django_db
 def test_a_dataset_run_starts_one_round_per_row_with_the_rows_variables(workspace, owner):
-    dataset = services.dataset_create(
+    dataset = dataset_create(
         workspace=workspace,
         user=owner,
         name="Readers",
@@ -57,9 +57,9 @@ def test_a_dataset_run_starts_one_round_per_row_with_the_rows_variables(workspac
 
 @pytest.mark.django_db
 def test_a_dataset_row_without_a_needed_variable_is_rejected_naming_row_and_variant(workspace, owner):
-    full = services.dataset_create(workspace=workspace, user=owner, name="Full", rows=[{"vars": {"reader": "kids"}}])
+    full = dataset_create(workspace=workspace, user=owner, name="Full", rows=[{"vars": {"reader": "kids"}}])
     group = make_group(workspace, owner, prompts=["{{topic}} for {{reader}}"] * 2, dataset=full)
-    dataset = services.dataset_create(
+    dataset = dataset_create(
         workspace=workspace,
         user=owner,
         name="Half",

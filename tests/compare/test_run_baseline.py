@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import wilcoxon
 
+from compare.datasets.services import dataset_create
 from compare.models import OutputStatus, Round
-from compare.services import dataset_create
 from tests.conftest import client_for
 from tests.fixtures.compare_factories import INSTANT, make_group
 from tests.fixtures.judging_factories import answer_round

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from compare.datasets.rows import MAX_ROW_CHARS, MAX_VALUE_CHARS
 from compare.experiments.structured import answer_check
 from compare.models import CompareGroup, Dataset, DatasetRow
 from compare.prompts.models import Prompt
-from compare.services import MAX_ROW_CHARS, MAX_VALUE_CHARS
 from lab import safe_yaml
 from tests.fixtures.experiments import sample
 

@@ -4,8 +4,8 @@ round whose row has none shows no reference at all."""
 
 import pytest
 
+from compare.datasets.services import dataset_create
 from compare.rounds.start import round_start
-from compare.services import dataset_create
 from judging.models import Verdict, VerdictStatus
 from judging.rubric import Metric
 from judging.services import verdict_request

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from compare.services import dataset_create
+from compare.datasets.services import dataset_create
 from lab.tokens.services import api_token_create
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.judging_factories import answered_round

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compare.services import dataset_create
+from compare.datasets.services import dataset_create
 from tests.fixtures.browser import log_in, off_loop, watch
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.judging_factories import answered_round, make_judge

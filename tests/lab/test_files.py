@@ -144,3 +144,11 @@ def test_viewers_read_files_but_only_editors_upload(workspace, api, media_root):
     file_id = upload(api, workspace, image_bytes("png")).json()["id"]
     assert client_for(viewer).get(f"/api/v1/files/{file_id}/").status_code == 200
     assert upload(client_for(viewer), workspace, image_bytes("jpeg"), "b.jpg", "image/jpeg").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deleting_a_workspace_removes_its_files_bytes(api, workspace, media_root):
+    upload(api, workspace, image_bytes("png"))
+    assert len(stored_files(media_root)) == 1
+    workspace.delete()
+    assert stored_files(media_root) == [] and not WorkspaceFile.objects.exists()

@@ -16,8 +16,8 @@ import pytest
 from django.apps import apps
 from django.test import Client
 
+from compare.datasets.services import dataset_create
 from compare.models import Dataset
-from compare.services import dataset_create
 from lab.tokens.services import api_token_create
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.judging_factories import answered_round, make_judge

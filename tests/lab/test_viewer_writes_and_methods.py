@@ -10,7 +10,7 @@ from django.apps import apps
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from compare.services import dataset_create
+from compare.datasets.services import dataset_create
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.judging_factories import answered_round, make_judge
 

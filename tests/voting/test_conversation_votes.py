@@ -10,11 +10,11 @@ from compare.blind import labels_visible
 from compare.models import Output, OutputStatus, Round, RoundStatus
 from compare.rounds.continuing import round_continue
 from tests.fixtures.voting_factories import finished_round, voting_group
-from voting.cache import cached_group_report
 from voting.conversation_counts import TURN_COUNTING, group_conversation_votes
 from voting.conversation_votes import conversation_vote_cast
 from voting.models import ConversationVote, Vote, VoteCount
-from voting.reports import DEFAULT_PASS_THRESHOLD
+from voting.reports.cache import cached_group_report
+from voting.reports.comparison import DEFAULT_PASS_THRESHOLD
 from voting.services import vote_cast
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from judging.models import JudgeConfig, VerdictStatus
 from judging.selectors import group_judge_id
 from lab.models import Workspace
 from voting.inbox.selectors import InboxFilters, inbox_remaining
-from voting.leaderboard import leaderboard
 from voting.models import Vote
 from voting.prompt_versions import prompt_standing
+from voting.reports.leaderboard import leaderboard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ from scipy.stats import binom
 from lab.stats.ratings import MIN_RESAMPLES, NO_SPREAD, ONE_SIDED, bound_errors, bradley_terry
 from lab.stats.votes import TIE, RoundVote
 from voting.api.csv_export import leaderboard_rows
-from voting.leaderboard import By, Entity, board_figures
 from voting.page_selectors import leaderboard_chart
+from voting.reports.leaderboard import By, Entity, board_figures
 
 
 def board(votes: list[RoundVote], seed: int = 0) -> dict:

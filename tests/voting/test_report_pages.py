@@ -18,9 +18,9 @@ from tests.fixtures.browser import log_in, off_loop, watch
 from tests.fixtures.compare_factories import make_group, make_round
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
-from voting.cache import cached_group_report, cached_leaderboard
-from voting.leaderboard import LeaderboardFilters
-from voting.reports import DEFAULT_PASS_THRESHOLD
+from voting.reports.cache import cached_group_report, cached_leaderboard
+from voting.reports.comparison import DEFAULT_PASS_THRESHOLD
+from voting.reports.leaderboard import LeaderboardFilters
 from voting.services import vote_cast
 
 INSTANT, WRITER, CODER = "simulated::instant", "simulated::writer", "simulated::coder"

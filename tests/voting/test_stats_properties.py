@@ -15,7 +15,7 @@ from lab.stats.ratings import MIN_RESAMPLES, bradley_terry
 from lab.stats.report import build_report
 from lab.stats.votes import ALL_BAD, TIE, RoundVote
 from tests.voting.test_report_equal_scores import A_SCORES, B_SCORES
-from voting.leaderboard import By, Entity, board_figures
+from voting.reports.leaderboard import By, Entity, board_figures
 
 VARIANTS = ["a", "b", "c"]
 SHOWN = st.sampled_from([("a", "b"), ("a", "c"), ("b", "c"), ("a", "b", "c")])

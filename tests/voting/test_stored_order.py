@@ -9,9 +9,9 @@ from lab.models import Role
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
-from voting.leaderboard import By, leaderboard
 from voting.models import Vote
-from voting.reports import group_report
+from voting.reports.comparison import group_report
+from voting.reports.leaderboard import By, leaderboard
 from voting.services import vote_cast
 
 pytestmark = pytest.mark.django_db

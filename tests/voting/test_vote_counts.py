@@ -15,8 +15,7 @@ from lab.stats.votes import ALL_BAD, TIE, RoundVote
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
-from voting.leaderboard import LeaderboardFilters, entities, leaderboard, workspace_variants, workspace_votes
-from voting.reports import (
+from voting.reports.comparison import (
     RatedVariants,
     group_report,
     group_round_votes,
@@ -29,6 +28,7 @@ from voting.reports import (
     vote_records,
     vote_shapes_of,
 )
+from voting.reports.leaderboard import LeaderboardFilters, entities, leaderboard, workspace_variants, workspace_votes
 from voting.services import vote_cast
 from voting.voters.exclusions import counted
 from voting.voters.services import voter_exclude

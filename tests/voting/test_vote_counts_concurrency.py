@@ -9,8 +9,8 @@ from django.db.migrations.executor import MigrationExecutor
 
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.models import Vote, VoteCount
+from voting.reports.vote_counts import disagreements, kept, recounted
 from voting.services import vote_cast
-from voting.vote_counts import disagreements, kept, recounted
 
 WAIT_S = 20  # how long a step may wait for the other thread before the test gives up
 

@@ -22,16 +22,8 @@ from lab.stats.report import build_report
 from tests.fixtures.compare_factories import make_group
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
-from voting.leaderboard import (
-    LeaderboardFilters,
-    entities,
-    leaderboard,
-    workspace_variants,
-    workspace_vote_counts,
-    workspace_votes,
-)
 from voting.models import Vote, VoteCount
-from voting.reports import (
+from voting.reports.comparison import (
     group_report,
     group_round_votes,
     group_variants,
@@ -40,8 +32,16 @@ from voting.reports import (
     shown_by_group,
     vote_shapes_of,
 )
+from voting.reports.leaderboard import (
+    LeaderboardFilters,
+    entities,
+    leaderboard,
+    workspace_variants,
+    workspace_vote_counts,
+    workspace_votes,
+)
+from voting.reports.vote_counts import counted_kinds, disagreements, kept, recounted
 from voting.services import vote_cast, vote_withdraw
-from voting.vote_counts import counted_kinds, disagreements, kept, recounted
 from voting.voters.exclusions import counted
 from voting.voters.services import voter_exclude, voter_readmit
 

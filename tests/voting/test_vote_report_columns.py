@@ -9,7 +9,7 @@ from lab.stats.votes import RoundVote
 from tests.fixtures.factories import add_member
 from tests.fixtures.voting_factories import finished_round, voting_group
 from voting.models import Vote
-from voting.reports import group_report
+from voting.reports.comparison import group_report
 from voting.services import vote_cast
 
 

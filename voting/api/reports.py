@@ -1,6 +1,6 @@
 """Report and leaderboard API: a comparison's statistics and a workspace's ratings, as JSON or CSV (`?format=csv`).
 
-Both are read from the cache (voting.cache), which a new vote or verdict invalidates. The In serializers are the
+Both are read from the cache (voting.reports.cache), which a new vote or verdict invalidates. The In serializers are the
 query parameters; the Out ones name every field the statistics module returns (responses pass through them, so the
 schema at /api/schema/ is what clients get).
 """
@@ -16,11 +16,11 @@ from compare.access import group_for_user
 from compare.models import CompareGroup
 from lab.access import workspace_for_user
 
-from ..cache import cached_group_report, cached_leaderboard
 from ..conversation_counts import TURN_COUNTING
-from ..leaderboard import By, LeaderboardFilters
-from ..reports import DEFAULT_PASS_THRESHOLD
-from ..variant_figures import group_variant_figures
+from ..reports.cache import cached_group_report, cached_leaderboard
+from ..reports.comparison import DEFAULT_PASS_THRESHOLD
+from ..reports.leaderboard import By, LeaderboardFilters
+from ..reports.variant_figures import group_variant_figures
 from .csv_export import CSVRenderer, leaderboard_rows, report_rows
 from .variant_figures import VariantFiguresOut
 

@@ -15,8 +15,8 @@ from rest_framework.views import APIView
 from compare.access import dataset_from_body, workspace_from_body
 from compare.api.datasets import DatasetDetailOut
 from compare.datasets.round_rows import rounds_chosen
+from compare.datasets.rows import MAX_DATASET_ROWS
 from compare.selectors import dataset_with_rows
-from compare.services import MAX_DATASET_ROWS
 
 from ..round_winners import rounds_save_as_rows_voted
 
@@ -41,7 +41,7 @@ class FromRoundsIn(serializers.Serializer):
 
 class FromRoundsOut(serializers.Serializer):
     dataset = DatasetDetailOut()
-    rows_added = serializers.IntegerField()
+    rows_added = serializers.IntegerField(help_text="one per distinct input not yet in the dataset")
     with_reference = serializers.IntegerField(help_text="rows given the winning answer as reference")
     without_winner = serializers.IntegerField(help_text="rounds asked for a reference that have no clear winner")
 
@@ -55,8 +55,7 @@ class DatasetFromRounds(APIView):
         workspace = workspace_from_body(request.user, fields["workspace"])
         dataset = dataset_from_body(fields["dataset"], workspace)
         chosen = rounds_chosen(workspace, ids=fields.get("rounds"), group_id=fields.get("group"))
-        before = dataset.rows.count() if dataset else 0
-        dataset, with_reference = rounds_save_as_rows_voted(
+        saved = rounds_save_as_rows_voted(
             workspace=workspace,
             user=request.user,
             rounds=chosen,
@@ -65,9 +64,9 @@ class DatasetFromRounds(APIView):
             reference=fields["reference"],
         )
         body = {
-            "dataset": DatasetDetailOut(dataset_with_rows(dataset)).data,
-            "rows_added": dataset.rows.count() - before,
-            "with_reference": with_reference,
-            "without_winner": len(chosen) - with_reference if fields["reference"] else 0,
+            "dataset": DatasetDetailOut(dataset_with_rows(saved.dataset)).data,
+            "rows_added": saved.added,
+            "with_reference": saved.with_reference,
+            "without_winner": len(chosen) - saved.winners if fields["reference"] else 0,
         }
         return Response(body, status=status.HTTP_201_CREATED)

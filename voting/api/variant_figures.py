@@ -1,5 +1,5 @@
-"""The report's per-variant figures (voting.variant_figures) as the API returns them: mean and spread of latency,
-output tokens and cost, and how consistent each variant's answers were."""
+"""The report's per-variant figures (voting.reports.variant_figures) as the API returns them: mean and spread of
+latency, output tokens and cost, and how consistent each variant's answers were."""
 
 from rest_framework import serializers
 

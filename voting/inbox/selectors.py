@@ -11,9 +11,9 @@ from compare.blind import input_as_seen, outputs_as_seen_by, tally_as_seen
 from compare.models import CompareGroup, Round, RoundStatus
 from compare.selectors import round_with_outputs
 from lab.models import Workspace
-from voting.cache import cached_by_group_votes
 from voting.models import InboxServe, InboxSkip, Vote
-from voting.reports import group_round_votes, group_variants
+from voting.reports.cache import cached_by_group_votes
+from voting.reports.comparison import group_round_votes, group_variants
 from voting.selectors import round_tally
 
 from .rule import RULE_SENTENCE, Candidate, Need, comparison_need

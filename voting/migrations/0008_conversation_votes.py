@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('compare', '0014_conversation_root'),
+        ('compare', '0015_conversation_root'),
         ('voting', '0007_vote_counts_kept'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

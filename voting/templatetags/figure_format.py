@@ -1,4 +1,4 @@
-"""Template filters for the report's per-variant figures (voting.variant_figures): a mean with its spread, in
+"""Template filters for the report's per-variant figures (voting.reports.variant_figures): a mean with its spread, in
 seconds, tokens or dollars; a cost no answer has a price for reads "unknown" (compare.experiments.costs)."""
 
 from django import template

@@ -7,8 +7,8 @@ from django.db import transaction
 
 from lab import values
 from lab.models import Membership, Workspace
-from voting.cache import voters_changed
 from voting.models import VoterExclusion
+from voting.reports.cache import voters_changed
 
 MAX_REASON = 300  # VoterExclusion.reason's length
 

@@ -13,6 +13,10 @@ earlier run) it then compares each answer with the baseline's and gives a paired
 stopped); 2 the file or the options have errors (nothing ran); 3 the budget cap stopped it; 4 a significant
 regression against the baseline.
 
+A promptfoo config (`promptfooconfig.yaml`: `providers`, `prompts`, `tests` …) is recognised and run unchanged
+(compare.experiments.promptfoo): it also prints promptfoo's pass/fail table, writes promptfoo's JSON with
+`--output FILE.json`, and exits 100 when any test fails (the codes for budget and regression stay).
+
 Provider variables in the environment (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, …) make a connection private to the
 person the command runs as (`--user`, default the workspace's first owner) and the file's models of that provider
 run on it; the team's connections are never changed from here (lab.connection_env).
@@ -38,10 +42,18 @@ from compare.experiments import report, spread
 from compare.experiments.baseline import baseline_compare, baseline_resolve, experiment_baseline_set
 from compare.experiments.baseline_text import baseline_text
 from compare.experiments.budget import budget_check
-from compare.experiments.config import config_read
+from compare.experiments.config import config_from_data, config_read
 from compare.experiments.export import export_yaml, group_export
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.models import EvaluationStatus, Experiment
+from compare.experiments.promptfoo.command import (
+    EXIT_TESTS_FAILED,
+    promptfoo_finish,
+    promptfoo_prepare,
+    promptfoo_read,
+    promptfoo_summary,
+)
+from compare.experiments.promptfoo.connections import promptfoo_connections
 from compare.experiments.results import experiment_results, failed_cells
 from compare.experiments.runner import (
     Outcome,
@@ -104,6 +116,11 @@ class Command(BaseCommand):
         )
         run.add_argument("--budget", help="stop starting calls once this many dollars are spent")
         run.add_argument("--dry-run", action="store_true", help="stop after the estimate")
+        run.add_argument(
+            "--output",
+            metavar="FILE.json",
+            help="a promptfoo config's results in promptfoo's JSON layout (default: the config's outputPath)",
+        )
         run.add_argument(
             "--debug", action="store_true", help="keep DEBUG's query log while running (every query slower)"
         )
@@ -173,16 +190,26 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"--workspace: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
         user = self._user(workspace, options["user"])
-        private = self._connections_from_environment(workspace, user)
+        text, files = path.read_text(encoding="utf-8"), DirectoryFiles(path.parent)
         try:
-            text, files = path.read_text(encoding="utf-8"), DirectoryFiles(path.parent)
-            config = config_read(text, source=str(path), files=files, workspace=workspace)
+            promptfoo = promptfoo_read(text, source=str(path), files=files)
+        except ConfigError as exc:
+            self._config_errors(exc)
+        output = self._output_path(options["output"], promptfoo, path.parent)
+        private = self._connections_from_environment(workspace, user, promptfoo)
+        try:
+            if promptfoo is None:
+                config = config_read(text, source=str(path), files=files, workspace=workspace)
+            else:
+                config = config_from_data(promptfoo.data, source=str(path), files=files, workspace=workspace)
             config = config_on_connections(config, private)
             _, estimate = experiment_plan(config=config, workspace=workspace)
         except ConfigError as exc:
             self._config_errors(exc)
         baseline = self._baseline(workspace, config.name, options["baseline"])
         self.stdout.write(f'Experiment "{config.name}" from {path} in workspace "{workspace.name}"\n')
+        if promptfoo is not None:
+            self.stdout.write(promptfoo_summary(promptfoo) + "\n")
         self.stdout.write(report.estimate_text(estimate, config) + "\n")
         try:
             budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
@@ -197,8 +224,12 @@ class Command(BaseCommand):
             )
         except ConfigError as exc:
             self._config_errors(exc)
+        if promptfoo is not None:
+            promptfoo_prepare(experiment, promptfoo)
         rounds = experiment_start(experiment=experiment, user=user, run_here=True)
         concurrency, processes = options["concurrency"], options["processes"]
+        if concurrency is None and promptfoo is not None:
+            concurrency = promptfoo.max_concurrency
         rows = report.count(len(rounds), "round")
         plan = run_plan(experiment, concurrency, processes).describe()
         self.stdout.write(f"\nRunning {rows} (one per dataset row), {plan}\n")
@@ -212,7 +243,7 @@ class Command(BaseCommand):
         experiment.refresh_from_db()
         if baseline is not None:
             experiment_baseline_set(experiment=experiment, baseline=baseline)
-        self._finish(experiment, baseline, outcome)
+        self._finish(experiment, baseline, outcome, promptfoo=promptfoo, output=output)
 
     def _user(self, workspace, username: str | None):
         if username is None:
@@ -222,10 +253,26 @@ class Command(BaseCommand):
             raise CommandError(f"--user: {username!r} is not a member of this workspace.", returncode=EXIT_CONFIG)
         return user
 
-    def _connections_from_environment(self, workspace, user) -> dict[str, str]:
+    def _output_path(self, written: str | None, promptfoo, folder: Path) -> Path | None:
+        """`--output` (from the working directory), else the config's `outputPath` (beside the config)."""
+        if promptfoo is None:
+            if written:
+                raise CommandError("--output: only for promptfoo configs.", returncode=EXIT_CONFIG)
+            return None
+        path = Path(written) if written else (folder / promptfoo.output_path if promptfoo.output_path else None)
+        if path is not None and path.suffix != ".json":
+            raise CommandError(f"--output: {path} is not a .json file.", returncode=EXIT_CONFIG)
+        return path
+
+    def _connections_from_environment(self, workspace, user, promptfoo=None) -> dict[str, str]:
         """The person's private connections from the environment, by the provider name files use."""
         try:
-            applied = connections_from_environment(workspace=workspace, user=user, environ=os.environ)
+            if promptfoo is None:
+                applied = connections_from_environment(workspace=workspace, user=user, environ=os.environ)
+            else:
+                applied = promptfoo_connections(
+                    workspace=workspace, user=user, environ=os.environ, providers=promptfoo.providers
+                )
         except ValidationError as exc:
             raise CommandError(
                 f"Connections from the environment: {' '.join(exc.messages)}", returncode=EXIT_CONFIG
@@ -250,9 +297,17 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"--baseline: {' '.join(exc.messages)}", returncode=EXIT_CONFIG) from None
 
-    def _finish(self, experiment, baseline=None, outcome: Outcome | None = None) -> None:
+    def _finish(
+        self, experiment, baseline=None, outcome: Outcome | None = None, *, promptfoo=None, output=None
+    ) -> None:
         results = experiment_results(experiment)
         self.stdout.write("\n" + report.results_text(results) + "\n")
+        tests_failed = False
+        if promptfoo is not None:
+            table, tests_failed = promptfoo_finish(promptfoo, results, output=output, group_id=experiment.group_id)
+            self.stdout.write("\n" + table + "\n")
+            if output is not None:
+                self.stdout.write(f"Wrote {output}\n")
         group = experiment.group
         page = settings.SITE_URL + experiment_page_path(group.pk)
         self.stdout.write(f'\nSaved as comparison {group.pk} "{group.title}": {page}\n')
@@ -282,6 +337,10 @@ class Command(BaseCommand):
             )
         if experiment.stopped_reason:
             raise CommandError(f"{experiment.stopped_reason} {summary}", returncode=EXIT_BUDGET)
+        if promptfoo is not None and comparison is not None and comparison.is_regression:
+            raise CommandError(f"Regression against the baseline: {comparison.sentence}", returncode=EXIT_REGRESSION)
+        if promptfoo is not None and (tests_failed or failed or unfinished):
+            raise CommandError(f"Some tests failed: {summary}", returncode=EXIT_TESTS_FAILED)
         if failed:
             for cell in failed[:10]:
                 why = cell.output.error or (cell.evaluation.reason if cell.evaluation else "")

@@ -1,9 +1,12 @@
-// The comparison editor: mode, 2–5 variant columns (add, remove, reorder, duplicate), shared variables and
-// per-variant overrides, a live preview rendered by the server, the parameter check, and "save and run".
+// The comparison editor: mode, 2–5 variant columns (add, remove, reorder, duplicate), each a message list (one user
+// message shows as a single prompt box), a shared few-shot block, shared variables and per-variant overrides, a
+// live preview of each whole conversation rendered by the server with its token estimate, the parameter check, and
+// "save and run" with each refusal shown beside the message it is about.
 import { postJSON } from "../csrf.js";
 import { h } from "./dom.js";
 import { loadCatalog, showModelNote } from "./models.js";
 import { diffSlot, showVersionDiffs, versionPicker } from "./library.js";
+import { isSimple, locate, markMessageErrors, messagesEditor } from "./messages.js";
 import { rowsFrom, valuesOf, variablesEditor } from "./vars.js";
 
 const form = document.getElementById("editor");
@@ -22,11 +25,20 @@ let lastPreview = null; // the latest preview, by variant key, so re-drawn colum
 
 const state = {
   sharedRows: [],
-  variants: [], // {key, label, model, prompt, prompt_version, rows}
+  sharedMessages: [], // the group's few-shot block: every variant gets them after the system prompt
+  modelMessages: [{ role: "user", content: "" }], // models mode: the one conversation every model gets
+  variants: [], // {key, label, model, messages, prompt_version, rows}
 };
 
+const userMessage = (content = "") => [{ role: "user", content }];
+
 function newVariant(fields = {}) {
-  return { label: "", model: "", prompt: "", prompt_version: null, rows: [], ...fields, key: nextKey++ };
+  return { label: "", model: "", messages: userMessage(), prompt_version: null, rows: [], ...fields, key: nextKey++ };
+}
+
+// A variant's messages as the API takes them: the one-user-message shorthand as `prompt`, else `messages`.
+function conversation(messages) {
+  return isSimple(messages) ? { prompt: messages[0].content } : { messages: messages.map((m) => ({ ...m })) };
 }
 
 const mode = () => form.querySelector("input[name=mode]:checked").value;
@@ -65,7 +77,7 @@ function body() {
     return {
       label: variant.label.trim(),
       model: (mode() === "prompts" ? field("model").value : variant.model).trim(),
-      prompt: mode() === "models" ? field("prompt").value : variant.prompt,
+      ...conversation(mode() === "models" ? state.modelMessages : variant.messages),
       // Models mode sends every model the same prompt, so per-variant variables do not apply there.
       variables: mode() === "prompts" ? overrides.values : {},
       prompt_version: variant.prompt_version ?? null, // the library version it was made from (lineage)
@@ -77,6 +89,7 @@ function body() {
       title: field("title").value,
       mode: mode(),
       system_prompt: field("system_prompt").value,
+      shared_messages: state.sharedMessages.map((m) => ({ ...m })),
       shared_variables: shared.values,
       params: params(),
       blind: field("blind").checked,
@@ -138,10 +151,10 @@ function column(variant, index) {
           h("p", { class: "field-note" }))
       : versionPicker(variant, n, () => { renderVariants(); changed(); }),
     mode() === "models" ? null
-      : h("label", { class: "ecol-prompt" }, "Prompt", h("textarea", {
-          rows: 7, value: variant.prompt, placeholder: "Write this version of the prompt. Use {{name}} for variables.",
-          oninput: (event) => { variant.prompt = event.target.value; changed(); },
-        })),
+      : messagesEditor(variant.messages, {
+          label: `Variant ${n}`, simple: true, prefill: true, onChange: changed, boxClass: "ecol-prompt",
+          placeholder: "Write this version of the prompt. Use {{name}} for variables.",
+        }),
     mode() === "prompts" ? diffSlot(variant) : null,
     mode() === "prompts"
       ? h("details", { class: "overrides", open: variant.rows.length > 0 },
@@ -149,10 +162,9 @@ function column(variant, index) {
           variablesEditor(variant.rows, { label: `Variant ${n} variables`, onChange: changed, workspace: form.dataset.workspace }))
       : null,
     h("section", { class: "ecol-preview", "aria-label": `Preview of variant ${n}` },
-      h("h3", {}, "Preview"),
+      h("h3", {}, "Preview ", h("span", { class: "muted small", "data-role": "tokens" })),
       h("ul", { class: "messages", "data-role": "messages", "aria-live": "polite" }),
-      h("pre", { class: "preview-system", "data-role": "preview-system", hidden: true }),
-      h("pre", { class: "preview-text", "data-role": "preview" }, "…")),
+      h("ol", { class: "preview-conversation", "data-role": "conversation" }, h("li", {}, "…"))),
     h("p", { class: "ecol-timeout muted small" }, `Times out after ${timeout} s`));
 }
 
@@ -171,6 +183,18 @@ function showModelNotes() {
   for (const input of form.querySelectorAll("[data-role=variant-model]")) {
     showModelNote(input.closest(".ecol-model").querySelector(".field-note"), catalog, input.value);
   }
+}
+
+// The shared few-shot block and, in models mode, the one conversation every model gets.
+function renderMessageBlocks() {
+  part("shared-messages").replaceChildren(messagesEditor(state.sharedMessages, {
+    label: "Shared few-shot", onChange: changed,
+    empty: "None: each variant starts after the system prompt. Add example turns every variant should see.",
+  }));
+  part("model-messages").replaceChildren(messagesEditor(state.modelMessages, {
+    label: "Every model", simple: true, prefill: true, promptName: "prompt", onChange: changed,
+    placeholder: "Summarise {{text}} in one sentence.",
+  }));
 }
 
 function renderMode() {
@@ -206,6 +230,7 @@ async function refresh() {
     dataset: data.dataset,
     mode: data.mode,
     system_prompt: data.system_prompt,
+    shared_messages: data.shared_messages,
     shared_variables: data.shared_variables,
     variants: data.variants.map((v) => ({ ...v, model: v.model || "unset" })),
   };
@@ -246,11 +271,37 @@ function showPreview({ ok, failure, localErrors, warnings, byKey }) {
       ...variant.warnings.map((t) => ["warning", t]),
       ...warnings.filter((t) => t.includes(name)).map((t) => ["warning", t]),
     ]);
-    const system = col.querySelector("[data-role=preview-system]");
-    system.hidden = !variant.system_prompt;
-    system.textContent = variant.system_prompt ? `System: ${variant.system_prompt}` : "";
-    col.querySelector("[data-role=preview]").textContent = variant.prompt || "(empty prompt)";
+    col.querySelector("[data-role=conversation]").replaceChildren(...previewMessages(variant.messages || []));
+    col.querySelector("[data-role=tokens]").textContent =
+      variant.input_tokens == null ? "" : `≈ ${variant.input_tokens.toLocaleString("en-US")} input token${variant.input_tokens === 1 ? "" : "s"}`;
   }
+  placeErrors(ok ? [...byKey.values()].flatMap((variant) => variant.errors) : []);
+}
+
+// The whole conversation as it would be sent: each message under its role; a trailing assistant one is the prefill.
+function previewMessages(messages) {
+  if (!messages.length) return [h("li", { class: "muted" }, "(nothing to send yet)")];
+  return messages.map((message, index) => {
+    const prefill = message.role === "assistant" && index === messages.length - 1;
+    return h("li", { class: `preview-msg role-${message.role}`, "data-role-name": message.role },
+      h("span", { class: "role-chip" }, prefill ? "assistant · prefill" : message.role),
+      h("pre", { class: "preview-text" }, message.content || "(empty)"));
+  });
+}
+
+// Each message's problems beside it (the rest stay in the lists above): the shared block's and each variant's.
+function placeErrors(texts) {
+  const shared = new Map();
+  const own = new Map(); // variant position → (message number → texts)
+  for (const text of new Set(texts)) {
+    const at = locate(text);
+    if (!at) continue;
+    const into = at.variant === null ? shared : (own.get(at.variant) || own.set(at.variant, new Map()).get(at.variant));
+    into.set(at.message, [...(into.get(at.message) || []), text]);
+  }
+  markMessageErrors(part("shared-messages"), shared);
+  const target = mode() === "models" ? [part("model-messages")] : [...form.querySelectorAll(".ecol")];
+  target.forEach((holder, index) => markMessageErrors(holder, own.get(mode() === "models" ? 1 : index + 1) || new Map()));
 }
 
 // --- Save and run ----------------------------------------------------------------------------------------------
@@ -283,10 +334,12 @@ async function save(event) {
   }
   button.disabled = false;
   status.textContent = "";
+  const bare = ["variants", "params", "shared_messages", "__all__"]; // their messages name what they are about
   const messages = result.data.errors
-    ? Object.entries(result.data.errors).flatMap(([name, list]) => list.map((t) => (name === "variants" || name === "params" || name === "__all__" ? t : `${name}: ${t}`)))
+    ? Object.entries(result.data.errors).flatMap(([name, list]) => list.map((t) => (bare.includes(name) ? t : `${name}: ${t}`)))
     : [result.status === 403 ? "You need the editor role in this workspace to run comparisons." : "The server could not save this comparison."];
   showErrors(messages);
+  placeErrors(messages);
 }
 
 // --- Start ----------------------------------------------------------------------------------------------------
@@ -301,22 +354,28 @@ function fill(group) {
   field("test_set").value = group.dataset ?? ""; // a test set since deleted is no option: none is picked
   for (const name of ["timeout_ms", "stagger_ms"]) field(name).value = group[name];
   state.sharedRows = rowsFrom(group.shared_variables);
+  state.sharedMessages = (group.shared_messages || []).map((m) => ({ role: m.role, content: m.content }));
+  const messagesOf = (v) => (v.messages?.length ? v.messages.map((m) => ({ role: m.role, content: m.content })) : userMessage(v.prompt));
   state.variants = group.variants.map((v) => newVariant({
-    label: v.label, model: v.model, prompt: v.prompt, prompt_version: v.prompt_version ?? null, rows: rowsFrom(v.variables),
+    label: v.label, model: v.model, messages: messagesOf(v), prompt_version: v.prompt_version ?? null, rows: rowsFrom(v.variables),
   }));
   field("model").value = group.variants[0]?.model || "";
-  field("prompt").value = group.variants[0]?.prompt || "";
+  state.modelMessages = group.variants[0] ? messagesOf(group.variants[0]) : userMessage();
 }
+
+// An empty conversation: one user message with nothing written in it.
+const blank = (messages) => isSimple(messages) && !messages[0].content;
 
 function switchMode() {
   if (mode() === "models") {
-    if (!field("prompt").value) field("prompt").value = state.variants[0]?.prompt || "";
+    if (blank(state.modelMessages) && state.variants[0]) state.modelMessages = structuredClone(state.variants[0].messages);
     for (const variant of state.variants) variant.model ||= field("model").value;
   } else {
     if (!field("model").value) field("model").value = state.variants[0]?.model || "";
-    for (const variant of state.variants) variant.prompt ||= field("prompt").value;
+    for (const variant of state.variants) if (blank(variant.messages)) variant.messages = structuredClone(state.modelMessages);
   }
   renderMode();
+  renderMessageBlocks();
   renderVariants();
   changed();
 }
@@ -330,6 +389,7 @@ if (initial) {
 part("shared-vars").replaceChildren(variablesEditor(state.sharedRows, { label: "Shared variables", onChange: changed, workspace: form.dataset.workspace }));
 renderMode();
 renderDataset();
+renderMessageBlocks();
 renderVariants();
 
 form.addEventListener("input", (event) => {
@@ -344,7 +404,7 @@ form.querySelector("[data-action=add-variant]").addEventListener("click", () => 
   state.variants.push(newVariant({ label: nextLabel(), model: last?.model || "" }));
   renderVariants();
   changed();
-  form.querySelector(".ecol:last-child .ecol-prompt textarea, .ecol:last-child input[data-role=variant-model]")?.focus();
+  form.querySelector(".ecol:last-child .msg-editor textarea, .ecol:last-child input[data-role=variant-model]")?.focus();
 });
 form.addEventListener("submit", save);
 form.addEventListener("keydown", (event) => {

@@ -1,5 +1,6 @@
-// The editor's prompt library parts: pick a library version for a variant, and show what the variant's prompt
-// changed from the version it came from (the diff is the server's, escaped there before it is marked up).
+// The editor's prompt library parts: pick a library version for a variant (its messages fill the variant's), and
+// show what the variant's messages changed from the version it came from, message by message when either is more
+// than one user message (the diff is the server's, escaped there before it is marked up).
 import { postJSON } from "../csrf.js";
 import { h } from "./dom.js";
 
@@ -15,7 +16,7 @@ export function versionPicker(variant, n, onPick) {
       onchange: (event) => {
         const version = byId.get(Number(event.target.value)) || null;
         variant.prompt_version = version ? version.id : null;
-        if (version) variant.prompt = version.text;
+        if (version) variant.messages = structuredClone(version.messages?.length ? version.messages : [{ role: "user", content: version.text }]);
         onPick();
       },
     },
@@ -35,9 +36,22 @@ export async function showVersionDiffs(form, variants, url) {
   await Promise.all(variants.map(async (variant) => {
     const slot = form.querySelector(`.ecol[data-key="${variant.key}"] [data-role=version-diff-body]`);
     if (!slot || !variant.prompt_version) return;
-    const result = await postJSON(url.replace("/0/", `/${variant.prompt_version}/`), { text: variant.prompt });
+    const version = byId.get(variant.prompt_version);
+    const single = (list) => list.length === 1 && list[0].role === "user";
+    const whole = !single(variant.messages) || (version && !single(version.messages || []));
+    const body = whole ? { messages: variant.messages } : { text: variant.messages[0].content };
+    const result = await postJSON(url.replace("/0/", `/${variant.prompt_version}/`), body);
     if (!result.ok) { slot.textContent = "Could not compute the diff."; return; }
+    const changes = result.data.messages || [];
+    const changed = whole ? changes.some((c) => c.op !== "equal") : result.data.changed;
+    if (!changed) { slot.textContent = "Unchanged: the variant runs this version as it is."; return; }
     // Escaped by the server (compare/prompts/diff.py): only <ins> and <del> are markup.
-    slot.innerHTML = result.data.changed ? result.data.inline_html : "Unchanged: the variant runs this version as it is.";
+    if (!whole) { slot.innerHTML = result.data.inline_html; return; }
+    slot.replaceChildren(...changes.filter((c) => c.op !== "equal").map((c) => {
+      const html = h("div", { class: "diff-text" });
+      html.innerHTML = c.diff.inline_html;
+      const where = c.op === "added" ? `added as message ${c.new_position}` : c.op === "removed" ? `message ${c.old_position} removed` : `message ${c.new_position} changed`;
+      return h("div", { class: "msg-diff", "data-op": c.op }, h("p", { class: "msg-diff-head" }, h("span", { class: "role-chip" }, c.new_role || c.old_role), ` ${where}`), html);
+    }));
   }));
 }

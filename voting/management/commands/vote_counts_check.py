@@ -3,8 +3,8 @@ replaces them by the recount when they do not. Exits 1 when they disagree (and w
 
 from django.core.management.base import BaseCommand, CommandError
 
+from voting.reports.vote_counts import disagreements
 from voting.services import vote_counts_rebuild
-from voting.vote_counts import disagreements
 
 SHOWN = 20  # disagreeing kinds listed; the rest are counted
 

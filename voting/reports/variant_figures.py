@@ -21,7 +21,7 @@ from statistics import fmean, stdev
 
 from compare.models import CompareGroup, Output, OutputStatus
 
-from .reports import variant_key
+from .comparison import variant_key
 
 EXCERPT_CHARS = 200  # of an answer's text, per group of identical answers
 

@@ -10,12 +10,12 @@ from django.views.decorators.http import require_safe
 from compare.access import group_for_user
 from lab.access import workspace_for_user
 
-from .api.reports import LeaderboardQueryIn
+from ..api.reports import LeaderboardQueryIn
+from ..conversation_counts import TURN_COUNTING, group_conversation_votes
+from ..page_selectors import leaderboard_chart, report_page_view
+from ..selectors import filter_choices
 from .cache import cached_leaderboard
-from .conversation_counts import TURN_COUNTING, group_conversation_votes
 from .leaderboard import By, LeaderboardFilters
-from .page_selectors import leaderboard_chart, report_page_view
-from .selectors import filter_choices
 
 
 @login_required

@@ -23,9 +23,9 @@ from compare.models import CompareGroup, Round
 from lab.models import Workspace
 from lab.outages import REDIS_DOWN
 
+from .comparison import group_report
 from .judge_scores import judge_scores_stamp
 from .leaderboard import LeaderboardFilters, leaderboard
-from .reports import group_report
 
 RESULT_TIMEOUT_S = 24 * 3600  # versions make entries correct; the timeout only bounds what the cache keeps
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('compare', '0013_chat_messages_and_turns'),
+        ('compare', '0014_assertions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -3,7 +3,7 @@ counts per kind of vote, and a comparison's full report.
 
 Reports and leaderboards read up to a million votes, so they read counts per kind of vote (the statistics depend
 on nothing else) rather than the votes themselves: the counts the database keeps as votes change
-(voting.vote_counts). Where votes are read one by one (the inbox,
+(voting.reports.vote_counts). Where votes are read one by one (the inbox,
 the vote page's rates), rows come as tuples (`values_list`), never as model objects, and votes of the same kind
 (the same variants shown, the same outcome) share one record.
 """
@@ -22,13 +22,13 @@ from lab.stats.ratings import MatchTable, VoteShape, coded_table
 from lab.stats.report import build_report
 from lab.stats.votes import ALL_BAD, TIE, RoundVote
 
+from ..conversation_counts import group_turns
+from ..models import Choice, Vote, VoteCount
+from ..voters.exclusions import counted, left_out
 from .aggregate_reads import aggregate_rows
 from .category_shares import group_category_shares
-from .conversation_counts import group_turns
 from .judge_scores import group_judge_scores
-from .models import Choice, Vote, VoteCount
 from .vote_counts import counted_kinds
-from .voters.exclusions import counted, left_out
 
 OUTCOME_OF_CHOICE = {Choice.TIE: TIE, Choice.ALL_BAD: ALL_BAD}
 # "Pass" for the success-rate A/B when the caller names no threshold: a weighted judge score of at least 0.75, i.e.
@@ -218,7 +218,7 @@ def group_round_votes(group: CompareGroup, variants: list[VariantRow] | None = N
 
 def group_vote_counts(group: CompareGroup, variants: list[VariantRow] | None = None) -> dict[RoundVote, int]:
     """How many of the comparison's counted votes there are of each kind (choice and winner), from the kept counts
-    (voting.vote_counts), in choice and winner order: the report's figures depend only on these counts, and a
+    (voting.reports.vote_counts), in choice and winner order: the report's figures depend only on these counts, and a
     million votes come as a handful of rows."""
     keys = tuple(row.key for row in variants or group_variants(group))
     if len(keys) < 2:

@@ -19,10 +19,10 @@ from lab.stats.sample_size import CONFIDENCE, MIN_DECISIVE_PER_PAIR
 from lab.stats.wording import and_list, count_of, rating_text
 from voting.prompt_identity import prompt_identity
 
-from .models import Vote, VoteCount
-from .reports import RatedVariants, kinds_table
+from ..models import Vote, VoteCount
+from ..voters.exclusions import left_out
+from .comparison import RatedVariants, kinds_table
 from .vote_counts import counted_kinds
-from .voters.exclusions import left_out
 
 PROMPT_EXCERPT_CHARS = 160
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0005_verdict_enqueued_at_null_until_sent'),
+        ('judging', '0006_judge_conversation_scope'),
     ]
 
     operations = [

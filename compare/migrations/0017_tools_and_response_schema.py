@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('compare', '0014_conversation_root'),
+        ('compare', '0016_promptversion_messages'),
     ]
 
     operations = [

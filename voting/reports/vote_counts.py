@@ -14,10 +14,10 @@ from datetime import date
 from django.db import connection, transaction
 from django.db.models import Count, QuerySet, Sum
 
+from ..models import Vote, VoteCount
+from ..vote_count_sql import count_by_kind
+from ..voters.exclusions import excluded_voter_ids
 from .aggregate_reads import aggregate_rows
-from .models import Vote, VoteCount
-from .vote_count_sql import count_by_kind
-from .voters.exclusions import excluded_voter_ids
 
 # What tells one count row from another; the rule that puts a vote under one is vote_count_sql.py's.
 KIND = ("group_id", "choice", "variant_id", "day")

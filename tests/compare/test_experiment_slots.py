@@ -1,0 +1,124 @@
+"""`manage.py experiment run FILE` with no flags keeps every slot of its connections busy (issue 45): the moment an
+answer ends, the next call takes the slot it freed, without waiting for any other answer to end.
+
+The fake server holds every answer (`hold=1`) until the test lets the oldest one go, one at a time, and the test
+counts the requests in flight after each: the next end comes only once the freed slot is taken again (or the run
+has no call left for it). No clock is read: a freed slot that stayed empty until other answers ended would leave
+the run waiting here, and the test fails at the wait's limit, which only guards against hanging. Before the fix, a
+round's calls could go only once the round before it was written, so a slot freed by one of its calls stayed
+empty until its other calls ended too (and the write and the next claim were done).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+
+import pytest
+from django.db import connections
+
+from compare.models import Output, OutputStatus
+from lab.services import connection_create
+from tests.fixtures.experiments import run_command
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# How long a freed slot may take to be filled again before the test gives up: only a guard against hanging, far
+# above the few milliseconds it takes even on a loaded machine (the old code never filled it, however long).
+HANG_GUARD_S = 30.0
+
+
+def write_file(tmp_path, models: list[str], prompts: int, rows: int):
+    path = tmp_path / "experiment.yaml"
+    prompt_map = ", ".join(f"p{p}: 'Prompt {p} for <<n>>.'" for p in range(prompts))
+    dataset = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(rows))
+    models_list = ", ".join(f"{{model: '{model}'}}" for model in models)
+    path.write_text(f"models: [{models_list}]\nprompts: {{{prompt_map}}}\ndataset:\n{dataset}\n")
+    return path
+
+
+def release_one_at_a_time(fake_llm, order: list[str], totals: dict[str, int], limits: dict[str, int]) -> None:
+    """Let the held answers go one by one in `order` (scenario names); before each, every scenario must have as
+    many requests in flight as its limit lets (or as it has calls left), no more than that ever."""
+    released = dict.fromkeys(totals, 0)
+    for model in [*order, None]:
+        for name in totals:
+            expected_in_flight = min(limits[name], totals[name] - released[name])
+            counters = fake_llm.wait_for(
+                name,
+                lambda c, name=name, n=expected_in_flight: c["completed"] == released[name] and c["in_flight"] == n,
+                timeout=HANG_GUARD_S,
+            )
+            assert (counters["completed"], counters["in_flight"]) == (released[name], expected_in_flight), (
+                f"{name}: after {released[name]} of {totals[name]} answers, {counters['in_flight']} in flight "
+                f"(limit {limits[name]}): the freed slot stayed empty with no other answer ending"
+            )
+            assert counters["max_in_flight"] <= limits[name]
+        if model is not None:
+            fake_llm.release(model)
+            released[model] += 1
+
+
+def run_in_background(*args: str) -> concurrent.futures.Future:
+    """The command on a thread of its own, while this one lets the answers go."""
+
+    def run():
+        try:
+            return run_command(*args)
+        finally:
+            connections.close_all()  # this thread's: the test database is dropped at the end
+
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(run)
+    pool.shutdown(wait=False)
+    return future
+
+
+def test_without_concurrency_each_freed_slot_is_taken_before_another_answer_ends(workspace, fake_llm, tmp_path):
+    limit, prompts, rows = 5, 3, 20  # rounds of three calls: a freed slot cannot wait for its round's others
+    model = fake_llm.model(hold=1, tokens=2)
+    connection_create(
+        workspace=workspace, name="held", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=limit
+    )
+    path = write_file(tmp_path, [f"held:{model}"], prompts, rows)
+    total = prompts * rows
+
+    running = run_in_background("run", str(path), "--workspace", workspace.name)
+    try:
+        release_one_at_a_time(fake_llm, [model] * total, {model: total}, {model: limit})
+    finally:
+        fake_llm.release(model, total)  # a failed test must not leave the command waiting for the server
+        ran = running.result(timeout=HANG_GUARD_S * 4)
+
+    assert ran.code == 0, ran.err
+    outputs = Output.objects.filter(round__group__workspace=workspace)
+    assert outputs.count() == total and {o.status for o in outputs} == {OutputStatus.OK}
+
+
+def test_two_connections_in_one_file_are_each_kept_at_their_own_limit(workspace, fake_llm, tmp_path):
+    # Per row: two calls on `wide` (limit 4), one on `narrow` (limit 2), so both take two rows at once.
+    wide_a, wide_b = fake_llm.model(hold=1, tokens=2), fake_llm.model(hold=1, tokens=3)
+    narrow = fake_llm.model(hold=1, tokens=2)
+    for name, limit in (("wide", 4), ("narrow", 2)):
+        url = fake_llm.openai_url
+        connection_create(workspace=workspace, name=name, kind="openai_compatible", base_url=url, max_concurrency=limit)
+    rows = 16
+    path = write_file(tmp_path, [f"wide:{wide_a}", f"wide:{wide_b}", f"narrow:{narrow}"], 1, rows)
+
+    running = run_in_background("run", str(path), "--workspace", workspace.name)
+    # One scenario per model: the limit of `wide` is shared by two, so the test counts what it knows for sure
+    # per scenario (its own answers) and checks the connection as a whole through each scenario's share of it.
+    # Here each `wide` model gets half of its connection's four slots: the calls go round by round, in order.
+    limits = {wide_a: 2, wide_b: 2, narrow: 2}
+    totals = dict.fromkeys(limits, rows)
+    order = list(itertools.chain.from_iterable((wide_a, narrow, wide_b) for _ in range(rows)))
+    try:
+        release_one_at_a_time(fake_llm, order, totals, limits)
+    finally:
+        for model in limits:
+            fake_llm.release(model, rows)
+        ran = running.result(timeout=HANG_GUARD_S * 4)
+
+    assert ran.code == 0, ran.err
+    outputs = Output.objects.filter(round__group__workspace=workspace)
+    assert outputs.count() == 3 * rows and {o.status for o in outputs} == {OutputStatus.OK}
