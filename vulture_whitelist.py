@@ -53,6 +53,15 @@ Not Python to run: vulture counts every name below as used.
 # tests only.
 (answers_total,)
 
+# Workspace files: who uploaded (kept for the record), DRF's exception code, the test media root, a template tag.
+(uploaded_by, default_code, MEDIA_ROOT, file_thumbs)
+# Serializer fields of the conversation-vote and leaderboard APIs (voting/api/conversation_votes.py, reports.py).
+(counting, turn_counting)
+
+# Serializer fields of tools and tool results (compare/api/groups.py, conversations.py), read by DRF by name.
+(tool_call_id,)
+# The experiment averages' Wilson interval of the valid share, read by templates/compare/experiments/detail.html.
+(valid_low, valid_high)
 # Read by templates only: the pass-rate section's "anything graded yet" and each answer's assertion results
 # (templates/compare/_pass_rates.html, _column.html).
 (any_graded, assertion_list)

@@ -87,6 +87,10 @@ class CompareGroup(models.Model):
     shared_messages = models.JSONField(default=list, blank=True)
     shared_variables = models.JSONField(default=dict, blank=True)
     params = models.JSONField(default=dict, blank=True)  # only the parameters that are set
+    # Tools in OpenAI's function format, the tool choice and a response schema (lab.providers.tools, docs/tools.md).
+    tools = models.JSONField(default=list, blank=True)
+    tool_choice = models.CharField(max_length=80, blank=True)
+    response_schema = models.JSONField(null=True, blank=True)
     # promptfoo-style assertions every answer is graded against (lab.assertions; compare/assertions/).
     assertions = models.JSONField(default=list, blank=True)
     blind = models.BooleanField(default=False)
@@ -152,6 +156,10 @@ class Variant(models.Model):
     messages = models.JSONField(default=list, blank=True)
     variables = models.JSONField(default=dict, blank=True)  # overrides of the group's shared variables
     params = models.JSONField(default=dict, blank=True)  # overrides of the group's params (custom mode only)
+    # Overrides of the group's tools, tool choice and response schema; null keeps the group's.
+    tools = models.JSONField(null=True, blank=True)
+    tool_choice = models.CharField(max_length=80, null=True, blank=True)
+    response_schema = models.JSONField(null=True, blank=True)
     # The library version this variant was made from (picked, cloned or duplicated); it ran that version only
     # while its prompt is the version's text (compare.prompts.selectors.version_variants).
     prompt_version = models.ForeignKey(
@@ -172,6 +180,15 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.position}. {self.label} ({self.model})"
+
+    def tool_settings(self) -> tuple[list[dict], str, dict | None]:
+        """(tools, tool choice, response schema) this variant runs with: its own where it overrides the group's."""
+        group = self.group
+        return (
+            group.tools if self.tools is None else self.tools,
+            group.tool_choice if self.tool_choice is None else self.tool_choice,
+            group.response_schema if self.response_schema is None else self.response_schema,
+        )
 
     def template(self, target: Target | None = None) -> VariantTemplate:
         """The variant as the templating module renders it (the editor preview, run checks and the worker); with
@@ -287,6 +304,10 @@ class Output(models.Model):
     html = models.TextField(blank=True)  # sanitized, rendered from `text` by lab.markdown
     error = models.TextField(blank=True)
     finish_reason = models.CharField(max_length=40, blank=True)
+    # [{"id", "name", "arguments", "valid", "error"}]: the calls the answer made, checked against their tools'
+    # schemas (never executed); and whether the answer is JSON valid against the response schema (None: none set).
+    tool_calls = models.JSONField(default=list, blank=True)
+    schema_valid = models.BooleanField(null=True, blank=True)
     # Waiting for a connection's slot, apart from the answer's own times (ttft and latency start when it is sent).
     queued_ms = models.PositiveIntegerField(null=True, blank=True)
     ttft_ms = models.PositiveIntegerField(null=True, blank=True)

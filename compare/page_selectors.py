@@ -26,7 +26,7 @@ from .blind import outputs_as_seen_by
 from .catalog import resolve_model
 from .hooks import history_annotations
 from .models import ROUND_UNFINISHED, CompareGroup, Output, OutputStatus, Round, RoundStatus, Variant
-from .rounds.continuing import split_turns
+from .rounds.continuing import later_turns, split_turns
 from .selectors import group_settings, round_with_outputs
 
 
@@ -148,11 +148,20 @@ def earlier_turns(output: Output, turn: int) -> list[EarlierTurn]:
     """The column's own earlier answers and the follow-ups after them (none on turn 1, or for a column that was not
     continued). Its first prompt is not among them: in a blind round it could tell the variant."""
     _, since = split_turns(output.messages, turn)
-    pairs = zip(since[0::2], since[1::2], strict=True)
     return [
-        EarlierTurn(index, content_text(answer.get("content")), content_text(asked.get("content")))
-        for index, (answer, asked) in enumerate(pairs, start=1)
+        EarlierTurn(index, content_text(block[0].get("content")), _follow_up(block[1:]))
+        for index, block in enumerate(later_turns(since), start=1)
     ]
+
+
+def _follow_up(messages: list[dict]) -> str:
+    """What the column was sent after an answer: each tool call's result, then the follow-up message."""
+    return "\n\n".join(
+        f"Tool result ({m['tool_call_id']}): {m.get('content', '')}"
+        if m.get("role") == "tool"
+        else content_text(m.get("content"))
+        for m in messages
+    )
 
 
 def round_view(round_: Round, user) -> RoundView:

@@ -42,6 +42,9 @@ def call_key(call: Call, *, seed: int | None) -> str:
             "params": call.request.params,
             "messages": call.request.messages,
             "seed": seed,
+            # Only when set, so the keys of calls without tools or a schema stay what they were.
+            **({"tools": call.request.tools, "tool_choice": call.request.tool_choice} if call.request.tools else {}),
+            **({"response_schema": call.request.response_schema} if call.request.response_schema else {}),
         },
         sort_keys=True,
         separators=(",", ":"),
@@ -52,7 +55,9 @@ def call_key(call: Call, *, seed: int | None) -> str:
 
 def is_cacheable(output: Output) -> bool:
     """Only a complete answer is kept: never an error, a timeout, a cancelled, a cut-off or a filtered one."""
-    return output.status == OutputStatus.OK and not output.is_cut_off and output.finish_reason != FILTERED
+    # An answer that called tools is not kept: the cache stores text only.
+    ok = output.status == OutputStatus.OK and not output.tool_calls
+    return ok and not output.is_cut_off and output.finish_reason != FILTERED
 
 
 def rounds_cache_take(*, calls: dict[Round, list[Call]]) -> dict[int, tuple[list[Call], dict[int, str]]]:

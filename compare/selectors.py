@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from lab.access import workspaces_of
+from lab.stats.intervals import wilson_interval
 from lab.templating import RenderedGroup, render_variants
 
 from .models import CompareGroup, Dataset, Output, Round, RoundStatus
@@ -80,6 +83,9 @@ def group_settings(group: CompareGroup) -> dict:
         "blind": group.blind,
         "stagger_ms": group.stagger_ms,
         "timeout_ms": group.timeout_ms,
+        "tools": group.tools,
+        "tool_choice": group.tool_choice,
+        "response_schema": group.response_schema,
         "variants": [
             {
                 "label": v.label,
@@ -88,8 +94,48 @@ def group_settings(group: CompareGroup) -> dict:
                 "messages": v.messages,
                 "variables": v.variables,
                 "params": v.params,
+                "tools": v.tools,
+                "tool_choice": v.tool_choice,
+                "response_schema": v.response_schema,
                 "prompt_version": v.prompt_version_id,  # a clone or duplicate keeps the lineage
             }
             for v in group.variants.all()
         ],
     }
+
+
+@dataclass(frozen=True)
+class ValidShare:
+    """How many of a variant's answers matched the response schema, with the share's Wilson 95% interval."""
+
+    position: int
+    label: str
+    model: str
+    valid: int
+    checked: int
+    share: float
+    low: float
+    high: float
+
+
+def schema_validity(group: CompareGroup) -> list[ValidShare]:
+    """Per variant with a checked answer: the answers valid against the response schema, out of those checked
+    (`Output.schema_valid` set; docs/tools.md), in one query."""
+    counts = (
+        Output.objects.filter(round__group=group, schema_valid__isnull=False)
+        .values("variant__position", "variant__label", "variant__model")
+        .annotate(valid=Count("pk", filter=Q(schema_valid=True)), checked=Count("pk"))
+        .order_by("variant__position")
+    )
+    return [
+        ValidShare(
+            row["variant__position"],
+            row["variant__label"],
+            row["variant__model"],
+            row["valid"],
+            row["checked"],
+            row["valid"] / row["checked"],
+            *wilson_interval(row["valid"], row["checked"]),
+        )
+        for row in counts
+    ]

@@ -23,7 +23,9 @@ from lab.events import RESYNC, resync
 from lab.files.selectors import reference_problems
 from lab.models import Role, Workspace
 from lab.providers.base import PARAMETERS
+from lab.providers.known_models import takes_response_schema
 from lab.providers.params import check_params, set_params
+from lab.providers.tools import response_schema_errors, sent_schema, tools_errors
 from lab.realtime import broadcast, group_channel
 from lab.templating import VariantTemplate, message_problem, render_variants, variant_name
 
@@ -96,6 +98,9 @@ def group_create(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     dataset: Dataset | None = None,
     cloned_from: CompareGroup | None = None,
+    tools: Sequence[dict[str, Any]] | None = None,
+    tool_choice: str = "",
+    response_schema: dict[str, Any] | None = None,
     assertions: Any = None,
 ) -> CompareGroup:
     """A comparison with its variants; each variant is a dict of label, model, prompt or messages, variables (and
@@ -124,6 +129,7 @@ def group_create(
     if well_formed:  # a malformed message would be named again by every variant's rendering
         _check_templates(errors, system_prompt, shared_messages, shared_variables, templates, dataset)
     check_file_references(errors, workspace.pk, shared_variables, templates)
+    check_tool_settings(errors, variants, list(tools or []), tool_choice or "", response_schema)
     errors.raise_if_any()
 
     # Checked before the transaction opens: checking a model may read its provider's catalog over HTTP the first
@@ -144,6 +150,9 @@ def group_create(
             timeout_ms=timeout_ms,
             dataset=dataset,
             cloned_from=cloned_from,
+            tools=list(tools or []),
+            tool_choice=tool_choice or "",
+            response_schema=response_schema or None,
         )
         Variant.objects.bulk_create(
             Variant(
@@ -155,11 +164,44 @@ def group_create(
                 messages=[{"role": m["role"], "content": m["content"]} for m in template.own_messages()],
                 variables=dict(template.variables),
                 params=set_params(variant.get("params") or {}),
+                tools=variant.get("tools"),
+                tool_choice=variant.get("tool_choice"),
+                response_schema=variant.get("response_schema"),
                 prompt_version=variant.get("prompt_version"),
             )
             for variant, template in zip(variants, templates, strict=True)
         )
     return group
+
+
+def check_tool_settings(
+    errors: FieldErrors, variants: Sequence[dict], tools: list, tool_choice: str, response_schema: Any
+) -> None:
+    """Tools, tool choice and response schema of the group and of each variant overriding them (docs/tools.md):
+    each problem names the tool; a model known not to take a native response schema is refused, naming it."""
+    for problem in tools_errors(tools, tool_choice):
+        errors.add("tools" if "tool_choice" not in problem else "tool_choice", problem)
+    for problem in response_schema_errors(response_schema):
+        errors.add("response_schema", problem)
+    for position, variant in enumerate(variants, start=1):
+        name = variant_name(position, _label(variant, position))
+        own_tools, own_choice = variant.get("tools"), variant.get("tool_choice")
+        if own_tools is not None or own_choice is not None:
+            checked = tools if own_tools is None else own_tools
+            choice = (tool_choice if own_choice is None else own_choice) if checked else own_choice
+            for problem in tools_errors(checked, choice):
+                errors.add("variants", f"{name}: {problem}")
+        own_schema = variant.get("response_schema")
+        for problem in response_schema_errors(own_schema):
+            errors.add("variants", f"{name}: {problem}")
+        schema = response_schema if own_schema is None else own_schema
+        model = str(variant.get("model") or "")
+        if sent_schema(schema) is not None and takes_response_schema(model.rpartition("::")[2]) is False:
+            errors.add(
+                "variants",
+                f"{name}: {model} does not take a native response schema (the model catalog says so); pick "
+                'another model or set response_schema mode "validate" to only check the answers.',
+            )
 
 
 def _checked_messages(errors: FieldErrors, shared: Any, variants: Sequence[dict]) -> list[dict]:

@@ -168,6 +168,8 @@ def detail(request, pk, number=None):
             "view": page_selectors.round_view(round_, request.user) if round_ else None,
             "revealed": comparison_revealed(group),
             "may_reveal": may_reveal(group, request.user),
+            # Per variant, so only once names show (a blind comparison's figures wait for the reveal).
+            "validity": selectors.schema_validity(group) if not group.blind or comparison_revealed(group) else [],
             "pass_rates": group_pass_rates(group) if group.assertions or failing else None,
             "failing": failing,
             "failing_numbers": list(failing_rounds(group).order_by("number").values_list("number", flat=True)[:200])

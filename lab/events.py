@@ -19,6 +19,7 @@ OUTPUT_DELTA = "output.delta"  # what the browser receives, one per answer
 # unpacks it into separate OUTPUT_DELTA events.
 OUTPUT_DELTAS = "output.deltas"
 OUTPUT_WAITING = "output.waiting"
+OUTPUT_TOOL_CALL = "output.tool_call"
 OUTPUT_DONE = "output.done"
 ROUND_DONE = "round.done"
 PROGRESS = "progress"
@@ -72,6 +73,20 @@ class OutputWaiting(TypedDict):
 def output_waiting(*, output: int, connection: str | None, ahead: int) -> OutputWaiting:
     """An answer's call waits for its connection with `ahead` calls before it (`connection` null while blind)."""
     return {"output": output, "connection": connection, "ahead": ahead}
+
+
+class OutputToolCall(TypedDict):
+    output: int
+    index: int
+    id: str
+    name: str
+    arguments: str
+
+
+def output_tool_call(*, output: int, index: int, id: str, name: str, arguments: str) -> OutputToolCall:  # noqa: A002
+    """A tool call of an answer as it has arrived so far: the call at `index`, its id and name, and its arguments'
+    text up to now (each event replaces the one before; whether they are valid comes with the stored answer)."""
+    return {"output": output, "index": index, "id": id, "name": name, "arguments": arguments}
 
 
 class OutputDone(TypedDict):
@@ -242,6 +257,7 @@ BUILDERS: dict[str, Callable[..., dict]] = {
     OUTPUT_DELTA: output_delta,
     OUTPUT_DELTAS: output_deltas,
     OUTPUT_WAITING: output_waiting,
+    OUTPUT_TOOL_CALL: output_tool_call,
     OUTPUT_DONE: output_done,
     ROUND_DONE: round_done,
     PROGRESS: progress,

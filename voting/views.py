@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user, round_for_user
+from compare.selectors import schema_validity
 
 from . import page_selectors
 from .reports.comparison import group_left_out
@@ -25,5 +26,10 @@ def vote_panel(request, pk):
 def report_tab(request, pk):
     group = group_for_user(request.user, pk)
     left_out = group_left_out(group)
-    context = {"group": group, "left_out": left_out, **page_selectors.group_win_rates(group)}
+    context = {
+        "group": group,
+        "left_out": left_out,
+        "validity": schema_validity(group),
+        **page_selectors.group_win_rates(group),
+    }
     return render(request, "voting/_report.html", context)

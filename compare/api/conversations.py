@@ -16,9 +16,26 @@ from ..rounds.continuing import MAX_MESSAGE_CHARS, NotContinuable, round_continu
 from .groups import RoundOut, round_detail
 
 
+class ToolResultIn(StrictIn):
+    output = serializers.IntegerField(help_text="the answer (output id) whose call this answers")
+    tool_call_id = serializers.CharField(max_length=200)
+    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False)
+
+
 class ContinueIn(StrictIn):
+    tool_results = ToolResultIn(
+        many=True,
+        required=False,
+        default=list,
+        max_length=500,
+        help_text="A (mocked) result for each tool call of the answers continued; a column whose answer made calls "
+        "needs one for every call. With results, `message` may be left out (docs/tools.md).",
+    )
     message = serializers.CharField(
         max_length=MAX_MESSAGE_CHARS,
+        required=False,
+        allow_blank=True,
+        default="",
         trim_whitespace=False,
         help_text="The follow-up every column is sent after its own earlier answers. Plain text, not a template: "
         "no {{variable}} is filled in.",
@@ -42,7 +59,12 @@ class RoundContinue(APIView):
         data = ContinueIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            turn = round_continue(round=parent, user=request.user, message=data.validated_data["message"])
+            turn = round_continue(
+                round=parent,
+                user=request.user,
+                message=data.validated_data["message"],
+                tool_results=data.validated_data["tool_results"],
+            )
         except NotContinuable as exc:
             return Response(exc.message_dict, status=status.HTTP_409_CONFLICT)
         return Response(round_detail(turn, request), status=status.HTTP_202_ACCEPTED)

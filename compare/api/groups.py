@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 
 from lab.api.inputs import StrictIn
 from lab.models import Role
-from lab.providers.message_rules import ROLES
+from lab.providers.message_rules import ROLES, TOOL_ROLE
 from lab.templating import render_variants
 
 from .. import selectors, services
@@ -84,8 +84,19 @@ class MessageOut(serializers.Serializer):
     content = serializers.CharField()
 
 
+class SentToolCallOut(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.CharField()
+
+
 class RenderedMessageOut(MessageOut):
-    """A message as rendered: its content is text, or a list of parts once a `{{var}}` placed an image there."""
+    """A message as rendered: its content is text, or a list of parts once a `{{var}}` placed an image there. In a
+    tool loop (docs/tools.md) an assistant message carries its `tool_calls` and a `tool` message answers one call."""
+
+    role = serializers.ChoiceField(choices=[*ROLES, TOOL_ROLE])
+    tool_calls = SentToolCallOut(many=True, required=False, help_text="an assistant message's calls, when it made any")
+    tool_call_id = serializers.CharField(required=False, help_text="the call a `tool` message is the result of")
 
     content = serializers.JSONField(
         help_text='text, or parts: {"type": "text", "text"} and {"type": "image", "file": <file id>, "variable"} '
@@ -98,6 +109,32 @@ MESSAGES_HELP = (
     "templates. A trailing assistant message is a prefill the model continues, where its provider takes one "
     "(docs/messages.md). Give exactly one of `messages` and `prompt`."
 )
+
+
+TOOLS_HELP = (
+    'Tools in OpenAI\'s function format, `{"type": "function", "function": {"name", "description", "parameters"}}` '
+    "(parameters a JSON Schema); sent to every model in its own format and never executed (docs/tools.md)."
+)
+TOOL_CHOICE_HELP = "`auto`, `none`, `required` or one tool's name."
+RESPONSE_SCHEMA_HELP = (
+    '`{"name", "schema", "strict", "mode"}`: a JSON Schema the answer must follow, sent natively (`mode` "native", '
+    'the default) or only checked against the answers (`mode` "validate").'
+)
+
+
+class ResponseSchemaIn(serializers.Serializer):
+    name = serializers.CharField(max_length=64, required=False, default="response")
+    schema = serializers.JSONField()
+    strict = serializers.BooleanField(required=False, default=False)
+    mode = serializers.ChoiceField(choices=["native", "validate"], required=False, default="native")
+
+
+class ToolCallOut(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    arguments = serializers.CharField(help_text="the JSON text the model wrote")
+    valid = serializers.BooleanField(help_text="the arguments parse as JSON and validate against the tool's schema")
+    error = serializers.CharField(help_text="why they do not, or empty")
 
 
 class VariantIn(StrictIn):
@@ -113,6 +150,13 @@ class VariantIn(StrictIn):
     messages = MessageIn(many=True, required=False, max_length=MAX_MESSAGES, help_text=MESSAGES_HELP)
     variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
+    tools = serializers.ListField(
+        child=serializers.JSONField(), required=False, allow_null=True, default=None, help_text=TOOLS_HELP
+    )
+    tool_choice = serializers.CharField(
+        max_length=80, required=False, allow_null=True, allow_blank=True, default=None, help_text=TOOL_CHOICE_HELP
+    )
+    response_schema = ResponseSchemaIn(required=False, allow_null=True, default=None, help_text=RESPONSE_SCHEMA_HELP)
     # A library version to run: its text fills an empty prompt, and the variant records where it came from.
     prompt_version = serializers.IntegerField(required=False, allow_null=True, default=None)
 
@@ -149,6 +193,11 @@ class GroupFieldsIn(StrictIn):
     )
     shared_variables = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
     params = ParamsIn(required=False, default=dict)
+    tools = serializers.ListField(child=serializers.JSONField(), required=False, default=list, help_text=TOOLS_HELP)
+    tool_choice = serializers.CharField(
+        max_length=80, required=False, allow_blank=True, default="", help_text=TOOL_CHOICE_HELP
+    )
+    response_schema = ResponseSchemaIn(required=False, allow_null=True, default=None, help_text=RESPONSE_SCHEMA_HELP)
     blind = serializers.BooleanField(required=False, default=False)
     stagger_ms = serializers.IntegerField(
         min_value=0, max_value=MAX_STAGGER_MS, required=False, default=DEFAULT_STAGGER_MS
@@ -225,7 +274,20 @@ class VariantOut(serializers.ModelSerializer):
 
     class Meta:
         model = Variant
-        fields = ["id", "position", "label", "model", "prompt", "messages", "variables", "params", "prompt_version"]
+        fields = [
+            "id",
+            "position",
+            "label",
+            "model",
+            "prompt",
+            "messages",
+            "variables",
+            "params",
+            "tools",
+            "tool_choice",
+            "response_schema",
+            "prompt_version",
+        ]
 
 
 class RoundSummaryOut(serializers.ModelSerializer):
@@ -277,6 +339,9 @@ class GroupOut(serializers.ModelSerializer):
             "shared_messages",
             "shared_variables",
             "params",
+            "tools",
+            "tool_choice",
+            "response_schema",
             "blind",
             "revealed_at",
             "stagger_ms",
@@ -352,6 +417,10 @@ class OutputOut(serializers.ModelSerializer):
         source="seen.rendered_system_prompt", allow_null=True, read_only=True
     )
     rendered_prompt = serializers.CharField(source="seen.rendered_prompt", allow_null=True, read_only=True)
+    tool_calls = ToolCallOut(many=True, read_only=True, help_text="the calls the answer made, never executed")
+    schema_valid = serializers.BooleanField(
+        allow_null=True, read_only=True, help_text="the answer is JSON valid against the response schema; null: none"
+    )
     messages = RenderedMessageOut(
         source="seen.messages",
         many=True,
@@ -386,6 +455,8 @@ class OutputOut(serializers.ModelSerializer):
             "html",
             "error",
             "finish_reason",
+            "tool_calls",
+            "schema_valid",
             "queued_ms",
             "ttft_ms",
             "latency_ms",

@@ -98,6 +98,7 @@ class _Reader(CombinationsReader, DatasetReader, EvaluationReader):
         config.rows, config.dataset_ref = self._dataset(self._dataset_section(data))
         config.evaluation = self._evaluation(data.get("evaluation"))
         config.structured = self._structured(data.get("structured-output"))
+        config.tools, config.tool_choice = self._tools(data)
         config.timeout_s = self._timeout(data.get("timeout"))
         config.cache = self._cache(data.get("cache"))
         config.assertions = self._assertions(data)

@@ -11,6 +11,7 @@ import jsonschema
 import yaml
 
 from lab import safe_yaml
+from lab.providers.tools import tools_errors
 from lab.templating import PLACEHOLDER, placeholders
 
 from ..hooks import scorer
@@ -119,9 +120,12 @@ class EvaluationReader(SectionReader):
         if not isinstance(value, dict):
             self.problem(where, "a mapping: schema and format")
             return None
-        extra = sorted(set(value) - {"schema", "format"})
+        extra = sorted(set(value) - {"schema", "format", "mode"})
         if extra:
-            self.problem(where, f"{', '.join(extra)}: structured-output has only schema and format")
+            self.problem(where, f"{', '.join(extra)}: structured-output has only schema, format and mode")
+        mode = str(value.get("mode", "native"))
+        if mode not in ("native", "validate"):
+            self.problem(where, f"mode: {mode!r} is not native (sent to the model) or validate (only checked)")
         fmt = str(value.get("format", "json")).strip().lower()
         if fmt == "yml":
             fmt = "yaml"
@@ -152,4 +156,12 @@ class EvaluationReader(SectionReader):
             path = "/".join(str(p) for p in exc.path) or "(top)"
             self.problem(where, f"schema: not a valid JSON schema at {path}: {exc.message}")
             return None
-        return StructuredOutput(schema=schema, format=fmt) if fmt in STRUCTURED_FORMATS else None
+        return StructuredOutput(schema=schema, format=fmt, mode=mode) if fmt in STRUCTURED_FORMATS else None
+
+    def _tools(self, data: dict) -> tuple[list, str]:
+        """The file's `tools` (OpenAI function format) and `tool-choice`, each problem naming the tool."""
+        tools, choice = data.get("tools") or [], data.get("tool-choice") or ""
+        problems = tools_errors(tools, choice) if isinstance(choice, str) else ["tool-choice: a text"]
+        for problem in problems:
+            self.problem("tools", problem)
+        return (tools, choice) if not problems else ([], "")

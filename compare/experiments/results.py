@@ -57,7 +57,10 @@ class Cell:
 
     @property
     def valid(self) -> bool | None:
-        return self.evaluation.schema_valid if self.evaluation else None
+        """Whether the answer matches the schema: the evaluation's check, else the answer's own (docs/tools.md)."""
+        if self.evaluation is not None and self.evaluation.schema_valid is not None:
+            return self.evaluation.schema_valid
+        return self.output.schema_valid
 
     @property
     def tokens(self) -> int:
@@ -100,6 +103,8 @@ class Average:
     score: float | None = None  # mean on the evaluation type's scale, over the answers judged
     scored: int = 0
     valid_share: float | None = None  # share of checked answers matching the schema
+    valid_low: float | None = None  # its Wilson 95% interval
+    valid_high: float | None = None
     latency_s: float | None = None
     tokens: float | None = None  # mean per answer, input and output
     evaluation_s: float | None = None
@@ -198,6 +203,8 @@ def _average(key: str, cells: list[Cell]) -> Average:
         score=_mean(scores),
         scored=len(scores),
         valid_share=_mean([1.0 if valid else 0.0 for valid in checked]),
+        valid_low=wilson_interval(sum(checked), len(checked))[0] if checked else None,
+        valid_high=wilson_interval(sum(checked), len(checked))[1] if checked else None,
         latency_s=_mean([c.output.latency_ms / 1000 for c in answered if c.output.latency_ms is not None]),
         tokens=_mean([c.tokens for c in answered]),
         evaluation_s=_mean([ms / 1000 for ms in evaluated]),

@@ -64,6 +64,10 @@ def experiment_create(
             stagger_ms=STAGGER_MS,
             timeout_ms=int(config.timeout_s * 1000),
             dataset=dataset,
+            tools=config.tools,
+            tool_choice=config.tool_choice,
+            # Toor's structured-output block is sent natively (docs/tools.md), unless it says validate only.
+            response_schema=config.structured.response_schema() if config.structured else None,
             assertions=config.assertions,
         )
     except ValidationError as exc:

@@ -30,6 +30,8 @@ TOP_LEVEL = (
     "combinations",
     "timeout",
     "cache",  # reuse stored answers to identical calls (compare/response_cache.py)
+    "tools",  # OpenAI function-format tools every model is offered (docs/tools.md)
+    "tool-choice",
     "assertions",  # promptfoo-style checks of every answer (compare/assertions/)
     "assert",  # promptfoo's name for `assertions`
 )
@@ -124,6 +126,14 @@ class Evaluation:
 class StructuredOutput:
     schema: dict[str, Any]
     format: str  # how a valid answer is shown to the evaluator: json or yaml
+    # "native": a JSON schema is sent to the model (docs/tools.md); "validate": only the answers are checked. A
+    # YAML answer cannot be asked for natively, so it is always validated only.
+    mode: str = "native"
+
+    def response_schema(self) -> dict[str, Any]:
+        """The comparison's `response_schema` for this block."""
+        mode = self.mode if self.format == "json" else "validate"
+        return {"name": "response", "schema": self.schema, "strict": False, "mode": mode}
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,8 @@ class ExperimentConfig:
     explicit_combinations: bool = False
     timeout_s: float = DEFAULT_TIMEOUT_S
     cache: bool = False  # take answers to identical calls from the workspace's response cache
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: str = ""
     assertions: list[dict[str, Any]] = field(default_factory=list)  # every answer's checks (compare/assertions/)
 
     def as_data(self) -> dict[str, Any]:
@@ -188,6 +200,12 @@ class ExperimentConfig:
             data["dataset"] = [{"name": row.name, "vars": row.vars} for row in self.rows]
         if self.structured:
             data["structured-output"] = {"schema": self.structured.schema, "format": self.structured.format}
+            if self.structured.mode != "native":
+                data["structured-output"]["mode"] = self.structured.mode
+        if self.tools:
+            data["tools"] = self.tools
+        if self.tool_choice:
+            data["tool-choice"] = self.tool_choice
         if self.explicit_combinations:
             data["combinations"] = [
                 {

@@ -23,7 +23,16 @@ from django.db import connection
 from lab.engine.deltas import Delta
 from lab.engine.fanout import CallWindows, Result, fan_out
 from lab.engine.runtime import Runtime, runtime
-from lab.events import OUTPUT_DELTAS, OUTPUT_DONE, OUTPUT_WAITING, output_delta, output_deltas, output_waiting
+from lab.events import (
+    OUTPUT_DELTAS,
+    OUTPUT_DONE,
+    OUTPUT_TOOL_CALL,
+    OUTPUT_WAITING,
+    output_delta,
+    output_deltas,
+    output_tool_call,
+    output_waiting,
+)
 from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
@@ -209,6 +218,13 @@ class RoundHooks:
         if self.batch:
             return await batch_round_stopped(self.round_id)
         return await database_sync_to_async(selectors.round_stopped)(round_id=self.round_id)
+
+    async def tool_call(self, key: int, index: int, call: dict) -> None:
+        """A tool call streams into its column as it arrives (the stored answer then says whether it is valid)."""
+        if not await self._watched():
+            return
+        payload = output_tool_call(output=key, index=index, **call)
+        await abroadcast(self.channel, OUTPUT_TOOL_CALL, **payload)
 
     async def waiting(self, key: int, connection: str, ahead: int) -> None:
         # The column says "waiting for connection X — k ahead" until its request is sent. Nobody watched a batch

@@ -44,6 +44,7 @@ from lab.providers.answer import stored_cost
 from lab.providers.base import ChatRequest, ConnectionConfig, ModelInfo
 from lab.providers.message_rules import Target, context_problem
 from lab.providers.params import set_params
+from lab.providers.tools import checked_calls, schema_valid, sent_schema
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
@@ -313,6 +314,7 @@ def _call(
 ) -> Call:
     """What the engine needs for one answer; `messages` are the ones to send (the images' bytes filled in) when
     they differ from the recorded ones."""
+    tools, tool_choice, response_schema = variant.tool_settings()
     return Call(
         key=output.pk,
         config=config,
@@ -320,6 +322,9 @@ def _call(
             model=split_model_id(variant.model)[1],
             messages=output.messages if messages is None else messages,
             params=set_params({**group.params, **variant.params}),
+            tools=tools or None,
+            tool_choice=(tool_choice or None) if tools else None,
+            response_schema=sent_schema(response_schema),
         ),
         model_info=info,
         start_after_s=group.start_after_s(variant.position),
@@ -362,6 +367,8 @@ ANSWER_FIELDS = [
     "cost",
     "started_at",
     "finished_at",
+    "tool_calls",
+    "schema_valid",
 ]
 
 
@@ -370,14 +377,19 @@ def _answers_set(results: list[Result]) -> list[int]:
     and keeps its own error, unless the answer itself says it was cancelled (then the answer's)."""
     now = timezone.now()
     rows = []
+    settings_of = _tool_settings([result.key for result in results])
     for result in results:
         answer = result.answer
         html = render_markdown(answer.text) if answer.text else ""
+        tools, _, response_schema = settings_of.get(result.key, ([], "", None))
+        answered = answer.status == "ok"
         rows.append(
             [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, result.queued_ms]
             + [answer.ttft_ms]
             + [answer.latency_ms, answer.input_tokens, answer.output_tokens, answer.tokens_estimated]
             + [stored_cost(answer.cost), result.started_at, now]
+            + [checked_calls(answer.tool_calls, tools)]
+            + [schema_valid(answer.text, response_schema) if answered else None]
         )
     cancelled = OutputStatus.CANCELLED
     return _update_from_values(
@@ -390,6 +402,12 @@ def _answers_set(results: list[Result]) -> list[int]:
         },
         only_status=[OutputStatus.QUEUED, OutputStatus.RUNNING, cancelled],
     )
+
+
+def _tool_settings(output_ids: list[int]) -> dict[int, tuple[list[dict], str, dict | None]]:
+    """Each answer's (tools, tool choice, response schema), to check its calls and JSON against (one query)."""
+    outputs = Output.objects.filter(pk__in=output_ids).select_related("variant__group")
+    return {output.pk: output.variant.tool_settings() for output in outputs}
 
 
 def _outputs_set(outputs: list[Output], fields: list[str]) -> None:

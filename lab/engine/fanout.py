@@ -249,23 +249,38 @@ async def _send(call: Call, run: _Run, result: Result, limit: Limit, waiting_sin
         result.queued_ms = _ms_since(waiting_since)
         adapter = get_adapter(call.config, client=run.client)
         on_delta = partial(run.deltas.add, call.key)
+        # Hooks that show tool calls as they arrive (a comparison's round) say so with a `tool_call` method.
+        hook = getattr(run.hooks, "tool_call", None)
+        on_tool_call = partial(_tool_call, run, hook, call.key) if hook is not None else None
         await run.hooks.sending(call.key)
         gate = attempt_gate.set(slot)  # every retry of this call takes an rpm token; a 429 slows the connection
         try:
             async with asyncio.timeout(call.timeout_s):  # from the request on: the wait above is not part of it
-                await _answer(call, adapter, on_delta, answer)
+                await _answer(call, adapter, on_delta, answer, on_tool_call)
         finally:
             attempt_gate.reset(gate)
         if limit.tpm and answer.input_tokens is not None and answer.output_tokens is not None:
             await slot.used(answer.input_tokens + answer.output_tokens)
 
 
-async def _answer(call: Call, adapter, on_delta, answer: Answer) -> None:
+async def _tool_call(run: _Run, hook, key: int, index: int, call: dict) -> None:
+    await run.deltas.flush()  # the text before a call reaches the page before it
+    await hook(key, index, call)
+
+
+async def _answer(call: Call, adapter, on_delta, answer: Answer, on_tool_call=None) -> None:
     """Streamed, delta by delta, unless the caller said nobody watches: then one request and one JSON body to
     parse, much less work than a server-sent event per token. The simulated provider has no wire to save and
     streams either way (its mid-answer failure keeps the partial text)."""
     if call.stream or not isinstance(adapter, HttpAdapter):
-        await stream_answer(adapter, call.request, model_info=call.model_info, on_delta=on_delta, answer=answer)
+        await stream_answer(
+            adapter,
+            call.request,
+            model_info=call.model_info,
+            on_delta=on_delta,
+            answer=answer,
+            on_tool_call=on_tool_call,
+        )
     else:
         await complete_answer(adapter, call.request, model_info=call.model_info, answer=answer)
 

@@ -31,6 +31,9 @@ class Scenario:
     retry_after_ms: int = -1  # milliseconds sent as `retry-after-ms`; -1: no header
     refuse: str = ""  # parameters refused with a 400 when set, comma-separated, e.g. "temperature"
     stamp: int = 0  # 1: each streamed token is the time it was sent, "s<microseconds since the epoch>"
+    tool: str = ""  # the model calls this tool (lab/fake_llm/tool_calls.py) …
+    args: str = "{}"  # … with these arguments (any text, streamed in fragments)
+    json: str = ""  # "invalid": a reply to a response schema that does not validate
     hold: int = 0  # 1: each answer waits, once counted, until `POST /_release` lets it go (oldest first)
     id: str = ""  # only makes the key unique
 

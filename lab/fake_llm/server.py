@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from .embeddings import embeddings_response
 from .scenario import Scenario, parse_scenario
 from .script import Scripts
+from .tool_calls import json_tool_delta, json_tool_head, schema_reply, tool_call_completion, tool_call_frames
 from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
 
 Wire = OpenAIWire | AnthropicWire | GeminiWire
@@ -394,6 +395,11 @@ class FakeLLMServer:
             return await exchange.send_json(scripted["status"], wire.error(scripted["status"], message, "scripted"))
         if scripted is not None:
             scenario = replace(scenario, text=scripted["text"])
+        schema = wire.schema(body)
+        if schema is not None and not scenario.text:
+            # A schema-constrained reply: JSON that validates (or, asked for, one that does not), in pieces.
+            reply = schema_reply(schema, scenario.json == "invalid")
+            scenario = replace(scenario, text=reply)
         tokens, finish = scenario.answer_tokens(), "stop"
         limit = wire.max_tokens(body)
         if isinstance(limit, int) and 0 < limit < len(tokens):
@@ -413,6 +419,14 @@ class FakeLLMServer:
         for frame in wire.stream_head(scenario.model, usage[0] if usage else None):
             await exchange.send_chunk(frame)
         await exchange.pause_until(first_token_at)
+        if scenario.tool:
+            for frame in tool_call_frames(wire, scenario.model, scenario.tool, scenario.args, usage):
+                await exchange.send_chunk(frame)
+            return await exchange.end_stream()
+        json_tool = wire.schema_tool(body) if isinstance(wire, AnthropicWire) else None
+        if json_tool:
+            for frame in json_tool_head(json_tool):
+                await exchange.send_chunk(frame)
         strike = scenario.strike_at(len(tokens)) if scenario.fault else None
         for index, token in enumerate([*tokens, None]):
             if index == strike:
@@ -421,7 +435,9 @@ class FakeLLMServer:
                 break
             if index:
                 await exchange.pause_until(first_token_at + index * scenario.token_ms / 1000)
-            await exchange.send_chunk(wire.stream_delta(scenario.model, scenario.sent_token(index, token)))
+            token = scenario.sent_token(index, token)
+            frame = json_tool_delta(token) if json_tool else wire.stream_delta(scenario.model, token)
+            await exchange.send_chunk(frame)
         for frame in wire.stream_tail(scenario.model, body, finish, usage):
             await exchange.send_chunk(frame)
         await exchange.end_stream()
@@ -445,6 +461,9 @@ class FakeLLMServer:
         if scenario.fault == "mid_stream":
             message = _echo_key("Fake upstream error.", request)
             return await exchange.send_json(500, wire.error(500, message, "server_error"))
+        if scenario.tool:
+            reply = tool_call_completion(wire, scenario.model, scenario.tool, scenario.args, usage)
+            return await exchange.send_json(200, reply)
         schema = wire.schema(body)
         text = "".join(tokens)
         if schema is not None and not scenario.text:

@@ -222,6 +222,10 @@ class AnthropicWire:
         name = body["tool_choice"].get("name")
         return next((t.get("input_schema") for t in body.get("tools") or [] if t.get("name") == name), None)
 
+    def schema_tool(self, body: dict) -> str | None:
+        """The name of the tool a request forces (structured output through a tool), or None."""
+        return body["tool_choice"].get("name") if self.schema(body) is not None else None
+
     def error(self, status: int, message: str, kind: str) -> dict:
         kind = self.error_types.get(status, "api_error" if status >= 500 else "invalid_request_error")
         return {"type": "error", "error": {"type": kind, "message": message}}

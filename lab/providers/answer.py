@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .base import Adapter, ChatRequest, Finish, ModelInfo, ProviderError, StreamError, TextDelta, Usage
+from .base import Adapter, ChatRequest, Finish, ModelInfo, ProviderError, StreamError, TextDelta, ToolCallDelta, Usage
 from .message_rules import estimate_input_tokens, estimate_tokens
 
 OK, ERROR = "ok", "error"
@@ -30,6 +30,19 @@ class Answer:
     output_tokens: int | None = None
     tokens_estimated: bool = False
     cost: float | None = None  # USD; None when the price is unknown (never a misleading 0)
+    # The tool calls as they arrived, [{"id", "name", "arguments"}] (arguments the JSON text); checked when stored.
+    tool_calls: list[dict] = field(default_factory=list)
+
+
+def add_tool_delta(calls: list[dict], delta: ToolCallDelta) -> dict:
+    """Fold one piece of a tool call into the answer's calls; the call it belongs to."""
+    while len(calls) <= delta.index:
+        calls.append({"id": "", "name": "", "arguments": ""})
+    call = calls[delta.index]
+    call["id"] = call["id"] or delta.id
+    call["name"] = call["name"] or delta.name
+    call["arguments"] += delta.arguments
+    return call
 
 
 def cost_of(model_info: ModelInfo | None, input_tokens: int | None, output_tokens: int | None) -> float | None:
@@ -52,6 +65,7 @@ async def stream_answer(
     model_info: ModelInfo | None = None,
     on_delta: Callable[[str], Awaitable[None]] | None = None,
     answer: Answer | None = None,
+    on_tool_call: Callable[[int, dict], Awaitable[None]] | None = None,
 ) -> Answer:
     """Stream into `answer` (pass one in to keep the partial text if the caller cancels or times out)."""
     answer = answer or Answer(status=ERROR)
@@ -68,6 +82,12 @@ async def stream_answer(
                 answer.text = "".join(parts)
                 if on_delta is not None:
                     await on_delta(event.text)
+            elif isinstance(event, ToolCallDelta):
+                if answer.ttft_ms is None:
+                    answer.ttft_ms = int((time.monotonic() - started) * 1000)
+                call = add_tool_delta(answer.tool_calls, event)
+                if on_tool_call is not None:
+                    await on_tool_call(event.index, dict(call))
             elif isinstance(event, Usage):
                 usage = event
             elif isinstance(event, Finish):
@@ -105,6 +125,7 @@ async def complete_answer(
         answer.status, answer.error = ERROR, str(exc)
     else:
         answer.text, usage = completion.text, completion.usage
+        answer.tool_calls = list(completion.tool_calls)
         answer.status, answer.finish_reason = OK, completion.finish_reason or "stop"
     finally:
         answer.latency_ms = int((time.monotonic() - started) * 1000)

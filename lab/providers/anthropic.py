@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from .base import (
@@ -20,12 +21,14 @@ from .base import (
     StreamError,
     StreamEvent,
     TextDelta,
+    ToolCallDelta,
     Usage,
 )
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
-from .message_rules import alternating, content_text, is_prefill
+from .message_rules import TOOL_ROLE, alternating, content_text, has_tool_turns, is_prefill
 from .params import set_params
+from .tools import anthropic_tools
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -52,10 +55,16 @@ def _input_tokens(usage: dict) -> int | None:
 
 
 class AnthropicStreamParser:
-    def __init__(self) -> None:
+    """Events → stream events. A `tool_use` block is a tool call (its input arrives as `input_json_delta`
+    fragments), except the forced tool of a response schema (`json_tool`), whose input is the answer's text."""
+
+    def __init__(self, json_tool: str = "") -> None:
         self.input_tokens: int | None = None
         self.output_tokens: int | None = None
         self.finish: str | None = None
+        self.json_tool = json_tool
+        self.calls: dict[int, int] = {}  # content block index → tool call index
+        self.json_blocks: set[int] = set()
 
     def feed(self, sse: SSEEvent) -> list[StreamEvent]:
         payload = json.loads(sse.data)
@@ -63,10 +72,18 @@ class AnthropicStreamParser:
         if kind == "message_start":
             usage = payload["message"].get("usage") or {}
             self.input_tokens, self.output_tokens = _input_tokens(usage), usage.get("output_tokens")
+        elif kind == "content_block_start":
+            return self._block_start(payload)
         elif kind == "content_block_delta":
             delta = payload.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 return [TextDelta(delta["text"])]
+            if delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                block = payload.get("index", 0)
+                if block in self.json_blocks:
+                    return [TextDelta(delta["partial_json"])]
+                if block in self.calls:
+                    return [ToolCallDelta(index=self.calls[block], arguments=delta["partial_json"])]
         elif kind == "message_delta":
             stop_reason = (payload.get("delta") or {}).get("stop_reason")
             self.finish = FINISH_REASONS.get(stop_reason, stop_reason) if stop_reason else self.finish
@@ -78,7 +95,18 @@ class AnthropicStreamParser:
         elif kind == "error":
             error = payload.get("error") or {}
             return [StreamError(str(error.get("message") or error.get("type")), ERROR_STATUS.get(error.get("type")))]
-        return []  # ping, content_block_start/stop, thinking deltas
+        return []  # ping, content_block_stop, thinking deltas
+
+    def _block_start(self, payload: dict) -> list[StreamEvent]:
+        block = payload.get("content_block") or {}
+        if block.get("type") != "tool_use":
+            return []
+        index = payload.get("index", 0)
+        if self.json_tool and block.get("name") == self.json_tool:
+            self.json_blocks.add(index)
+            return []
+        self.calls[index] = len(self.calls)
+        return [ToolCallDelta(index=self.calls[index], id=block.get("id") or "", name=block.get("name") or "")]
 
     def end(self) -> list[StreamEvent]:
         if self.finish is None:
@@ -91,10 +119,45 @@ def wire_messages(messages: list[dict[str, Any]]) -> tuple[str, list[dict[str, A
     one role merged, message_rules). A trailing assistant message is the prefill the model continues; the API
     refuses one that ends in whitespace, so that is trimmed."""
     system = "\n\n".join(content_text(m["content"]) for m in messages if m["role"] == "system")
+    if has_tool_turns(messages):
+        return system, _tool_turns(messages)
     turns = [{"role": m["role"], "content": _wire_content(m["content"])} for m in alternating(messages)]
     if is_prefill(turns):
         turns[-1]["content"] = turns[-1]["content"].rstrip()
     return system, turns
+
+
+def _tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A conversation with a tool loop, block by block: an assistant message's calls as `tool_use` blocks after its
+    text, each result as a `tool_result` block in a user turn; adjacent turns of one role are joined."""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "system":
+            continue
+        role = "user" if message["role"] == TOOL_ROLE else message["role"]
+        if message["role"] == TOOL_ROLE:
+            blocks = [{"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": message["content"]}]
+        else:
+            content = _wire_content(message["content"])
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) and content else []
+            blocks += content if isinstance(content, list) else []
+            blocks += [
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": _arguments(c["arguments"])}
+                for c in message.get("tool_calls") or []
+            ]
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] += blocks
+        else:
+            turns.append({"role": role, "content": blocks})
+    return turns
+
+
+def _arguments(text: str) -> Any:
+    """A call's arguments as the object Messages wants back (arguments that were not JSON go as a string)."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return {"arguments": text}
 
 
 def _wire_content(content: Any) -> Any:
@@ -130,13 +193,22 @@ class AnthropicAdapter(HttpAdapter):
                 body[name] = params[name]
         if "stop" in params:
             body["stop_sequences"] = [params["stop"]] if isinstance(params["stop"], str) else list(params["stop"])
+        if request.tools:
+            body.update(anthropic_tools(request.tools, request.tool_choice))
+        if schema := request.response_schema:
+            # Structured output through a forced tool named after the schema: its input is the answer.
+            forced = {"name": schema["name"], "description": "Give the answer in this structure."}
+            body["tools"] = [*body.get("tools", []), {**forced, "input_schema": schema["schema"]}]
+            body["tool_choice"] = {"type": "tool", "name": schema["name"]}
         if stream:
             body["stream"] = True
         return body
 
     def stream(self, request: ChatRequest, *, model_info: ModelInfo | None = None) -> AsyncIterator[StreamEvent]:
         body = self.body(request, model_info, stream=True)
-        return self.stream_events(f"{self.base_url}/messages", body, AnthropicStreamParser)
+        json_tool = request.response_schema["name"] if request.response_schema else ""
+        parser = partial(AnthropicStreamParser, json_tool)
+        return self.stream_events(f"{self.base_url}/messages", body, parser)
 
     async def complete(
         self, request: ChatRequest, *, json_schema: dict | None = None, model_info: ModelInfo | None = None
@@ -151,11 +223,20 @@ class AnthropicAdapter(HttpAdapter):
         blocks = data.get("content") if isinstance(data, dict) else None
         if not isinstance(blocks, list):
             raise ProviderError(f"{self.config.name} sent a message without content.")
-        tool = next((b for b in blocks if b.get("type") == "tool_use"), None)
+        # The structured answer is the input of the forced tool (the judge's or the response schema's); any other
+        # tool_use block is a call the model made.
+        forced = request.response_schema["name"] if request.response_schema else JSON_TOOL
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        tool = next((b for b in uses if b.get("name") == forced), None)
         text = (
             json.dumps(tool.get("input"))
             if tool
             else "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        )
+        calls = tuple(
+            {"id": b.get("id") or "", "name": b.get("name") or "", "arguments": json.dumps(b.get("input") or {})}
+            for b in uses
+            if b is not tool
         )
         usage = data.get("usage") or {}
         reason = data.get("stop_reason") or "end_turn"
@@ -163,6 +244,7 @@ class AnthropicAdapter(HttpAdapter):
             text=text,
             finish_reason="stop" if tool else FINISH_REASONS.get(reason, reason),
             usage=Usage(_input_tokens(usage), usage.get("output_tokens")),
+            tool_calls=calls,
         )
 
     async def list_models(self) -> list[ModelInfo]:

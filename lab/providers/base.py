@@ -60,6 +60,12 @@ class ChatRequest:
     # prefill. Content is text today; each adapter reads it only in its `wire_messages`, so parts can come later.
     messages: list[dict[str, Any]]
     params: dict[str, Any] = field(default_factory=dict)  # only the parameters that were set
+    # OpenAI function-format tools and the tool choice (auto, none, required or a name), converted per adapter
+    # (lab.providers.tools); never executed.
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | None = None
+    # `{"name", "schema", "strict"}` sent natively (response_format, a forced tool, responseSchema), or None.
+    response_schema: dict[str, Any] | None = None
 
 
 # --- Stream events, in the order a stream yields them: deltas, then at most one usage, then finish or error.
@@ -68,6 +74,17 @@ class ChatRequest:
 @dataclass(frozen=True)
 class TextDelta:
     text: str
+
+
+@dataclass(frozen=True)
+class ToolCallDelta:
+    """A piece of a tool call: the call at `index` of the answer, its id and name when they first arrive, and a
+    fragment of its JSON arguments (Gemini sends a call whole: one delta with all of it)."""
+
+    index: int
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,7 +105,7 @@ class StreamError:
     status: int | None = None
 
 
-StreamEvent = TextDelta | Usage | Finish | StreamError
+StreamEvent = TextDelta | ToolCallDelta | Usage | Finish | StreamError
 
 
 @dataclass(frozen=True)
@@ -96,6 +113,7 @@ class Completion:
     text: str
     finish_reason: str
     usage: Usage
+    tool_calls: tuple[dict, ...] = ()  # [{"id", "name", "arguments"}], as Answer keeps them
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,23 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
-from .base import ChatRequest, Completion, Finish, ModelInfo, ProviderError, StreamError, StreamEvent, TextDelta, Usage
+from .base import (
+    ChatRequest,
+    Completion,
+    Finish,
+    ModelInfo,
+    ProviderError,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
-from .message_rules import alternating, content_text
+from .message_rules import TOOL_ROLE, alternating, content_text, has_tool_turns
 from .params import set_params
+from .tools import gemini_tools
 
 PARAM_NAMES = {
     "temperature": "temperature",
@@ -54,10 +66,18 @@ def texts_of(response: dict) -> tuple[list[str], str | None]:
     return [p["text"] for p in parts if p.get("text") and not p.get("thought")], candidate.get("finishReason")
 
 
+def calls_of(response: dict) -> list[dict]:
+    """The answer's `functionCall` parts (Gemini sends each call whole)."""
+    candidates = response.get("candidates") or []
+    parts = ((candidates[0].get("content") or {}).get("parts") or []) if candidates else []
+    return [p["functionCall"] for p in parts if isinstance(p.get("functionCall"), dict)]
+
+
 class GeminiStreamParser:
     def __init__(self) -> None:
         self.usage: Usage | None = None
         self.finish: str | None = None
+        self.calls = 0
 
     def feed(self, sse: SSEEvent) -> list[StreamEvent]:
         chunk = json.loads(sse.data)
@@ -71,7 +91,18 @@ class GeminiStreamParser:
         texts, reason = texts_of(chunk)
         if reason:
             self.finish = finish_reason(reason)
-        return [TextDelta(text) for text in texts]
+        events: list[StreamEvent] = [TextDelta(text) for text in texts]
+        for call in calls_of(chunk):
+            events.append(
+                ToolCallDelta(
+                    index=self.calls,
+                    id=call.get("id") or f"call_{self.calls}",
+                    name=call.get("name") or "",
+                    arguments=json.dumps(call.get("args") or {}),
+                )
+            )
+            self.calls += 1
+        return events
 
     def end(self) -> list[StreamEvent]:
         if self.finish is None:
@@ -83,11 +114,46 @@ def wire_messages(messages: list[dict[str, Any]]) -> tuple[dict[str, Any] | None
     """(`systemInstruction` or None, `contents`): the system text apart, the rest alternating `user`/`model` turns
     (adjacent ones of one role merged, message_rules), a trailing `model` turn being the prefill it continues."""
     system = "\n\n".join(content_text(m["content"]) for m in messages if m["role"] == "system")
+    if has_tool_turns(messages):
+        return ({"parts": [{"text": system}]} if system else None), _tool_contents(messages)
     contents = [
         {"role": "model" if m["role"] == "assistant" else "user", "parts": _wire_parts(m["content"])}
         for m in alternating(messages)
     ]
     return ({"parts": [{"text": system}]} if system else None), contents
+
+
+def _tool_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A conversation with a tool loop: calls as `functionCall` parts of the model's turn, each result as a
+    `functionResponse` part of a user turn (named after its call's tool); adjacent turns of one role joined."""
+    names = {c["id"]: c["name"] for m in messages for c in m.get("tool_calls") or []}
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "system":
+            continue
+        if message["role"] == TOOL_ROLE:
+            role = "user"
+            response = {"name": names.get(message["tool_call_id"], ""), "response": {"content": message["content"]}}
+            parts = [{"functionResponse": response}]
+        else:
+            role = "model" if message["role"] == "assistant" else "user"
+            parts = _wire_parts(message["content"]) if message["content"] else []
+            parts += [
+                {"functionCall": {"name": c["name"], "args": _arguments(c["arguments"])}}
+                for c in message.get("tool_calls") or []
+            ]
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"] += parts
+        else:
+            contents.append({"role": role, "parts": parts})
+    return contents
+
+
+def _arguments(text: str) -> Any:
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return {"arguments": text}
 
 
 def _wire_parts(content: Any) -> list[dict[str, Any]]:
@@ -119,8 +185,12 @@ class GeminiAdapter(HttpAdapter):
         config = {PARAM_NAMES[name]: value for name, value in set_params(request.params).items()}
         if isinstance(config.get("stopSequences"), str):
             config["stopSequences"] = [config["stopSequences"]]
+        if schema := request.response_schema:
+            config.update({"responseMimeType": "application/json", "responseSchema": schema["schema"]})
         if config:
             body["generationConfig"] = config
+        if request.tools:
+            body.update(gemini_tools(request.tools, request.tool_choice))
         return body
 
     def stream(self, request: ChatRequest, *, model_info: ModelInfo | None = None) -> AsyncIterator[StreamEvent]:
@@ -140,10 +210,16 @@ class GeminiAdapter(HttpAdapter):
             block = (data.get("promptFeedback") or {}).get("blockReason") if isinstance(data, dict) else None
             raise ProviderError(f"Gemini blocked the prompt ({block})." if block else "Gemini sent no candidates.")
         texts, reason = texts_of(data)
+        calls = tuple(
+            {"id": call.get("id") or f"call_{index}", "name": call.get("name") or ""}
+            | {"arguments": json.dumps(call.get("args") or {})}
+            for index, call in enumerate(calls_of(data))
+        )
         return Completion(
             text="".join(texts),
             finish_reason=finish_reason(reason or "STOP"),
             usage=usage_of(data.get("usageMetadata") or {}),
+            tool_calls=calls,
         )
 
     async def list_models(self) -> list[ModelInfo]:

@@ -19,6 +19,8 @@ class Known:
     output_price_per_mtok: float | None = None
     max_output_tokens: int | None = None
     images: bool = True  # whether it reads image input; the few known to be text-only say False
+    # Whether it takes a native response schema (json_schema response_format, a forced tool, responseSchema).
+    structured_output: bool = True
 
 
 KNOWN = {
@@ -34,8 +36,8 @@ KNOWN = {
     "o1": Known(15.00, 60.00),
     "o3": Known(2.00, 8.00),
     "o3-mini": Known(1.10, 4.40, images=False),
-    "o1-mini": Known(1.10, 4.40, images=False),
-    "gpt-3.5-turbo": Known(0.50, 1.50, images=False),
+    "o1-mini": Known(1.10, 4.40, images=False, structured_output=False),
+    "gpt-3.5-turbo": Known(0.50, 1.50, images=False, structured_output=False),
     "o4-mini": Known(1.10, 4.40),
     # Anthropic
     "claude-opus-4-5": Known(5.00, 25.00, 64000),
@@ -69,3 +71,9 @@ def takes_images(model: str) -> bool | None:
     the lab lets the provider decide)."""
     known = known_model(model.split("?", 1)[0])  # simulated and fake models take options after "?"
     return known.images if known else None
+
+
+def takes_response_schema(model: str) -> bool | None:
+    """Whether a model takes a native response schema: False only for a model known not to, None when unknown."""
+    known = known_model(model.split("?", 1)[0])
+    return known.structured_output if known else None

@@ -28,6 +28,10 @@ from lab.files.references import has_images
 from .known_models import takes_images
 
 ROLES = ("system", "user", "assistant")
+# A conversation's tool loop (docs/tools.md): an assistant message may carry `tool_calls` ([{"id", "name",
+# "arguments"}]) and a `tool` message `{"role": "tool", "tool_call_id", "content"}` answers one call. Only the lab's
+# own continuing builds them; adapters write them in their wire format (Anthropic and Gemini as user turns).
+TOOL_ROLE = "tool"
 ALTERNATING = frozenset({"anthropic", "gemini"})
 PREFILL = frozenset({"anthropic", "openrouter", "gemini", "simulated"})
 KIND_NAMES = {
@@ -86,7 +90,12 @@ def estimate_input_tokens(messages: Sequence[dict]) -> int:
 
 
 def is_prefill(messages: Sequence[dict]) -> bool:
-    return bool(messages) and messages[-1].get("role") == "assistant"
+    return bool(messages) and messages[-1].get("role") == "assistant" and not messages[-1].get("tool_calls")
+
+
+def has_tool_turns(messages: Sequence[dict]) -> bool:
+    """Whether a conversation holds tool calls or results (then adapters build its turns block by block)."""
+    return any(m.get("role") == TOOL_ROLE or m.get("tool_calls") for m in messages)
 
 
 def _mergeable(first: dict, second: dict) -> bool:

@@ -12,10 +12,22 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from .base import ChatRequest, Completion, Finish, ModelInfo, ProviderError, StreamError, StreamEvent, TextDelta, Usage
+from .base import (
+    ChatRequest,
+    Completion,
+    Finish,
+    ModelInfo,
+    ProviderError,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
 from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
 from .params import set_params
+from .tools import openai_tool_choice
 
 # OpenAI's /models also lists embedding, speech, image and moderation models; none can answer a chat.
 NOT_CHAT = re.compile(r"embedding|tts|whisper|dall-e|moderation|davinci|babbage|transcribe|realtime|audio|image|sora")
@@ -50,8 +62,19 @@ class OpenAIStreamParser:
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
-            if text := (choice.get("delta") or {}).get("content"):
+            delta = choice.get("delta") or {}
+            if text := delta.get("content"):
                 events.append(TextDelta(text))
+            for call in delta.get("tool_calls") or []:
+                function = call.get("function") or {}
+                events.append(
+                    ToolCallDelta(
+                        index=call.get("index", 0),
+                        id=call.get("id") or "",
+                        name=function.get("name") or "",
+                        arguments=function.get("arguments") or "",
+                    )
+                )
             if choice.get("finish_reason"):
                 self.finish = choice["finish_reason"]
         return events
@@ -65,8 +88,22 @@ class OpenAIStreamParser:
 def wire_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages as chat completions takes them: `{role, content}` in order, system first, a trailing assistant
     message as it is (OpenRouter continues it; the lab refuses one for kinds that do not: message_rules). A content
-    holding an image is a list of parts."""
-    return [{"role": message["role"], "content": _wire_content(message["content"])} for message in messages]
+    holding an image is a list of parts. An assistant message's tool calls go as `tool_calls`, and a tool result as
+    `{"role": "tool", "tool_call_id", "content"}`."""
+    return [_wire_message(message) for message in messages]
+
+
+def _wire_message(message: dict[str, Any]) -> dict[str, Any]:
+    if message["role"] == "tool":
+        return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
+    wire = {"role": message["role"], "content": _wire_content(message["content"])}
+    if message.get("tool_calls"):
+        wire["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in message["tool_calls"]
+        ]
+        wire["content"] = wire["content"] or None
+    return wire
 
 
 def _wire_content(content: Any) -> Any:
@@ -109,6 +146,12 @@ class OpenAICompatibleAdapter(HttpAdapter):
         names = {"max_tokens": self.max_tokens_field}
         body: dict[str, Any] = {"model": request.model, "messages": wire_messages(request.messages)}
         body.update({names.get(name, name): value for name, value in set_params(request.params).items()})
+        if request.tools:
+            body["tools"] = request.tools
+            if (choice := openai_tool_choice(request.tool_choice)) is not None:
+                body["tool_choice"] = choice
+        if schema := request.response_schema:
+            body["response_format"] = {"type": "json_schema", "json_schema": schema}
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -136,10 +179,16 @@ class OpenAICompatibleAdapter(HttpAdapter):
             raise ProviderError(f"{self.config.name} sent a completion without choices.") from None
         if message.get("refusal"):
             raise ProviderError(self.scrub(f"{self.config.name} refused: {message['refusal']}"))
+        calls = tuple(
+            {"id": c.get("id") or "", "name": (c.get("function") or {}).get("name") or ""}
+            | {"arguments": (c.get("function") or {}).get("arguments") or ""}
+            for c in message.get("tool_calls") or []
+        )
         return Completion(
             text=message.get("content") or "",
             finish_reason=choice.get("finish_reason") or "stop",
             usage=Usage(usage.get("prompt_tokens"), usage.get("completion_tokens")),
+            tool_calls=calls,
         )
 
     async def list_models(self) -> list[ModelInfo]:

@@ -192,7 +192,7 @@ def test_unknown_sections_and_missing_ones_are_named(tmp_path):
     assert caught.value.messages[:3] == [
         "y.yaml: model: not a section of an experiment file; the sections are name, description, evaluation, models, "
         "model-parameters, prompts, system-prompt, variables, dataset, datasets, structured-output, combinations, "
-        "timeout, cache, assertions, assert",
+        "timeout, cache, tools, tool-choice, assertions, assert",
         "y.yaml: models: missing; give at least one entry",
         "y.yaml: prompts: missing; give at least one entry",
     ]

@@ -347,3 +347,41 @@ def test_family_refuse_makes_the_family_rule_strict(environment, fake_llm, tmp_p
 
     assert ran.code == 2
     assert "evaluation: model: The judge openai-owner::gpt-4o shares a family (openai) with models[1]" in ran.err
+
+
+def structured_as(tmp_path, fmt: str, model: str = "openai:gpt-4o-mini", mode: str = "") -> str:
+    text = sample("toor/structured.experiment.yaml").read_text().replace("format: yaml", f"format: {fmt}")
+    text = text.replace("  - model: openai:gpt-4o-mini", f"  - model: {model}")
+    if mode:
+        text = text.replace(f"  format: {fmt}", f"  format: {fmt}\n  mode: {mode}")
+    path = tmp_path / "structured.experiment.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_json_structured_output_block_is_sent_natively_and_each_answer_follows_it(environment, fake_llm, tmp_path):
+    url = environment("OPENAI")
+
+    ran = run_command("run", structured_as(tmp_path, "json"))
+
+    assert ran.code == 0, ran.err + ran.out
+    answers = [r for r in fake_llm.requests("gpt-4o-mini", url=url) if "Ticket:" in str(r)]
+    assert len(answers) == 2
+    schema = answers[0]["response_format"]["json_schema"]["schema"]
+    assert answers[0]["response_format"]["type"] == "json_schema"
+    assert schema["properties"]["priority"] == {"type": "string", "enum": ["low", "medium", "high"]}
+    outputs = Output.objects.filter(round__group=CompareGroup.objects.get())
+    assert [o.schema_valid for o in outputs] == [True, True]
+
+
+def test_a_model_known_not_to_take_a_schema_is_refused_unless_validate_only(environment, fake_llm, tmp_path):
+    url = environment("OPENAI")
+    refused = run_command("run", structured_as(tmp_path, "json", model="openai:gpt-3.5-turbo"))
+    assert refused.code == 2
+    assert "openai-owner::gpt-3.5-turbo does not take a native response schema" in refused.err
+    assert not fake_llm.requests("gpt-3.5-turbo", url=url)
+
+    fake_llm.script("gpt-3.5-turbo", {"match": "Ticket:", "text": '{"priority": "low", "category": "bug"}'}, url=url)
+    ran = run_command("run", structured_as(tmp_path, "json", model="openai:gpt-3.5-turbo", mode="validate"))
+    assert ran.code == 0, ran.err + ran.out
+    assert all("response_format" not in r for r in fake_llm.requests("gpt-3.5-turbo", url=url))

@@ -14,6 +14,7 @@ from lab.events import (
     OUTPUT_DELTA,
     OUTPUT_DELTAS,
     OUTPUT_DONE,
+    OUTPUT_TOOL_CALL,
     OUTPUT_WAITING,
     PROGRESS,
     RESYNC,
@@ -37,6 +38,8 @@ BROWSER_READS: dict[str, set[str]] = {
     OUTPUT_DELTAS: set(),
     # static/js/compare/page.js onWaiting
     OUTPUT_WAITING: {"output", "connection", "ahead"},
+    # static/js/compare/page.js onToolCall
+    OUTPUT_TOOL_CALL: {"output", "index", "name", "arguments"},
     # static/js/compare/page.js onDone (static/js/compare/experiments.js only refreshes on it)
     OUTPUT_DONE: {
         "output",
@@ -83,6 +86,7 @@ OTHER_READS: dict[str, dict[str, str]] = {
         for field in ("verdict", "status", "winner", "tie", "error")
     },
     WORKER_PONG: {"workspace": "tests/lab/test_services_mode.py"},
+    OUTPUT_TOOL_CALL: {"id": "no script: the call's id as the round API gives it (the page keys calls by index)"},
 }
 
 # An experiment's `progress` carries its figures too: the status endpoint's (compare.experiments.selectors
@@ -137,6 +141,7 @@ EXPERIMENT = events.ExperimentFigures(
 PAYLOADS: list[tuple[str, dict]] = [
     (ROUND_STARTED, events.round_started(round=5, number=2, outputs=[12, 11])),
     (OUTPUT_WAITING, events.output_waiting(output=11, connection="fake", ahead=2)),
+    (OUTPUT_TOOL_CALL, events.output_tool_call(output=11, index=0, id="call_1", name="get", arguments='{"a"')),
     (OUTPUT_DONE, events.output_done(**OUTPUT_DONE_ARGS)),
     (ROUND_DONE, events.round_done(round=5, status="done", error="")),
     (PROGRESS, events.progress(run="4f1c", done=1, total=2)),

@@ -264,6 +264,31 @@ function onProgress(event) {
 }
 
 // Until its request is sent, a column says how many calls are ahead of it on its connection (text, not HTML).
+// A tool call streams into its column as it arrives: each event carries the call so far and replaces the one
+// before; whether its arguments are valid comes with the stored answer (the resync after output.done).
+function onToolCall(event) {
+  const list = columnOf(event.output)?.querySelector("[data-role=tool-calls]");
+  if (!list) return;
+  list.hidden = false;
+  let call = list.querySelector(`[data-index="${event.index}"]`);
+  if (!call) {
+    call = document.createElement("div");
+    call.className = "tool-call";
+    call.dataset.index = String(event.index);
+    const head = document.createElement("p");
+    head.className = "tool-head";
+    const name = document.createElement("span");
+    name.className = "mono tool-name";
+    head.append(name);
+    const args = document.createElement("pre");
+    args.className = "tool-args";
+    call.append(head, args);
+    list.append(call);
+  }
+  call.querySelector(".tool-name").textContent = event.name;
+  call.querySelector(".tool-args").textContent = event.arguments;
+}
+
 function onWaiting(event) {
   const ahead = `${event.ahead} ahead`;
   const connection = event.connection ? `connection ${event.connection}` : "its connection"; // blind: unnamed
@@ -276,6 +301,7 @@ function handle(event) {
     case "output.delta": onDelta(event); break;
     case "output.done": onDone(event); break;
     case "output.waiting": onWaiting(event); break;
+    case "output.tool_call": onToolCall(event); break;
     case "round.started": onRoundStarted(event); break;
     case "round.done": if (el && Number(el.dataset.round) === event.round) resync(); break;
     case "progress": onProgress(event); break;
