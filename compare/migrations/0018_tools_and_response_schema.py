@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('compare', '0016_promptversion_messages'),
+        ('compare', '0017_assertion_result_state'),
     ]
 
     operations = [
