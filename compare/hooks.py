@@ -29,6 +29,10 @@ _reveal_checks: list[RevealCheck] = []
 _comparison_reveal_checks: list[ComparisonRevealCheck] = []
 _history_annotations: list[HistoryAnnotations] = []
 _scorers: list[Scorer] = []
+# The command line's own grading (compare/experiments/promptfoo/): grade these answers' pending model-graded
+# assertions in this process, as the job a worker would run, and return once they are graded (judging registers it).
+AssertionGrader = Callable[[list[int]], None]
+_assertion_graders: list[AssertionGrader] = []
 
 # Sent inside the transaction that finished the rounds (compare/rounds.py). kwargs: round_ids, the rounds that became
 # done (one statement may finish many), and lanes, each one's lane (id → lane). Judging creates verdicts, compare's
@@ -60,6 +64,16 @@ def register_history_annotations(annotations: HistoryAnnotations) -> None:
 def register_scorer(scorer: Scorer) -> None:
     """Judging calls this once at start-up; the last registered scorer is the one used."""
     _scorers.append(scorer)
+
+
+def register_assertion_grader(grader: AssertionGrader) -> None:
+    """Judging calls this once at start-up; the last registered grader is the one used."""
+    _assertion_graders.append(grader)
+
+
+def assertion_grader() -> AssertionGrader | None:
+    """What grades pending assertions in the calling process, or None without judging (they stay pending)."""
+    return _assertion_graders[-1] if _assertion_graders else None
 
 
 def reveal_allowed(round_: Round, user) -> bool:

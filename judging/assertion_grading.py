@@ -12,6 +12,7 @@ with the reason, which keeps the answer out of the pass rates instead of failing
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import httpx
@@ -39,6 +40,7 @@ from .replies import BadReply, Read
 logger = logging.getLogger(__name__)
 
 EMBEDDINGS_TIMEOUT_S = 60.0
+WORKER_POLL_S = 0.5  # how often the command line looks at a grading a worker took
 Grade = tuple[bool, float, str] | str  # a result, or why the grader could not give one
 
 
@@ -74,6 +76,25 @@ def assertion_grading_execute(*, grading_id: int) -> AssertionGrading | None:
             grading_id, AssertionGradingStatus.DONE, finished_at=timezone.now(), calls=calls
         )
     return AssertionGrading.objects.get(pk=grading_id)
+
+
+def assertion_gradings_run_here(output_ids: list[int]) -> None:
+    """compare's assertion grader hook, for the command line (which runs rounds without a worker): run these
+    answers' queued gradings in this process, each exactly as a worker runs it (`assertion_grading_execute`), so a
+    promptfoo config reaches its verdicts before its table is printed. A grading a worker claimed first is waited
+    for, up to the job time limit (then its results stay pending and the table says so)."""
+    open_ = [AssertionGradingStatus.QUEUED, AssertionGradingStatus.RUNNING]
+    ids = list(
+        AssertionGrading.objects.filter(output_id__in=output_ids, status__in=open_)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    for grading_id in ids:
+        assertion_grading_execute(grading_id=grading_id)
+    # Any a worker took meanwhile: its claim in the database lets exactly one of us run it.
+    until = time.monotonic() + job_time_limit_s()
+    while AssertionGrading.objects.filter(pk__in=ids, status__in=open_).exists() and time.monotonic() < until:
+        time.sleep(WORKER_POLL_S)
 
 
 @transaction.atomic

@@ -28,7 +28,7 @@ FILE = "file://"
 USER_CODE_SUFFIXES = (".py", ".js", ".cjs", ".mjs", ".ts")
 BINARY_VAR_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".svg", ".mp4", ".webm", ".mov")
 TEST_KEYS = ("description", "vars", "assert", "options", "metadata", "threshold")
-OPTION_KEYS = ("disableVarExpansion",)
+OPTION_KEYS = ("disableVarExpansion", "provider")  # `provider`: the grader of model-graded assertions
 # promptfoo's assertion types a CSV `__expected` cell may start with; any other text is an `equals` value.
 CSV_TYPES = (
     "answer-relevance bleu classifier contains-all contains-any contains-html contains-json contains-sql contains-xml "
@@ -38,6 +38,12 @@ CSV_TYPES = (
     "model-graded-factuality moderation perplexity-score perplexity regex rouge-n similar starts-with webhook "
     "word-count"
 ).split()
+# Why `rubricPrompt` is refused rather than used (docs/promptfoo.md): the lab's graders ask with their own prompt and
+# reply schema, and promptfoo's custom prompts expect Nunjucks and its reply format.
+RUBRIC_PROMPT_REFUSED = (
+    "not supported: the lab's graders use their own prompt (docs/assertions.md); remove it, and the rubric in "
+    "`value` is graded by the lab's prompt"
+)
 CSV_ASSERTION = re.compile(rf"^(not-)?({'|'.join(CSV_TYPES)})(?:\((\d+(?:\.\d+)?)\))?(?::([\s\S]*))?$")
 CSV_LISTS = {"contains-all", "contains-any", "icontains-all", "icontains-any"}
 CSV_RAW = {"contains-json", "is-json"}
@@ -263,7 +269,9 @@ class CaseReader:
             self.problem(f"{where}: options", "a mapping")
             return {}
         for key in value:
-            if key not in OPTION_KEYS:
+            if key == "rubricPrompt":
+                self.problem(f"{where}: options: rubricPrompt", RUBRIC_PROMPT_REFUSED)
+            elif key not in OPTION_KEYS:
                 self.problem(
                     f"{where}: options: {key}", f"not supported; the supported options are {', '.join(OPTION_KEYS)}"
                 )

@@ -4,6 +4,9 @@ table (one row per test, one column per prompt × provider, providers outermost)
 The JSON carries promptfoo's keys for what the two tools share (`results.results[]` with `promptIdx`, `testIdx`,
 `provider.id`, `vars`, `success`, `score`, `response.output`, `gradingResult.componentResults[]`; `results.stats`),
 so a tool reading promptfoo's file reads this one. Grading reads stored answers only: no model is called again.
+A model-graded component's result is the one its grader stored (the command has the graders run first,
+`promptfoo_grade`), so the page and the table agree; a grader that failed makes the cell an error, as promptfoo
+counts a test whose grading threw (`stats.errors`), never a pass or a failure.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from lab.assertions import AnswerFacts, grade
+from lab.assertions import GRADED, NOT_GRADED, PENDING, AnswerFacts, ComponentResult, combine, grade
 
+from ...assertions.models import AssertionResult
 from ...models import OutputStatus
 from ..results import Results
 from .templates import var_texts
@@ -43,6 +47,7 @@ class Verdict:
 def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdict]:
     """One verdict per answer, in promptfoo's order (tests, then columns)."""
     verdicts = []
+    stored = _stored_results([cell.output.pk for cell in results.cells])
     for cell in results.cells:
         test = translation.tests[test_index_of(cell.row)]
         output = cell.output
@@ -66,20 +71,46 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
         else:
             # Assertion values see the vars as promptfoo renders them (lab.assertions fills `{{var}}` in values).
             facts = AnswerFacts(output.text, output.latency_ms, cost, var_texts(test.vars))
-            grading = grade(translation.default_assertions + test.specs, facts, threshold=test.threshold)
-            verdict.score, verdict.reason = float(grading.score), grading.reason
-            verdict.success = grading.passed
+            graded = grade(translation.default_assertions + test.specs, facts).components
+            components = [_as_stored(c, stored.get((output.pk, position))) for position, c in enumerate(graded)]
+            grading = combine(components, threshold=test.threshold)
+            not_done = [c for c in components if c.state != GRADED]
+            if not_done:
+                # promptfoo counts a grading that threw as an error of the test, apart from its failures.
+                verdict.error = not_done[0].reason
+                verdict.reason = verdict.error
+            else:
+                verdict.score, verdict.reason = float(grading.score), grading.reason
+                verdict.success = bool(grading.passed)
             verdict.components = [
                 {
-                    "pass": c.passed,
-                    "score": float(c.score),
+                    "pass": c.passed if c.state == GRADED else False,
+                    "score": float(c.score) if c.state == GRADED else 0.0,
                     "reason": c.reason,
                     "assertion": c.spec.as_dict(),
+                    **({"error": c.reason} if c.state != GRADED else {}),
                 }
-                for c in grading.components
+                for c in components
             ]
         verdicts.append(verdict)
     return sorted(verdicts, key=lambda v: (v.test_index, v.column))
+
+
+def _stored_results(output_ids: list[int]) -> dict[tuple[int, int], AssertionResult]:
+    """The model-graded results the graders stored, by (answer, position in its list)."""
+    rows = AssertionResult.objects.filter(output_id__in=output_ids).exclude(state=PENDING)
+    return {(row.output_id, row.position): row for row in rows}
+
+
+def _as_stored(component: ComponentResult, row: AssertionResult | None) -> ComponentResult:
+    """A pending component as its grader stored it (still pending without a stored result)."""
+    if component.state != PENDING:
+        return component
+    if row is None or row.state == PENDING:
+        return component
+    if row.state == NOT_GRADED:
+        return ComponentResult(False, 0.0, row.reason, component.spec, NOT_GRADED)
+    return ComponentResult(bool(row.passed), float(row.score or 0.0), row.reason, component.spec)
 
 
 def table_text(translation: Translation, verdicts: list[Verdict]) -> str:
@@ -101,6 +132,8 @@ def table_text(translation: Translation, verdicts: list[Verdict]) -> str:
                 cells.append("[NOT RUN]")
             elif verdict.success:
                 cells.append(_short(f"[PASS] {verdict.output}"))
+            elif verdict.error and verdict.components:  # the answer came, its grading did not
+                cells.append(_short(f"[ERROR] {verdict.error}"))
             else:
                 cells.append(_short(f"[FAIL] {verdict.reason}"))
         rows.append(cells)
@@ -157,7 +190,7 @@ def output_json(translation: Translation, verdicts: list[Verdict], *, source: st
                 "cost": v.cost,
                 "failureReason": 0 if v.success else (2 if v.error else 1),
                 "gradingResult": None
-                if v.error
+                if v.error and not v.components
                 else {"pass": v.success, "score": v.score, "reason": v.reason, "componentResults": v.components},
             }
         )

@@ -86,6 +86,30 @@ def _route(provider_id: str) -> tuple[str, str, dict] | None:
     return None
 
 
+EMBEDDING_PREFIXES = ("openai:embedding:", "openai:embeddings:")
+
+
+def grader_id(value: Any) -> tuple[str | None, str]:
+    """A promptfoo grader (`options.provider` or an assertion's `provider`: an id or `{id}`) → (the lab model id
+    `<connection>::<model>` on the connection the config's providers of that prefix run on, the problem when not)."""
+    if isinstance(value, dict):
+        extra = sorted(set(value) - {"id"})
+        if extra:
+            return None, f"{extra[0]}: not supported for a grader; give its id only"
+        value = value.get("id")
+    if not isinstance(value, str) or not value.strip():
+        return None, "a provider id such as openai:chat:gpt-4o-mini"
+    written = value.strip()
+    for prefix in EMBEDDING_PREFIXES:  # `similar`'s embeddings model
+        if written.startswith(prefix) and written[len(prefix) :].strip():
+            return f"openai::{written[len(prefix) :].strip()}", ""
+    route = _route(written)
+    if route is None:
+        return None, f"{written}: not a supported grader; use openai:chat:<model>, anthropic:messages:<model>, …"
+    connection, model, _ = route
+    return f"{connection}::{model}", ""
+
+
 def read_providers(value: Any, problem) -> list[ProviderSpec]:
     """The config's providers, in order; `problem(where, message)` collects what is refused."""
     entries = value if isinstance(value, list) else [value]

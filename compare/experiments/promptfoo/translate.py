@@ -15,11 +15,12 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from lab.assertions import AssertionSpec, parse_assertions
+from lab.assertions.spec import MODEL_GRADED_TYPES
 
 from ..spec import ConfigError
-from .cases import TEST_KEYS, CaseReader, TestCase, expand
+from .cases import RUBRIC_PROMPT_REFUSED, TEST_KEYS, CaseReader, TestCase, expand
 from .prompts import PromptReader, PromptSpec
-from .providers import ProviderSpec, read_providers
+from .providers import ProviderSpec, grader_id, read_providers
 from .templates import var_texts, variables_used
 
 TOP_LEVEL = ("description", "prompts", "providers", "tests", "defaultTest", "evaluateOptions", "outputPath")
@@ -78,14 +79,17 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
     default_vars = cases.test_vars(default.get("vars"), "defaultTest")
     default_options = cases.options(default.get("options"), "defaultTest")
     default_assertions = _assertions(default.get("assert"), "defaultTest", problem)
+    default_grader = _grader(default_options, "defaultTest", problem)
     tests: list[TestCase] = []
     for where, raw in cases.tests(data.get("tests")):
         for key in sorted(set(raw) - set(TEST_KEYS)):
             problem(f"{where}: {key}", "not supported; a test has description, vars, assert, options and threshold")
         own_vars = cases.test_vars(raw.get("vars"), where)
-        test_options = {**default_options, **cases.options(raw.get("options"), where)}
+        own_options = cases.options(raw.get("options"), where)
+        test_options = {**default_options, **own_options}
         assertions = _assertions(raw.get("assert"), where, problem)
-        specs = _specs(assertions, where, problem)
+        grader = _grader(own_options, where, problem) if "provider" in own_options else default_grader
+        specs = _specs(assertions, where, problem, grader)
         description = raw.get("description") if isinstance(raw.get("description"), str) else ""
         threshold = raw.get("threshold", default.get("threshold"))
         combinations = expand({**default_vars, **own_vars}, disabled=bool(test_options.get("disableVarExpansion")))
@@ -94,7 +98,7 @@ def promptfoo_translate(data: dict, *, source: str, files) -> Translation:
                 case = TestCase(len(tests), where, description, variables, assertions, _number(threshold), repeat)
                 case.specs = specs
                 tests.append(case)
-    default_specs = _specs(default_assertions, "defaultTest", problem)
+    default_specs = _specs(default_assertions, "defaultTest", problem, default_grader)
     if problems:
         raise ConfigError(problems)
     translation = Translation(
@@ -122,10 +126,54 @@ def _assertions(value: Any, where: str, problem) -> list[Any]:
     return value
 
 
-def _specs(raw: list[Any], where: str, problem) -> list[AssertionSpec]:
+def _grader(options: dict[str, Any], where: str, problem) -> str | None:
+    """`options.provider` as the lab model id of the grader (None when not given or refused)."""
+    if options.get("provider") is None:
+        return None
+    found, message = grader_id(options["provider"])
+    if found is None:
+        problem(f"{where}: options: provider", message)
+    return found
+
+
+NO_GRADER = (
+    "needs a grader: set defaultTest.options.provider (or this assertion's provider), e.g. openai:chat:gpt-4o-mini. "
+    "promptfoo would default to its own OpenAI grader; the lab has no default grader"
+)
+
+
+def _graded_here(raw: list[Any], where: str, problem, grader: str | None) -> list[Any]:
+    """The list with each model-graded assertion's grader as a lab model id (promptfoo's provider ids mapped as the
+    config's providers are); a grader missing or refused, and `rubricPrompt`, are problems naming the key."""
+    converted = []
+    for index, item in enumerate(raw):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if not isinstance(kind, str) or kind.removeprefix("not-") not in MODEL_GRADED_TYPES:
+            converted.append(item)
+            continue
+        place = f"{where}: assert[{index}]"
+        if "rubricPrompt" in item:
+            problem(f"{place}: rubricPrompt", RUBRIC_PROMPT_REFUSED)
+            continue
+        if item.get("provider") is None:
+            if grader is None:
+                problem(place, f"'{kind}' {NO_GRADER}")
+                continue
+            converted.append(item)
+            continue
+        found, message = grader_id(item["provider"])
+        if found is None:
+            problem(f"{place}: provider", message)
+            continue
+        converted.append({**item, "provider": found})
+    return converted
+
+
+def _specs(raw: list[Any], where: str, problem, grader: str | None = None) -> list[AssertionSpec]:
     """The assertions checked now, before any call (lab.assertions refuses unknown types and user code)."""
+    raw = _graded_here(raw, where, problem, grader)
     try:
-        return parse_assertions(raw, where=f"{where}: assert")
+        return parse_assertions(raw, where=f"{where}: assert", default_provider=grader)
     except ValidationError as exc:
         for place, messages in exc.message_dict.items():
             for message in messages:

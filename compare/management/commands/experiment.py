@@ -49,6 +49,8 @@ from compare.experiments.models import EvaluationStatus, Experiment
 from compare.experiments.promptfoo.command import (
     EXIT_TESTS_FAILED,
     promptfoo_finish,
+    promptfoo_grade,
+    promptfoo_on_connections,
     promptfoo_prepare,
     promptfoo_read,
     promptfoo_summary,
@@ -201,6 +203,7 @@ class Command(BaseCommand):
             if promptfoo is None:
                 config = config_read(text, source=str(path), files=files, workspace=workspace)
             else:
+                promptfoo = promptfoo_on_connections(promptfoo, private)
                 config = config_from_data(promptfoo.data, source=str(path), files=files, workspace=workspace)
             config = config_on_connections(config, private)
             _, estimate = experiment_plan(config=config, workspace=workspace)
@@ -240,6 +243,8 @@ class Command(BaseCommand):
             debug=options["debug"],
             on_progress=_ProgressPrinter(self.stderr),
         )
+        if promptfoo is not None:
+            promptfoo_grade(experiment)
         experiment.refresh_from_db()
         if baseline is not None:
             experiment_baseline_set(experiment=experiment, baseline=baseline)
