@@ -74,3 +74,6 @@ Not Python to run: vulture counts every name below as used.
 # Workspace files: the uploader (kept for the record), DRF's exception code, the test media root, a template
 # tag, a signal receiver.
 (uploaded_by, default_code, MEDIA_ROOT, file_thumbs, bytes_deleted)
+# The inbox's conversation fields (voting/api/inbox.py): serializer fields, and the attribute its output
+# serializer reads by `source`.
+(vote_choice, vote_output, earlier_answers)

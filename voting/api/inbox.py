@@ -70,13 +70,55 @@ class InboxInputOut(serializers.Serializer):
     )
 
 
+class InboxEarlierAnswerOut(serializers.Serializer):
+    turn = serializers.IntegerField()
+    answer = serializers.CharField(help_text="this column's own answer in that turn, as text")
+
+
+class InboxOutputOut(OutputOut):
+    earlier = InboxEarlierAnswerOut(
+        source="earlier_answers",
+        many=True,
+        read_only=True,
+        help_text="on a later turn, this column's own earlier answers, first turn first (never another column's)",
+    )
+
+    class Meta(OutputOut.Meta):
+        fields = [*OutputOut.Meta.fields, "earlier"]
+
+
+class InboxAskedOut(serializers.Serializer):
+    turn = serializers.IntegerField()
+    text = serializers.CharField(
+        allow_null=True,
+        help_text="what every column was asked in that turn: the first prompt (null when each column had its own, "
+        "which would say which is which) or your follow-up",
+    )
+
+
+class InboxConversationOut(serializers.Serializer):
+    turn = serializers.IntegerField(help_text="this round's turn in its conversation (2 or more)")
+    asked = InboxAskedOut(many=True, help_text="the earlier turns' user messages, shared by every column")
+    message = serializers.CharField(help_text="this turn's follow-up, which every column answered")
+    voted = serializers.BooleanField(help_text="you have voted on the whole conversation")
+    vote_choice = serializers.CharField(allow_null=True, help_text="your conversation vote: winner, tie or all_bad")
+    vote_output = serializers.IntegerField(
+        allow_null=True, help_text="the answer of this turn in the column your conversation vote picked"
+    )
+
+
 class InboxNextOut(serializers.Serializer):
     round = InboxRoundOut(allow_null=True, help_text="null when nothing is left to vote on")
     group = InboxGroupOut(allow_null=True)
     labels_visible = serializers.BooleanField()
-    outputs = OutputOut(many=True, help_text="in the columns' order as you see them; keys 1–5 follow it")
+    outputs = InboxOutputOut(many=True, help_text="in the columns' order as you see them; keys 1–5 follow it")
     input = InboxInputOut(allow_null=True, help_text="what the answers were asked, as blind mode lets you see it")
     tally = InboxTallyOut(allow_null=True)
+    conversation = InboxConversationOut(
+        allow_null=True,
+        help_text="on a later turn of a conversation, what was said before (each output's `earlier` has its own "
+        "earlier answers); null on a first turn. Vote on the whole at POST /api/v1/rounds/{id}/conversation-vote/",
+    )
     blind = serializers.BooleanField()
     remaining = serializers.IntegerField(help_text="rounds still open to you under these filters, this one included")
     rule = serializers.CharField(help_text="how the inbox chose this round, in one sentence")

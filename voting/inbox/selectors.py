@@ -16,6 +16,7 @@ from voting.reports.cache import cached_by_group_votes
 from voting.reports.comparison import group_round_votes, group_variants
 from voting.selectors import round_tally
 
+from .conversation import conversation_as_seen
 from .rule import RULE_SENTENCE, Candidate, Need, comparison_need
 
 # How long a served round stays "open" for its person; after that the inbox may serve it to others first again.
@@ -105,7 +106,7 @@ def inbox_remaining(workspace: Workspace, user, filters: InboxFilters) -> int:
 def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: InboxFilters, blind: bool) -> dict:
     """What the inbox shows: the round's answers as this person may see them (blind mode's shuffle and reveal, as on
     the comparison page), what they were asked (blind mode's shared input), its tally (only the total while names
-    are hidden), and what is left."""
+    are hidden), the conversation so far on a later turn, and what is left."""
     view = {"blind": blind, "remaining": inbox_remaining(workspace, user, filters), "rule": RULE_SENTENCE}
     if round_ is None:
         return {
@@ -116,6 +117,7 @@ def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: Inb
             "labels_visible": False,
             "tally": None,
             "input": None,
+            "conversation": None,
         }
     round_ = round_with_outputs(round_)
     outputs, visible = outputs_as_seen_by(round_, user, blind=blind)
@@ -128,4 +130,6 @@ def inbox_view(round_: Round | None, user, *, workspace: Workspace, filters: Inb
         "labels_visible": visible,
         "input": input_as_seen(round_, outputs),
         "tally": tally_as_seen(tally, labels_visible=visible),
+        # A later turn: what was said before, each column's own earlier answers in its column (blind-safe).
+        "conversation": conversation_as_seen(round_, outputs, user),
     }

@@ -1,6 +1,8 @@
 // The "To vote" inbox: one round at a time from the inbox API, with what it asked, voted on by button or by key
 // (1–5 pick, T tie, B all bad, S skip, U undo the last vote or skip; each key has its button); the next round
-// loads at once and the tally updates live.
+// loads at once and the tally updates live. A later turn of a conversation shows the conversation so far (what was
+// asked, collapsed above the answers; each column's own earlier answers in its column) and takes an optional vote
+// on the whole conversation.
 import { postJSON, socketURL } from "../csrf.js";
 
 const root = document.getElementById("inbox");
@@ -58,8 +60,95 @@ function column(output, index) {
     text.textContent = output.text || output.error || "No text.";
     body.append(text);
   }
-  article.append(head, body);
+  article.append(head);
+  if (output.earlier?.length) article.append(earlierAnswers(output.earlier));
+  article.append(body);
   return article;
+}
+
+// This column's own answers in the turns before, collapsed: the server reads them from its own messages, so they
+// are never another column's, and this column keeps its place and name in every turn.
+function earlierAnswers(earlier) {
+  const details = document.createElement("details");
+  details.className = "col-history";
+  details.dataset.role = "history";
+  const summary = document.createElement("summary");
+  summary.textContent = `Earlier answers (${earlier.length})`;
+  details.append(summary);
+  for (const turn of earlier) {
+    const label = document.createElement("span");
+    label.className = "muted";
+    label.textContent = `Turn ${turn.turn} answer`;
+    const pre = document.createElement("pre");
+    pre.textContent = turn.answer;
+    details.append(label, pre);
+  }
+  return details;
+}
+
+// What every column was asked in the turns before (collapsed) and this turn's follow-up (shown).
+function showConversation(view) {
+  const conversation = view.round ? view.conversation : null;
+  const details = part("conversation");
+  details.hidden = !conversation;
+  part("follow-up").hidden = !conversation;
+  showConversationVote(view);
+  if (!conversation) return;
+  part("conversation-body").replaceChildren(
+    ...conversation.asked.map((asked) => {
+      const item = document.createElement("li");
+      const label = document.createElement("strong");
+      label.textContent = `Turn ${asked.turn} · ${asked.turn === 1 ? "asked" : "you"}: `;
+      const pre = document.createElement("pre");
+      pre.textContent = asked.text ?? "Each column was asked in words of its own; they show once you vote.";
+      item.append(label, pre);
+      return item;
+    }),
+  );
+  part("conversation-preview").textContent = `${conversation.asked.length} earlier turn${conversation.asked.length === 1 ? "" : "s"}`;
+  const label = document.createElement("strong");
+  label.textContent = `Turn ${conversation.turn} · you: `;
+  const pre = document.createElement("pre");
+  pre.textContent = conversation.message;
+  part("follow-up").replaceChildren(label, pre);
+}
+
+function showConversationVote(view) {
+  const box = part("conversation-vote");
+  const conversation = view.round ? view.conversation : null;
+  box.hidden = !conversation;
+  if (!conversation) return;
+  part("conversation-blind").hidden = view.labels_visible;
+  part("conversation-voted").hidden = !conversation.voted;
+  const choice = (label, body, pressed, disabled = false) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "conversation-choice";
+    button.textContent = label;
+    button.disabled = disabled;
+    button.setAttribute("aria-pressed", String(pressed));
+    button.setAttribute("aria-label", `Whole conversation: ${label}`);
+    button.addEventListener("click", () => perform(() => voteConversation(body)));
+    return button;
+  };
+  part("conversation-choices").replaceChildren(
+    ...view.outputs.map((output) =>
+      choice(output.shown_as, { output: output.id }, conversation.vote_output === output.id, output.status !== "ok"),
+    ),
+    choice("Tie", { verdict: "tie" }, conversation.vote_choice === "tie"),
+    choice("All bad", { verdict: "all_bad" }, conversation.vote_choice === "all_bad"),
+  );
+}
+
+// One vote per person per conversation, apart from this turn's (which is still to cast): the turn stays shown.
+async function voteConversation(body) {
+  const result = await postJSON(`/api/v1/rounds/${current.round.id}/conversation-vote/`, body);
+  if (!result.ok) return showError(`Your vote on the conversation was not saved: ${errorText(result.data)}`);
+  const conversation = current.conversation;
+  conversation.voted = true;
+  conversation.vote_output = body.output ?? null;
+  conversation.vote_choice = body.output ? "winner" : body.verdict;
+  showConversationVote(current);
 }
 
 function pickButton(output, index) {
@@ -156,6 +245,7 @@ function render(view) {
   part("remaining").textContent = `${view.remaining} round${view.remaining === 1 ? "" : "s"} left to vote on`;
   root.dataset.round = view.round?.id ?? "";
   showInput(view);
+  showConversation(view);
   part("picks").replaceChildren(...view.outputs.map(pickButton));
   for (const button of root.querySelectorAll("[data-needs-round]")) button.hidden = view.round === null;
   if (view.round === null) {
@@ -164,7 +254,8 @@ function render(view) {
     showTally(null);
     return;
   }
-  part("title").textContent = `${view.group.title} · round ${view.round.number}`;
+  const turn = view.conversation ? ` · turn ${view.conversation.turn}` : "";
+  part("title").textContent = `${view.group.title} · round ${view.round.number}${turn}`;
   part("blind-note").hidden = view.labels_visible;
   columns.className = `columns cols-${view.outputs.length}`;
   view.outputs.forEach((output, index) => columns.append(column(output, index)));
