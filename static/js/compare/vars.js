@@ -69,6 +69,7 @@ export function variablesEditor(rows, { label, onChange, workspace }) {
     list.replaceChildren(
       ...rows.map((row, index) => {
         const number = index + 1;
+        const shown = fileIdOf(row);  // the image this row shows, if any
         return h("div", { class: "var-row" },
           h("input", {
             class: "var-name mono", value: row.name, placeholder: "name", spellcheck: "false", autocomplete: "off",
@@ -80,7 +81,9 @@ export function variablesEditor(rows, { label, onChange, workspace }) {
             placeholder: row.json ? '{"json": true}' : "value",
             "aria-label": `${label}: value of variable ${number}`,
             oninput: (event) => { row.value = event.target.value; onChange(); },
-            onchange: () => render(),
+            // Drawn again only when the value starts or stops naming an image: a redraw on every change would
+            // replace the "+ variable" button under a click that follows typing.
+            onchange: () => { if (fileIdOf(row) !== shown) render(); },
           }),
           thumbnail(row),
           workspace ? h("label", { class: "var-upload link", title: "Upload an image into this variable" },
