@@ -30,6 +30,8 @@ Not Python to run: vulture counts every name below as used.
 (minimum_matches, rows_added, without_winner, chance_first, evidence, exclusion_reason, verbosity)
 # Form fields of the experiment page (promptfoo's parameter names).
 (topP, maxOutputTokens, other_models, evaluation_type, evaluator_prompt, output_format)
+# …and the tool choices the build form offers, read by its template.
+(output_mode, tool_choices)
 # Model columns kept for the record, or read through the ORM by name (`values_list`, lookups, the job kind's
 # `queued_since`); a choice that is only ever stored.
 (pinned_by, pinned_at, accepted_by, excluded_by, requested_at, estimated_input_tokens, NON_TARGET, beating_since)

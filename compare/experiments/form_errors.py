@@ -21,6 +21,10 @@ SECTION_FIELDS = {
     "datasets": "rows",
     "structured-output": "schema",
     "combinations": "combinations",
+    "tools": "tools",
+    "tool-choice": "tool_choice",
+    "assertions": "assertions",
+    "assert": "assertions",
     "timeout": "timeout",
     "cache": "cache",
 }
@@ -86,6 +90,10 @@ def _place(message: str, source: str, build, params, prompts, sections) -> bool:
         build.add_error(EVALUATION_FIELDS[key], shown)
         return True
     field = SECTION_FIELDS.get(section)
+    if section == "tools" and rest.startswith(("tool_choice", "tool-choice")):
+        field = "tool_choice"  # the file checks tools and their choice together, under `tools`
+    if section == "structured-output" and rest.startswith("mode:"):
+        field = "output_mode"
     if section == "models" and index is not None and int(index) > len(build.data.getlist("models")):
         field = "other_models"  # the checked models come first in the file, then the ids written out
     if field == "rows" and build.cleaned_data.get("dataset") is not None:

@@ -9,6 +9,7 @@ import yaml
 from django import forms
 
 from lab import safe_yaml
+from lab.providers.tools import TOOL_CHOICES
 
 from ..hooks import scorer
 from ..models import MAX_EXPERIMENT_VARIANTS, Dataset
@@ -116,6 +117,12 @@ def _structured(text: str) -> Any:
         raise forms.ValidationError(f"Not valid JSON or YAML: {exc}") from None
 
 
+# The structured-output block's `mode` (compare/experiments/spec.py StructuredOutput).
+STRUCTURED_MODES = {
+    "native": "sent to the model (JSON answers asked for natively)",
+    "validate": "only checked (the answers are validated against it)",
+}
+
 UNCERTAINTY = [
     ("", "(default: unknown)"),
     ("unknown", "unknown: answer UNKNOWN"),
@@ -132,6 +139,7 @@ class BuildForm(forms.Form):
     """Every section of an experiment file but `$file:` (nothing is read from disk); parameter sets and prompts come
     in their formsets. The file's own checks then apply, so the form and the file refuse the same things."""
 
+    tool_choices = TOOL_CHOICES  # offered beside the tool choice's text, which may also name a tool
     name = forms.CharField(label="Title", max_length=200)
     description = forms.CharField(label="Description (optional)", required=False, widget=_text_area(2))
     models = forms.MultipleChoiceField(label="Models", required=False, widget=forms.CheckboxSelectMultiple)
@@ -173,6 +181,38 @@ class BuildForm(forms.Form):
         label="Structured output: JSON schema of an answer (optional)", required=False, widget=_text_area(4)
     )
     output_format = forms.ChoiceField(label="Shown to the judge as", choices=[(f, f) for f in STRUCTURED_FORMATS])
+    output_mode = forms.ChoiceField(
+        label="The schema is",
+        choices=[(m, label) for m, label in STRUCTURED_MODES.items()],
+        initial="native",
+        required=False,
+    )
+    tools = forms.CharField(
+        label="Tools every model is offered (YAML or JSON: a list in OpenAI's function format; optional)",
+        required=False,
+        widget=forms.Textarea(
+            attrs={
+                "rows": 3,
+                "placeholder": '[{"type": "function", "function": {"name": "lookup", "parameters": {…}}}]',
+                "spellcheck": "false",
+            }
+        ),
+    )
+    tool_choice = forms.CharField(
+        label="Tool choice (auto, none, required or a tool's name; optional)",
+        required=False,
+        max_length=64,
+        widget=forms.TextInput(attrs={"list": "tool-choices", "autocomplete": "off"}),
+    )
+    assertions = forms.CharField(
+        label="Assertions every answer is checked against (YAML or JSON: a list of {type, value}; optional)",
+        required=False,
+        widget=forms.Textarea(
+            attrs={"rows": 3, "placeholder": '[{"type": "contains", "value": "<<topic>>"}]', "spellcheck": "false"}
+        ),
+        help_text="promptfoo-style checks: contains, equals, regex, is-json, cost, latency, their not- forms "
+        "(docs/assertions.md). A row of the rows box may carry its own under assertions.",
+    )
     combinations = forms.CharField(
         label="Combinations instead of every one (YAML or JSON: a list of {model, model-parameters, prompt}; optional)",
         required=False,
@@ -206,6 +246,14 @@ class BuildForm(forms.Form):
 
     def clean_schema(self) -> Any:
         text = self.cleaned_data["schema"]
+        return _structured(text) if text.strip() else None
+
+    def clean_tools(self) -> Any:
+        text = self.cleaned_data["tools"]
+        return _structured(text) if text.strip() else None
+
+    def clean_assertions(self) -> Any:
+        text = self.cleaned_data["assertions"]
         return _structured(text) if text.strip() else None
 
     def clean_combinations(self) -> Any:
@@ -270,6 +318,14 @@ class BuildForm(forms.Form):
             config["evaluation"] = self._evaluation()
         if data["schema"] is not None:
             config["structured-output"] = {"schema": data["schema"], "format": data["output_format"]}
+            if data["output_mode"] and data["output_mode"] != "native":
+                config["structured-output"]["mode"] = data["output_mode"]
+        if data["tools"] is not None:
+            config["tools"] = data["tools"]
+        if data["tool_choice"].strip():
+            config["tool-choice"] = data["tool_choice"].strip()
+        if data["assertions"] is not None:
+            config["assertions"] = data["assertions"]
         if data["combinations"] is not None:
             config["combinations"] = data["combinations"]
         if data["timeout"] is not None:

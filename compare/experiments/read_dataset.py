@@ -1,5 +1,6 @@
 """Checking an experiment's dataset: rows written in the file, rows read from files, or one workspace dataset.
 
+A row written in the file may carry its own `assertions` (promptfoo's `assert`), checked as a dataset row's are.
 Row files go through the dataset import's own parser and rows written in the file through its row reader
 (`compare.datasets.files`), so both say the same about a bad row.
 """
@@ -11,6 +12,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from ..assertions.services import assertions_parse
 from ..datasets.files import format_for, row_from_record, rows_parse
 from ..datasets.rows import MAX_DATASET_ROWS
 from .reader import SectionReader, name_suffix
@@ -40,15 +42,31 @@ class DatasetReader(SectionReader):
             elif isinstance(entry, dict) and "file" in entry:
                 rows += self._file_rows(entry, f"dataset[{index}] (file {entry.get('file')})")
             else:
+                checks, entry = self._row_assertions(entry, where)
                 problems: list[str] = []
                 row = row_from_record(entry, where, problems)
                 if isinstance(entry, dict) and "vars" not in entry:
-                    problems = [f"{where}: vars: each entry is {{name, vars}} or {{file: path}}"]
+                    problems = [f"{where}: vars: each entry is {{name, vars, assertions}} or {{file: path}}"]
                 for message in problems:
                     self.problems.append(f"{self.source}: {message}")
                 if row is not None and not problems:
-                    rows.append((where, Row(row["name"], row["vars"])))
+                    rows.append((where, Row(row["name"], row["vars"], checks)))
         return self._named_rows(rows), ref
+
+    def _row_assertions(self, entry: Any, where: str) -> tuple[list[dict], Any]:
+        """A `{name, vars}` row's own checks (`assertions`, or promptfoo's `assert`), checked as a dataset row's are,
+        and the row without them."""
+        if not isinstance(entry, dict) or "vars" not in entry or not {"assertions", "assert"} & set(entry):
+            return [], entry
+        if "assertions" in entry and "assert" in entry:
+            self.problem(where, "assert: write the row's checks under assertions or under assert, not both")
+        rest = {key: value for key, value in entry.items() if key not in ("assertions", "assert")}
+        try:
+            return assertions_parse(entry.get("assertions", entry.get("assert")) or [], where="row"), rest
+        except ValidationError as exc:
+            for message in exc.message_dict["row"]:
+                self.problem(where, f"assertions: {message}")
+            return [], rest
 
     def _file_rows(self, entry: dict, where: str) -> list[tuple[str, Row]]:
         path = entry.get("file")

@@ -197,7 +197,10 @@ class ExperimentConfig:
         if self.dataset_ref is not None:
             data["dataset"] = [{"dataset": self.dataset_ref}]
         elif self.rows:
-            data["dataset"] = [{"name": row.name, "vars": row.vars} for row in self.rows]
+            data["dataset"] = [
+                {"name": row.name, "vars": row.vars, **({"assertions": row.assertions} if row.assertions else {})}
+                for row in self.rows
+            ]
         if self.structured:
             data["structured-output"] = {"schema": self.structured.schema, "format": self.structured.format}
             if self.structured.mode != "native":

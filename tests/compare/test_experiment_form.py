@@ -232,3 +232,70 @@ def test_a_problem_of_a_whole_section_shows_at_its_first_row(browser, workspace,
     unknown = "models[2] (nope:model): model: This workspace has no connection named “nope”"
     assert html.count(unknown) == 1 and _field_of(html, unknown) == "other_models"
     assert "problems to fix" not in html
+
+
+TOOLS = (
+    "- type: function\n"
+    "  function:\n"
+    "    name: lookup\n"
+    "    description: Look a topic up\n"
+    "    parameters: {type: object, properties: {topic: {type: string}}, required: [topic]}\n"
+)
+
+
+def test_the_form_takes_assertions_tools_and_a_validate_only_schema(browser, workspace, connections):
+    rows = (
+        "- {name: one, vars: {topic: tea}, assertions: [{type: icontains, value: tea}]}\n"
+        "- {name: two, vars: {topic: rain}}\n"
+    )
+    form = build(
+        prompts=[("ask", "About <<topic>>.")],
+        models=["cands::fake"],
+        rows=rows,
+        schema="{type: object, properties: {answer: {type: string}}}",
+        output_mode="validate",
+        tools=TOOLS,
+        tool_choice="lookup",
+        assertions='[{"type": "not-contains", "value": "sorry"}, {"type": "latency", "threshold": 60000}]',
+    )
+
+    experiment = estimate_and_run(browser, workspace, form)
+
+    group = experiment.group
+    assert [a["type"] for a in group.assertions] == ["not-contains", "latency"]
+    assert group.tools[0]["function"]["name"] == "lookup" and group.tool_choice == "lookup"
+    assert group.response_schema["mode"] == "validate"
+    assert group.response_schema["schema"]["properties"] == {"answer": {"type": "string"}}
+    own = dict(group.dataset.rows.values_list("name", "assertions"))
+    assert [a["type"] for a in own["one"]] == ["icontains"] and own["two"] == []
+    config = experiment.config
+    assert config["structured-output"]["mode"] == "validate" and config["tool-choice"] == "lookup"
+    assert config["dataset"][0]["assertions"][0]["value"] == "tea"  # export writes the row's checks back
+
+
+def test_a_bad_assertion_tool_or_tool_choice_shows_once_at_its_field(browser, workspace, connections):
+    form = build(
+        prompts=[("ask", "About <<topic>>.")],
+        models=["cands::fake"],
+        rows="- {name: one, vars: {topic: tea}, assertions: [{type: nonsense}]}\n",
+        tools="- {type: function, function: {name: lookup, parameters: {type: object, properties: 7}}}\n",
+        tool_choice="fetch",
+        assertions="[{type: contains}]",
+    )
+
+    page = browser.post(f"/w/{workspace.pk}/experiments/estimate/", form)
+
+    assert page.status_code == 400
+    html = page.content.decode()
+    errors = re.findall(r'<ul class="errorlist[^"]*"[^>]*>(.*?)</ul>', html, re.DOTALL)
+    placed = {}
+    for field in ("tools", "tool_choice", "assertions", "rows"):
+        placed[field] = [m for m in re.findall(r"<li>(.*?)</li>", " ".join(errors)) if _field_of(html, m) == field]
+    assert any("Tool lookup" in m for m in placed["tools"]), placed
+    assert any("tool_choice &#x27;fetch&#x27;" in m for m in placed["tool_choice"]), placed
+    assert any(m.startswith("assertions: ") for m in placed["assertions"]), placed
+    assert any("dataset[1] (one): assertions: " in m for m in placed["rows"]), placed
+    for messages in placed.values():
+        for message in messages:
+            assert html.count(message) == 1, message
+    assert "problems to fix" not in html
