@@ -119,8 +119,8 @@ def _structured(text: str) -> Any:
 
 # The structured-output block's `mode` (compare/experiments/spec.py StructuredOutput).
 STRUCTURED_MODES = {
-    "native": "sent to the model (JSON answers asked for natively)",
-    "validate": "only checked (the answers are validated against it)",
+    "native": "sent to the model (native)",
+    "validate": "only checked (validate)",
 }
 
 UNCERTAINTY = [
@@ -152,7 +152,9 @@ class BuildForm(forms.Form):
         label="A dataset of this workspace", required=False, queryset=Dataset.objects.none()
     )
     rows = forms.CharField(
-        label="…or rows, as YAML or JSON: a list of {name, vars}", required=False, widget=_text_area(5)
+        label="…or rows, as YAML or JSON: a list of {name, vars, assertions (optional)}",
+        required=False,
+        widget=_text_area(5),
     )
     evaluation_type = forms.ChoiceField(label="Judge the answers", required=False)
     judge = forms.CharField(label="Judge model", required=False, max_length=300)

@@ -90,6 +90,10 @@ def test_the_build_form_on_a_phone_adds_a_fourth_prompt_and_estimates(
     page.select_option("select[name=evaluation_type]", "binary-classification")
     assert page.is_visible("textarea[name=criteria]") and not page.is_visible("textarea[name=evaluator_prompt]")
     page.select_option("select[name=evaluation_type]", "")
+    # The tools, tool choice, assertions and schema mode fields are there too, within the phone's width.
+    page.select_option("select[name=output_mode]", "validate")
+    assert page.is_visible("textarea[name=tools]") and page.is_visible("textarea[name=assertions]")
+    assert page.is_visible("input[name=tool_choice]")
     # Nothing wider than the phone.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     shoot(page, screenshots, "experiment-form-phone", full_page=True)
