@@ -2,7 +2,8 @@
 
 DRF's parser lets a body nested 100,000 deep raise RecursionError (a 500) and passes NUL characters and lone
 surrogates through to Postgres (a DataError). Here the first becomes a 400 naming the top-level field that
-goes too deep, and a value the database cannot store is refused with its path, before any view runs.
+goes too deep, and a value the database cannot store is refused with its path, before any view runs. A tool's
+schema (or a response schema) in a body counts its depth from itself and, too deep, is refused naming the tool.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rest_framework import exceptions
 from rest_framework.parsers import JSONParser, get_encoding
 
 from .. import values
+from ..providers.tools import body_schema_too_deep, is_body_schema
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]')
 
@@ -28,9 +30,11 @@ def checked_json(text: str) -> Any:
         raise _invalid(field, f"nested more than {values.MAX_DEPTH} levels deep.") from None
     except ValueError as exc:
         raise exceptions.ParseError(f"JSON parse error - {exc}") from None
-    if found := values.value_problem(data):
+    if found := values.value_problem(data, counted_apart=is_body_schema):
         path, problem = found
         field = path[0] if path and isinstance(data, dict) else None
+        if problem == values.too_deep() and (named := body_schema_too_deep(data, path)):
+            raise _invalid(field, named)  # the tool (or response schema) by name, as its own validator would
         where = values.dotted(path)
         raise _invalid(field, f"{where}: {problem}" if where else problem)
     return data

@@ -39,12 +39,45 @@ def schema_depth(value: Any, limit: int = MAX_SCHEMA_DEPTH) -> int:
     return deepest
 
 
+TOO_DEEP = f"its schema nests deeper than {MAX_SCHEMA_DEPTH} levels."
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def is_body_schema(path: list[str]) -> bool:
+    """Whether `path` (lab.values' keys and [indexes]) is a JSON Schema a group's request body carries: a tool's
+    `tools[i].function.parameters` or a `response_schema.schema`, of the group or of one of its `variants[j]`.
+    The API's parser counts their depth apart, so its limit is the one `schema_error` applies (MAX_SCHEMA_DEPTH)."""
+    if len(path) >= 2 and path[0] == "variants" and _INDEX.fullmatch(path[1]):
+        path = path[2:]
+    if len(path) == 4 and path[0] == "tools" and _INDEX.fullmatch(path[1]):
+        return path[2:] == ["function", "parameters"]
+    return path == ["response_schema", "schema"]
+
+
+def body_schema_too_deep(body: Any, path: list[str]) -> str | None:
+    """`Tool NAME: its schema nests deeper than 32 levels.` (or `response_schema NAME: …`) when `path`, where the
+    API's parser found a body nested too deep, lies inside a schema `is_body_schema` names; None elsewhere. A name
+    that is not a valid one (it is checked later) is not echoed: the tool's position stands for it."""
+    for end in range(2, min(len(path), 6) + 1):
+        if not is_body_schema(path[:end]):
+            continue
+        owner = body
+        for part in path[: end - 1]:  # the tool's `function`, or the response_schema
+            owner = owner[int(part[1:-1])] if part.startswith("[") else owner[part]
+        name = owner.get("name")
+        shown = name if isinstance(name, str) and TOOL_NAME.match(name) else None
+        if path[end - 1] == "parameters":
+            return f"Tool {shown or int(path[end - 3][1:-1]) + 1}: {TOO_DEEP}"
+        return f"response_schema {shown or 'response'}: {TOO_DEEP}"
+    return None
+
+
 def schema_error(schema: Any) -> str:
     """Why a JSON Schema is unusable, or "" when it is a valid, reasonably shallow one."""
     if not isinstance(schema, dict):
         return "its schema must be a JSON object."
     if schema_depth(schema) > MAX_SCHEMA_DEPTH:
-        return f"its schema nests deeper than {MAX_SCHEMA_DEPTH} levels."
+        return TOO_DEEP
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
