@@ -143,6 +143,15 @@ def sent_schema(response_schema: dict | None) -> dict | None:
     }
 
 
+def call_arguments(text: str) -> Any:
+    """A stored call's arguments as the object Anthropic's `tool_use.input` and Gemini's `functionCall.args` want
+    back in a conversation; arguments that were not JSON go inside one, as `{"arguments": text}`."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return {"arguments": text}
+
+
 def function_of(tool: dict) -> dict:
     return tool["function"]
 
@@ -158,17 +167,22 @@ def openai_tool_choice(tool_choice: str | None) -> Any:
     return {"type": "function", "function": {"name": tool_choice}}
 
 
-def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
-    """`tools` with `input_schema` and `tool_choice` {"type": auto|any|tool|none}, as Messages takes them."""
-    wire = [
+def _declarations(tools: list[dict], schema_key: str) -> list[dict[str, Any]]:
+    """Each tool as Anthropic and Gemini declare one: its name, its description when it has one, and its schema
+    under `schema_key` (an object taking anything when it has none)."""
+    return [
         {
             "name": function_of(t)["name"],
             **({"description": function_of(t)["description"]} if function_of(t).get("description") else {}),
-            "input_schema": function_of(t).get("parameters") or {"type": "object"},
+            schema_key: function_of(t).get("parameters") or {"type": "object"},
         }
         for t in tools
     ]
-    body: dict[str, Any] = {"tools": wire}
+
+
+def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
+    """`tools` with `input_schema` and `tool_choice` {"type": auto|any|tool|none}, as Messages takes them."""
+    body: dict[str, Any] = {"tools": _declarations(tools, "input_schema")}
     if tool_choice == "auto":
         body["tool_choice"] = {"type": "auto"}
     elif tool_choice == "required":
@@ -182,15 +196,7 @@ def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any
 
 def gemini_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
     """`tools: [{"functionDeclarations"}]` and `toolConfig.functionCallingConfig` (AUTO, ANY, NONE)."""
-    declarations = [
-        {
-            "name": function_of(t)["name"],
-            **({"description": function_of(t)["description"]} if function_of(t).get("description") else {}),
-            "parameters": function_of(t).get("parameters") or {"type": "object"},
-        }
-        for t in tools
-    ]
-    body: dict[str, Any] = {"tools": [{"functionDeclarations": declarations}]}
+    body: dict[str, Any] = {"tools": [{"functionDeclarations": _declarations(tools, "parameters")}]}
     if tool_choice in (None, ""):
         return body
     modes = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
