@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -54,17 +55,15 @@ def is_body_schema(path: list[str]) -> bool:
     return path == ["response_schema", "schema"]
 
 
-def body_schema_too_deep(body: Any, path: list[str]) -> str | None:
+def body_schema_too_deep(path: list[str], owner_name: Callable[[list[str]], Any]) -> str | None:
     """`Tool NAME: its schema nests deeper than 32 levels.` (or `response_schema NAME: …`) when `path`, where the
-    API's parser found a body nested too deep, lies inside a schema `is_body_schema` names; None elsewhere. A name
-    that is not a valid one (it is checked later) is not echoed: the tool's position stands for it."""
+    API's parser found a body nested too deep, lies inside a schema `is_body_schema` names; None elsewhere.
+    `owner_name(prefix)` is the `name` of the object at `prefix` (the tool's `function`, or the response_schema),
+    None when unknown; a name that is not a valid one (it is checked later) is not echoed: the position stands in."""
     for end in range(2, min(len(path), 6) + 1):
         if not is_body_schema(path[:end]):
             continue
-        owner = body
-        for part in path[: end - 1]:  # the tool's `function`, or the response_schema
-            owner = owner[int(part[1:-1])] if part.startswith("[") else owner[part]
-        name = owner.get("name")
+        name = owner_name(path[: end - 1])
         shown = name if isinstance(name, str) and TOOL_NAME.match(name) else None
         if path[end - 1] == "parameters":
             return f"Tool {shown or int(path[end - 3][1:-1]) + 1}: {TOO_DEEP}"
