@@ -8,6 +8,7 @@ Every way in asks `value_problem` and refuses the value with the path it names, 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 MAX_DEPTH = 32  # far beyond any real variable or row; deep enough for structured values
@@ -38,9 +39,18 @@ def name_problem(name: str, *, noun: str, max_length: int) -> str | None:
     return text_problem(name)
 
 
-def value_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> tuple[list[str], str] | None:
+def too_deep(max_depth: int = MAX_DEPTH) -> str:
+    return f"nested more than {max_depth} levels deep."
+
+
+def value_problem(
+    value: Any, *, max_depth: int = MAX_DEPTH, counted_apart: Callable[[list[str]], bool] | None = None
+) -> tuple[list[str], str] | None:
     """The path (keys and [indexes], shown safely) to the first part of `value` that cannot be stored, and why;
-    None when all of it can. Iterative, so a hostile depth cannot exhaust the stack here."""
+    None when all of it can. Iterative, so a hostile depth cannot exhaust the stack here.
+
+    A part whose path `counted_apart` accepts counts its depth from itself (a JSON Schema inside a body gets the
+    same `max_depth` as a value of its own, so its owner's limit and this one agree); the limit still holds inside."""
     stack: list[tuple[list[str], Any, int]] = [([], value, 0)]
     while stack:
         path, item, depth = stack.pop()
@@ -48,8 +58,10 @@ def value_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> tuple[list[str],
             if problem := text_problem(item):
                 return path, problem
         elif isinstance(item, dict | list):
+            if counted_apart is not None and path and counted_apart(path):
+                depth = 0
             if depth >= max_depth:
-                return path, f"nested more than {max_depth} levels deep."
+                return path, too_deep(max_depth)
             if isinstance(item, dict):
                 for key, child in reversed(item.items()):
                     key = str(key)

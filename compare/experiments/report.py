@@ -166,10 +166,6 @@ def _ms_mean(seconds: float | None) -> str:
     return "-" if seconds is None else f"{round(seconds * 1000)} ms"
 
 
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
-
-
 def _cell_cost(cell: Cell) -> str:
     calls = cell.call_costs
     known = [c for c in calls if c is not None]
@@ -217,7 +213,7 @@ def averages_table(title: str, averages: list[Average], scale: str, structured: 
     for a in averages:
         row = [a.key, a.answers, a.failed] + ([a.not_started] if unstarted else [])
         row += [score_text(a.score)] if scale else []
-        row += [_share(a.valid_share)] if structured else []
+        row += [_valid_text(a)] if structured else []
         row += [
             _ms_mean(a.latency_s),
             "-" if a.tokens is None else f"{a.tokens:.0f}",
@@ -230,6 +226,13 @@ def averages_table(title: str, averages: list[Average], scale: str, structured: 
     if shares:
         text += "\n" + "\n".join(f"  {key}: {categories_text(categories)}" for key, categories in shares)
     return text
+
+
+def _valid_text(average: Average) -> str:
+    """`75% (95% interval 30–95%)`: the share of checked answers matching the schema with its Wilson interval."""
+    if average.valid_share is None:
+        return "-"
+    return f"{average.valid_share:.0%} (95% interval {average.valid_low:.0%}–{average.valid_high:.0%})"
 
 
 def categories_text(categories: dict) -> str:

@@ -51,27 +51,8 @@ def _openai(wire: OpenAIWire, model: str, name: str, arguments: str, usage) -> l
 
 
 def _anthropic(name: str, arguments: str, usage) -> list[bytes]:
-    block = {"type": "tool_use", "id": "toolu_fake0", "name": name, "input": {}}
-    frames = [
-        sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
-        sse({"type": "content_block_start", "index": 1, "content_block": block}, "content_block_start"),
-    ]
-    for piece in fragments(arguments):
-        delta = {
-            "type": "content_block_delta",
-            "index": 1,
-            "delta": {"type": "input_json_delta", "partial_json": piece},
-        }
-        frames.append(sse(delta, "content_block_delta"))
-    message = {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}}
-    if usage:
-        message["usage"] = {"output_tokens": usage[1]}
-    return [
-        *frames,
-        sse({"type": "content_block_stop", "index": 1}, "content_block_stop"),
-        sse(message, "message_delta"),
-        sse({"type": "message_stop"}, "message_stop"),
-    ]
+    frames = [*_tool_head(name, "toolu_fake0"), *(json_tool_delta(piece) for piece in fragments(arguments))]
+    return [*frames, *AnthropicWire.tail("tool_use", usage, index=1)]
 
 
 def _gemini(wire: GeminiWire, model: str, name: str, arguments: str, usage) -> list[bytes]:
@@ -83,7 +64,12 @@ def _gemini(wire: GeminiWire, model: str, name: str, arguments: str, usage) -> l
 
 def json_tool_head(name: str) -> list[bytes]:
     """Anthropic's structured output streams as the forced tool's input: its block opens after the text block."""
-    block = {"type": "tool_use", "id": "toolu_fake_json", "name": name, "input": {}}
+    return _tool_head(name, "toolu_fake_json")
+
+
+def _tool_head(name: str, call_id: str) -> list[bytes]:
+    """Anthropic's `tool_use` block opening after the (empty) text block; its input follows as `json_tool_delta`s."""
+    block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
     return [
         sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
         sse({"type": "content_block_start", "index": 1, "content_block": block}, "content_block_start"),

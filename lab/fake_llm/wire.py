@@ -254,11 +254,16 @@ class AnthropicWire:
         return sse(delta, "content_block_delta")
 
     def stream_tail(self, model: str, body: dict, finish: str, usage: tuple[int, int] | None) -> list[bytes]:
-        delta = {"type": "message_delta", "delta": {"stop_reason": self.finish[finish], "stop_sequence": None}}
+        return self.tail(self.finish[finish], usage)
+
+    @staticmethod
+    def tail(stop_reason: str, usage: tuple[int, int] | None, *, index: int = 0) -> list[bytes]:
+        """The stream's last frames: block `index` (the text's, or a tool call's) stops, then the message."""
+        delta = {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}}
         if usage:
             delta["usage"] = {"output_tokens": usage[1]}
         return [
-            sse({"type": "content_block_stop", "index": 0}, "content_block_stop"),
+            sse({"type": "content_block_stop", "index": index}, "content_block_stop"),
             sse(delta, "message_delta"),
             sse({"type": "message_stop"}, "message_stop"),
         ]

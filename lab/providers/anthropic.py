@@ -28,7 +28,7 @@ from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
 from .message_rules import TOOL_ROLE, alternating, content_text, has_tool_turns, is_prefill
 from .params import set_params
-from .tools import anthropic_tools
+from .tools import anthropic_tools, call_arguments
 
 API_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 8192
@@ -142,7 +142,7 @@ def _tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) and content else []
             blocks += content if isinstance(content, list) else []
             blocks += [
-                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": _arguments(c["arguments"])}
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": call_arguments(c["arguments"])}
                 for c in message.get("tool_calls") or []
             ]
         if turns and turns[-1]["role"] == role:
@@ -150,14 +150,6 @@ def _tool_turns(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             turns.append({"role": role, "content": blocks})
     return turns
-
-
-def _arguments(text: str) -> Any:
-    """A call's arguments as the object Messages wants back (arguments that were not JSON go as a string)."""
-    try:
-        return json.loads(text) if text else {}
-    except ValueError:
-        return {"arguments": text}
 
 
 def _wire_content(content: Any) -> Any:

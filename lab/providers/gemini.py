@@ -28,7 +28,7 @@ from .http import HttpAdapter, SSEEvent
 from .known_models import known_model
 from .message_rules import TOOL_ROLE, alternating, content_text, has_tool_turns
 from .params import set_params
-from .tools import gemini_tools
+from .tools import call_arguments, gemini_tools
 
 PARAM_NAMES = {
     "temperature": "temperature",
@@ -139,7 +139,7 @@ def _tool_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             role = "model" if message["role"] == "assistant" else "user"
             parts = _wire_parts(message["content"]) if message["content"] else []
             parts += [
-                {"functionCall": {"name": c["name"], "args": _arguments(c["arguments"])}}
+                {"functionCall": {"name": c["name"], "args": call_arguments(c["arguments"])}}
                 for c in message.get("tool_calls") or []
             ]
         if contents and contents[-1]["role"] == role:
@@ -147,13 +147,6 @@ def _tool_contents(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             contents.append({"role": role, "parts": parts})
     return contents
-
-
-def _arguments(text: str) -> Any:
-    try:
-        return json.loads(text) if text else {}
-    except ValueError:
-        return {"arguments": text}
 
 
 def _wire_parts(content: Any) -> list[dict[str, Any]]:

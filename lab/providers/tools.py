@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -39,12 +40,43 @@ def schema_depth(value: Any, limit: int = MAX_SCHEMA_DEPTH) -> int:
     return deepest
 
 
+TOO_DEEP = f"its schema nests deeper than {MAX_SCHEMA_DEPTH} levels."
+_INDEX = re.compile(r"\[\d+\]")
+
+
+def is_body_schema(path: list[str]) -> bool:
+    """Whether `path` (lab.values' keys and [indexes]) is a JSON Schema a group's request body carries: a tool's
+    `tools[i].function.parameters` or a `response_schema.schema`, of the group or of one of its `variants[j]`.
+    The API's parser counts their depth apart, so its limit is the one `schema_error` applies (MAX_SCHEMA_DEPTH)."""
+    if len(path) >= 2 and path[0] == "variants" and _INDEX.fullmatch(path[1]):
+        path = path[2:]
+    if len(path) == 4 and path[0] == "tools" and _INDEX.fullmatch(path[1]):
+        return path[2:] == ["function", "parameters"]
+    return path == ["response_schema", "schema"]
+
+
+def body_schema_too_deep(path: list[str], owner_name: Callable[[list[str]], Any]) -> str | None:
+    """`Tool NAME: its schema nests deeper than 32 levels.` (or `response_schema NAME: …`) when `path`, where the
+    API's parser found a body nested too deep, lies inside a schema `is_body_schema` names; None elsewhere.
+    `owner_name(prefix)` is the `name` of the object at `prefix` (the tool's `function`, or the response_schema),
+    None when unknown; a name that is not a valid one (it is checked later) is not echoed: the position stands in."""
+    for end in range(2, min(len(path), 6) + 1):
+        if not is_body_schema(path[:end]):
+            continue
+        name = owner_name(path[: end - 1])
+        shown = name if isinstance(name, str) and TOOL_NAME.match(name) else None
+        if path[end - 1] == "parameters":
+            return f"Tool {shown or int(path[end - 3][1:-1]) + 1}: {TOO_DEEP}"
+        return f"response_schema {shown or 'response'}: {TOO_DEEP}"
+    return None
+
+
 def schema_error(schema: Any) -> str:
     """Why a JSON Schema is unusable, or "" when it is a valid, reasonably shallow one."""
     if not isinstance(schema, dict):
         return "its schema must be a JSON object."
     if schema_depth(schema) > MAX_SCHEMA_DEPTH:
-        return f"its schema nests deeper than {MAX_SCHEMA_DEPTH} levels."
+        return TOO_DEEP
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -110,6 +142,15 @@ def sent_schema(response_schema: dict | None) -> dict | None:
     }
 
 
+def call_arguments(text: str) -> Any:
+    """A stored call's arguments as the object Anthropic's `tool_use.input` and Gemini's `functionCall.args` want
+    back in a conversation; arguments that were not JSON go inside one, as `{"arguments": text}`."""
+    try:
+        return json.loads(text) if text else {}
+    except ValueError:
+        return {"arguments": text}
+
+
 def function_of(tool: dict) -> dict:
     return tool["function"]
 
@@ -125,17 +166,22 @@ def openai_tool_choice(tool_choice: str | None) -> Any:
     return {"type": "function", "function": {"name": tool_choice}}
 
 
-def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
-    """`tools` with `input_schema` and `tool_choice` {"type": auto|any|tool|none}, as Messages takes them."""
-    wire = [
+def _declarations(tools: list[dict], schema_key: str) -> list[dict[str, Any]]:
+    """Each tool as Anthropic and Gemini declare one: its name, its description when it has one, and its schema
+    under `schema_key` (an object taking anything when it has none)."""
+    return [
         {
             "name": function_of(t)["name"],
             **({"description": function_of(t)["description"]} if function_of(t).get("description") else {}),
-            "input_schema": function_of(t).get("parameters") or {"type": "object"},
+            schema_key: function_of(t).get("parameters") or {"type": "object"},
         }
         for t in tools
     ]
-    body: dict[str, Any] = {"tools": wire}
+
+
+def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
+    """`tools` with `input_schema` and `tool_choice` {"type": auto|any|tool|none}, as Messages takes them."""
+    body: dict[str, Any] = {"tools": _declarations(tools, "input_schema")}
     if tool_choice == "auto":
         body["tool_choice"] = {"type": "auto"}
     elif tool_choice == "required":
@@ -149,15 +195,7 @@ def anthropic_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any
 
 def gemini_tools(tools: list[dict], tool_choice: str | None) -> dict[str, Any]:
     """`tools: [{"functionDeclarations"}]` and `toolConfig.functionCallingConfig` (AUTO, ANY, NONE)."""
-    declarations = [
-        {
-            "name": function_of(t)["name"],
-            **({"description": function_of(t)["description"]} if function_of(t).get("description") else {}),
-            "parameters": function_of(t).get("parameters") or {"type": "object"},
-        }
-        for t in tools
-    ]
-    body: dict[str, Any] = {"tools": [{"functionDeclarations": declarations}]}
+    body: dict[str, Any] = {"tools": [{"functionDeclarations": _declarations(tools, "parameters")}]}
     if tool_choice in (None, ""):
         return body
     modes = {"auto": "AUTO", "required": "ANY", "none": "NONE"}

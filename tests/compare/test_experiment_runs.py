@@ -4,10 +4,12 @@ schema validity, pointwise scores, formatted placeholders, files, live progress,
 import asyncio
 
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 
 from compare.experiments.config import config_read
 from compare.experiments.files import DirectoryFiles
 from compare.experiments.models import Evaluation, EvaluationStatus
+from compare.experiments.report import results_text
 from compare.experiments.results import experiment_results
 from compare.experiments.runner import experiment_run_here
 from compare.experiments.services import experiment_create, experiment_plan, experiment_start
@@ -93,6 +95,11 @@ def test_a_classifier_is_checked_against_its_schema_and_shown_to_the_judge_as_ya
         by_model['cands:fake?text={"sentiment":"meh"}'],
     )
     assert (valid.score, valid.valid_share, invalid.score, invalid.valid_share) == (1, 1.0, 0, 0.0)
+    # The command line's report (what `experiment run`/`report` print) gives each share its Wilson interval.
+    text = results_text(experiment_results(experiment))
+    for share, valid_answers in ((1.0, 2), (0.0, 0)):
+        low, high = proportion_confint(valid_answers, 2, alpha=0.05, method="wilson")
+        assert f"{share:.0%} (95% interval {low:.0%}–{high:.0%})" in text
 
 
 def test_nested_values_are_formatted_as_the_placeholders_ask(workspace, owner, connections):

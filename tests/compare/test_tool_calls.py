@@ -224,6 +224,11 @@ def test_the_share_of_valid_answers_per_variant_has_its_wilson_interval(workspac
     assert 'data-role="schema-validity"' in page and "75%" in page
     report = client.get(f"/votes/groups/{group.pk}/report/").content.decode()
     assert 'data-role="schema-validity"' in report
+    # The full report page shows the same share with its interval, in the form the template prints it.
+    full = client.get(f"/compare/{group.pk}/report/").content.decode()
+    assert 'data-role="schema-validity"' in full
+    low, high = proportion_confint(3, 4, alpha=0.05, method="wilson")
+    assert f'<td data-role="interval">{low:.0%}–{high:.0%}</td>' in full
 
 
 def test_a_batch_round_nobody_watches_stores_the_calls_of_one_json_body(workspace, owner, fake_llm):

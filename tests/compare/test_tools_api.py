@@ -30,10 +30,51 @@ def group_body(workspace, **fields):
 
 def test_a_tool_schema_100_levels_deep_is_a_400_naming_the_tool_and_nothing_is_stored(api, workspace):
     deep = {"type": "function", "function": {"name": "deep_tool", "parameters": deep_schema(100)}}
-    response = api.post("/api/v1/groups/", group_body(workspace, tools=[deep]), format="json")
+    response = api.post("/api/v1/groups/", group_body(workspace, tools=[TOOL, deep]), format="json")
     assert response.status_code == 400
-    # The request's own depth limit answers first, naming where: the first tool's parameters.
-    assert " ".join(response.json()["tools"]).startswith("tools[0].function.parameters")
+    # The request's parser refuses it, before any serializer or model sees it, naming the tool by its name.
+    assert response.json() == {"tools": ["Tool deep_tool: its schema nests deeper than 32 levels."]}
+    body = group_body(workspace)
+    body["variants"][1]["tools"] = [deep]
+    response = api.post("/api/v1/groups/", body, format="json")
+    assert response.json() == {"variants": ["Tool deep_tool: its schema nests deeper than 32 levels."]}
+    deep_response = {"name": "answer", "schema": deep_schema(100)}
+    response = api.post("/api/v1/groups/", group_body(workspace, response_schema=deep_response), format="json")
+    assert response.json() == {"response_schema": ["response_schema answer: its schema nests deeper than 32 levels."]}
+    assert not CompareGroup.objects.filter(workspace=workspace).exists()
+
+
+def test_a_tool_schema_as_deep_as_the_tool_rule_allows_is_taken_and_the_body_limit_holds_elsewhere(api, workspace):
+    # deep_schema(15) nests 31 levels: within the tools' limit of 32, so the parser (which counts a tool's schema
+    # from the schema itself) takes it too; one level more is refused naming the tool.
+    fits = {"type": "function", "function": {"name": "fits", "parameters": deep_schema(15)}}
+    response = api.post("/api/v1/groups/", group_body(workspace, tools=[fits]), format="json")
+    assert response.status_code == 201, response.json()
+    over = {"type": "function", "function": {"name": "over", "parameters": deep_schema(16)}}
+    response = api.post("/api/v1/groups/", group_body(workspace, tools=[over]), format="json")
+    assert response.json() == {"tools": ["Tool over: its schema nests deeper than 32 levels."]}
+    # Anywhere else in a tool, and in every other field, the body's own limit still answers with the path.
+    nested = deep_schema(20)
+    elsewhere = {"type": "function", "function": {"name": "odd", "parameters": {}, "description": nested}}
+    response = api.post("/api/v1/groups/", group_body(workspace, tools=[elsewhere]), format="json")
+    assert response.json()["tools"][0].startswith("tools[0].function.description")
+    assert response.json()["tools"][0].endswith("nested more than 32 levels deep.")
+    body = group_body(workspace)
+    body["variants"][0]["params"] = nested
+    assert "nested more than 32 levels deep." in api.post("/api/v1/groups/", body, format="json").json()["variants"][0]
+    assert CompareGroup.objects.filter(workspace=workspace).count() == 1
+
+
+def test_a_tool_schema_nested_beyond_pythons_recursion_is_a_400_not_a_500(api, workspace):
+    text = '{"tools": [{"type": "function", "function": {"name": "abyss", "parameters": ' + "[" * 100_000
+    response = api.generic("POST", "/api/v1/groups/", text, content_type="application/json")
+    assert response.json() == {"tools": ["Tool abyss: its schema nests deeper than 32 levels."]}
+    variant = '{"variants": [{"model": "m"}, {"tools": [{"function": {"name": "pit", "parameters": [{}, [' + "{}," * 3
+    response = api.generic("POST", "/api/v1/groups/", variant + '{"a":' * 100_000, content_type="application/json")
+    assert response.json() == {"variants": ["Tool pit: its schema nests deeper than 32 levels."]}
+    # Elsewhere the scan names the top-level field only, as before.
+    response = api.generic("POST", "/api/v1/groups/", '{"title": ' + "[" * 100_000, content_type="application/json")
+    assert response.json() == {"title": ["nested more than 32 levels deep."]}
     assert not CompareGroup.objects.filter(workspace=workspace).exists()
 
 

@@ -8,6 +8,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from compare.access import group_for_user
+from compare.selectors import schema_validity
 from lab.access import workspace_for_user
 
 from ..api.reports import LeaderboardQueryIn
@@ -24,6 +25,7 @@ def report_page(request, pk):
     group = group_for_user(request.user, pk)
     context = report_page_view(group)
     context["turn_counting"] = TURN_COUNTING
+    context["validity"] = schema_validity(group)  # as on the report tab (voting/views.py)
     context["conversation_votes"] = _conversation_lines(group, group_conversation_votes(group))
     return render(request, "voting/report_page.html", context)
 
