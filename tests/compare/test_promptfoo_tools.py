@@ -57,7 +57,8 @@ def test_tools_and_response_format_go_as_promptfoo_sends_them(workspace, fake_ll
     assert [rows[(1, column)]["success"] for column in range(3)] == [False, False, True]
     assert 'Call to "get_weather" does not match schema' in rows[(0, 1)]["gradingResult"]["reason"]
     assert "did not return a valid-looking tools response" in rows[(0, 2)]["gradingResult"]["reason"]
-    assert json.loads(rows[(1, 2)]["response"]["output"]).keys() == {"city", "sunny"}
+    # A json_schema answer is shown parsed, as promptfoo's OpenAI provider gives it.
+    assert rows[(1, 2)]["response"]["output"].keys() == {"city", "sunny"}
     # A tool-only answer's output is its calls, as promptfoo's OpenAI provider gives them.
     [call] = rows[(0, 0)]["response"]["output"]
     assert call["type"] == "function" and call["function"]["name"] == "get_weather"

@@ -37,7 +37,7 @@ class Verdict:
     success: bool
     score: float
     reason: str
-    output: str | list[dict[str, Any]]  # the answer's text, or its tool calls when it wrote none (as promptfoo)
+    output: Any  # the answer's text; its tool calls or its parsed JSON as promptfoo shows them (_shown)
     error: str = ""
     latency_ms: int | None = None
     cost: float | None = None
@@ -61,8 +61,7 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             success=False,
             score=0.0,
             reason="",
-            # promptfoo's OpenAI provider answers the calls themselves when the model wrote no text.
-            output=output.text or (tool_facts(output)["tool_calls"] if output.tool_calls else ""),
+            output=_shown(output, translation.columns[column_of(cell.combo.position)].provider),
             latency_ms=output.latency_ms,
             cost=cost,
             tokens=tokens,
@@ -96,6 +95,19 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             ]
         verdicts.append(verdict)
     return sorted(verdicts, key=lambda v: (v.test_index, v.column))
+
+
+def _shown(output, provider) -> Any:
+    """The answer as promptfoo's OpenAI provider gives it: its calls when the model wrote no text, and its JSON
+    parsed when the provider asked for a `json_schema` response (the text when it does not parse)."""
+    if not output.text and output.tool_calls:
+        return tool_facts(output)["tool_calls"]
+    if provider.response_schema is not None and output.text:
+        try:
+            return json.loads(output.text)
+        except ValueError:
+            return output.text
+    return output.text
 
 
 def _stored_results(output_ids: list[int]) -> dict[tuple[int, int], AssertionResult]:
