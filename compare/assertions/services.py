@@ -117,7 +117,7 @@ def rounds_grade(round_ids: Iterable[int]) -> int:
         r.pk: round_specs(r.group.assertions, r.dataset_row.assertions if r.dataset_row else []) for r in rounds
     }
     rounds_by_id = {r.pk: r for r in rounds}
-    outputs = list(Output.objects.filter(round_id__in=specs_by_round).select_related("variant").order_by("pk"))
+    outputs = list(Output.objects.filter(round_id__in=specs_by_round).select_related("variant__group").order_by("pk"))
     results: list[AssertionResult] = []
     pending: list[int] = []
     for output in outputs:
@@ -125,8 +125,7 @@ def rounds_grade(round_ids: Iterable[int]) -> int:
         specs = specs_by_round[output.round_id]
         if output.status != OutputStatus.OK or not specs:
             continue
-        variables = {**rounds_by_id[output.round_id].variables, **output.variant.variables}
-        facts = AnswerFacts(output=output.text, latency_ms=output.latency_ms, cost=output.cost, vars=variables)
+        facts = _facts(output, rounds_by_id[output.round_id].variables)
         grading = grade(specs, facts)
         output.assertions_passed, output.assertions_score = grading.passed, grading.score
         results.extend(_row(output, position, component) for position, component in enumerate(grading.components))
@@ -162,8 +161,27 @@ def output_specs(output: Output) -> list[AssertionSpec]:
 
 
 def output_facts(output: Output) -> AnswerFacts:
-    variables = {**output.round.variables, **output.variant.variables}
-    return AnswerFacts(output=output.text, latency_ms=output.latency_ms, cost=output.cost, vars=variables)
+    return _facts(output, output.round.variables)
+
+
+def _facts(output: Output, round_variables: dict) -> AnswerFacts:
+    variables = {**round_variables, **output.variant.variables}
+    return AnswerFacts(output.text, output.latency_ms, output.cost, variables, **tool_facts(output))
+
+
+def tool_facts(output: Output) -> dict[str, list[dict]]:
+    """An answer's tool calls in OpenAI's response form (what promptfoo's is-valid-openai-tools-call reads:
+    `{"id", "type", "function": {"name", "arguments"}}`) and the tools its variant offered, for AnswerFacts."""
+    tools, _, _ = output.variant.tool_settings()
+    calls = [
+        {
+            "id": call.get("id", ""),
+            "type": "function",
+            "function": {"name": call["name"], "arguments": call["arguments"]},
+        }
+        for call in output.tool_calls or []
+    ]
+    return {"tool_calls": calls, "tools": list(tools or [])}
 
 
 @transaction.atomic

@@ -45,6 +45,7 @@ class Plan:
                 **({"messages": c.prompt.own_messages()} if c.prompt.messages else {}),
                 "variables": c.prompt.variables,
                 "params": c.params.params,
+                **c.tool_overrides(("tools", "tool_choice", "response_schema")),
             }
             for c, label in zip(self.config.combinations, labels, strict=True)
         ]

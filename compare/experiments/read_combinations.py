@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from lab.providers.tools import response_schema_errors, tools_errors
+
 from ..messages import last_user_text
 from .reader import SectionReader, name_suffix
 from .spec import (
@@ -18,6 +20,9 @@ from .spec import (
     Prompt,
     model_id_from,
 )
+
+# A combination's own tool settings, overriding the file's for its variant (a promptfoo provider's config).
+COMBINATION_TOOL_KEYS = ("tools", "tool-choice", "response-schema")
 
 
 class CombinationsReader(SectionReader):
@@ -132,17 +137,41 @@ class CombinationsReader(SectionReader):
             if not isinstance(entry, dict):
                 self.problem(where, "a mapping: model, model-parameters and prompt")
                 continue
-            extra = sorted(set(entry) - {"model", "model-parameters", "prompt"})
+            extra = sorted(set(entry) - {"model", "model-parameters", "prompt", *COMBINATION_TOOL_KEYS})
             if extra:
-                self.problem(where, f"{', '.join(extra)}: a combination has only model, model-parameters and prompt")
+                self.problem(
+                    where,
+                    f"{', '.join(extra)}: a combination has only model, model-parameters, prompt, tools, "
+                    "tool-choice and response-schema",
+                )
             model = self._combination_model(entry.get("model"), where, config.models)
             params = self._pick(entry.get("model-parameters"), sets, where, "model-parameters")
             prompt = self._pick(entry.get("prompt"), prompts, where, "prompt")
+            own = self._combination_tools(entry, where)
             if model and params and prompt:
-                combinations.append(Combination(model, params, prompt))
+                combinations.append(Combination(model, params, prompt, **own))
                 seen.append((where, f"{model} · {params.name} · {prompt.name}"))
         self._unique(seen, "combination", "each combination is listed once")
         return combinations
+
+    def _combination_tools(self, entry: dict, where: str) -> dict[str, Any]:
+        """A combination's own `tools`, `tool-choice` and `response-schema` (the lab's `{"name", "schema",
+        "strict"}`), overriding the file's for its variant only (docs/tools.md); each problem names the key."""
+        own: dict[str, Any] = {}
+        tools, choice = entry.get("tools"), entry.get("tool-choice")
+        if tools is not None or choice is not None:
+            problems = tools_errors(tools, choice) if choice is None or isinstance(choice, str) else ["a text"]
+            for problem in problems:
+                self.problem(f"{where}: tools", problem)
+            if not problems:
+                own.update(tools=tools, tool_choice=choice)
+        if (schema := entry.get("response-schema")) is not None:
+            problems = response_schema_errors(schema)
+            for problem in problems:
+                self.problem(f"{where}: response-schema", problem)
+            if not problems:
+                own["response_schema"] = schema
+        return own
 
     def _combination_model(self, written: Any, where: str, models: list[str]) -> str | None:
         try:

@@ -127,7 +127,7 @@ def cell_block(cell: Cell, scale: str) -> str:
     if scale:
         lines += _field("Reason", (evaluation.reason if evaluation else "") or "-")
     if cell.valid is not None:
-        errors = "; ".join(evaluation.schema_errors)
+        errors = "; ".join(evaluation.schema_errors) if evaluation else ""  # the answer's own check
         lines += _field("Valid", _valid(cell) + (f" ({errors})" if errors else ""))
     lines += _figure("Prompt generation time", _ms(output.latency_ms))
     lines += _figure("Prompt generation input tokens", output.input_tokens or 0)

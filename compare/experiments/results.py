@@ -151,7 +151,7 @@ def experiment_results(experiment: Experiment) -> Results:
     round_of = {pk: (number, _row_name(number, name, position)) for pk, number, name, position in rounds}
     outputs = (
         Output.objects.filter(round__group=group, round__run_id=experiment.run_id)
-        .select_related("evaluation")
+        .select_related("evaluation", "variant__group")
         .order_by("round__number", "variant__position")
     )
     rows: dict[int, ResultRow] = {}

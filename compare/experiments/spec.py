@@ -141,6 +141,15 @@ class Combination:
     model: str
     params: ParamSet
     prompt: Prompt
+    # The variant's own tool settings (None: the file's), as the comparison's variants override the group's.
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | None = None
+    response_schema: dict[str, Any] | None = None
+
+    def tool_overrides(self, names: tuple[str, str, str]) -> dict[str, Any]:
+        """The settings it overrides, under `names` for tools, tool choice and response schema."""
+        values = (self.tools, self.tool_choice, self.response_schema)
+        return {name: value for name, value in zip(names, values, strict=True) if value is not None}
 
 
 @dataclass
@@ -215,6 +224,7 @@ class ExperimentConfig:
                     "model": self.written.get(c.model, c.model),
                     "model-parameters": c.params.name,
                     "prompt": c.prompt.name,
+                    **c.tool_overrides(("tools", "tool-choice", "response-schema")),
                 }
                 for c in self.combinations
             ]

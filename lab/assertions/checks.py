@@ -252,10 +252,19 @@ def check_contains_json(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> 
     return _binary(passed, failure)
 
 
+NOT_TOOLS = "OpenAI did not return a valid-looking tools response: "
+
+
 def check_openai_tools_call(spec: AssertionSpec, value: Any, facts: AnswerFacts) -> Result:
     """openai.ts handleIsValidOpenAiToolsCall: every call names one of the tools and its arguments (a JSON string)
-    validate against that tool's parameters. promptfoo ignores `not-` here, and so does the lab."""
+    validate against that tool's parameters. An answer with text besides its calls fails, as promptfoo's provider
+    then answers the whole message. promptfoo ignores `not-` here, and so does the lab."""
     calls = facts.tool_calls
+    if calls and facts.output.strip():
+        # promptfoo's OpenAI provider answers the whole message (not the calls) when it has text too, which this
+        # check never takes for a tools response.
+        message = {"role": "assistant", "content": facts.output, "tool_calls": calls}
+        return False, 0.0, NOT_TOOLS + json.dumps(message, separators=(",", ":"))
     looks_valid = (
         isinstance(calls, list)
         and calls
@@ -268,7 +277,7 @@ def check_openai_tools_call(spec: AssertionSpec, value: Any, facts: AnswerFacts)
         return (
             False,
             0.0,
-            "OpenAI did not return a valid-looking tools response: " + json.dumps(calls or None, separators=(",", ":")),
+            NOT_TOOLS + json.dumps(calls or None, separators=(",", ":")),
         )
     if not facts.tools:
         raise CheckError("Tools are expected to be an array of objects with a function property. Got: undefined")

@@ -178,6 +178,9 @@ def test_tools_call_checks_names_and_arguments():
     assert not passed and reason.startswith("OpenAI did not return a valid-looking tools response")
     passed, _, reason = check({"type": "is-valid-openai-tools-call"}, "", tool_calls=good)
     assert not passed and "Tools are expected" in reason
+    # With text besides its calls, promptfoo's provider answers the whole message, which is no tools response.
+    passed, _, reason = check({"type": "is-valid-openai-tools-call"}, "Let me look.", tool_calls=good, tools=TOOLS)
+    assert not passed and reason.startswith('OpenAI did not return a valid-looking tools response: {"role"')
 
 
 # --- levenshtein: PF src/assertions/levenshtein.ts (threshold ?? 5), docs "levenshtein"

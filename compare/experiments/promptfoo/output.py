@@ -20,6 +20,7 @@ from typing import Any
 from lab.assertions import GRADED, NOT_GRADED, PENDING, AnswerFacts, ComponentResult, combine, grade
 
 from ...assertions.models import AssertionResult
+from ...assertions.services import tool_facts
 from ...models import OutputStatus
 from ..results import Results
 from .templates import var_texts
@@ -36,7 +37,7 @@ class Verdict:
     success: bool
     score: float
     reason: str
-    output: str
+    output: Any  # the answer's text; its tool calls or its parsed JSON as promptfoo shows them (_shown)
     error: str = ""
     latency_ms: int | None = None
     cost: float | None = None
@@ -60,7 +61,7 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             success=False,
             score=0.0,
             reason="",
-            output=output.text,
+            output=_shown(output, translation.columns[column_of(cell.combo.position)].provider),
             latency_ms=output.latency_ms,
             cost=cost,
             tokens=tokens,
@@ -70,7 +71,7 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             verdict.reason = verdict.error
         else:
             # Assertion values see the vars as promptfoo renders them (lab.assertions fills `{{var}}` in values).
-            facts = AnswerFacts(output.text, output.latency_ms, cost, var_texts(test.vars))
+            facts = AnswerFacts(output.text, output.latency_ms, cost, var_texts(test.vars), **tool_facts(output))
             graded = grade(translation.default_assertions + test.specs, facts).components
             components = [_as_stored(c, stored.get((output.pk, position))) for position, c in enumerate(graded)]
             grading = combine(components, threshold=test.threshold)
@@ -94,6 +95,19 @@ def promptfoo_verdicts(translation: Translation, results: Results) -> list[Verdi
             ]
         verdicts.append(verdict)
     return sorted(verdicts, key=lambda v: (v.test_index, v.column))
+
+
+def _shown(output, provider) -> Any:
+    """The answer as promptfoo's OpenAI provider gives it: its calls when the model wrote no text, and its JSON
+    parsed when the provider asked for a `json_schema` response (the text when it does not parse)."""
+    if not output.text and output.tool_calls:
+        return tool_facts(output)["tool_calls"]
+    if provider.response_schema is not None and output.text:
+        try:
+            return json.loads(output.text)
+        except ValueError:
+            return output.text
+    return output.text
 
 
 def _stored_results(output_ids: list[int]) -> dict[tuple[int, int], AssertionResult]:
@@ -131,7 +145,8 @@ def table_text(translation: Translation, verdicts: list[Verdict]) -> str:
             if verdict is None:
                 cells.append("[NOT RUN]")
             elif verdict.success:
-                cells.append(_short(f"[PASS] {verdict.output}"))
+                shown = verdict.output if isinstance(verdict.output, str) else json.dumps(verdict.output)
+                cells.append(_short(f"[PASS] {shown}"))
             elif verdict.error and verdict.components:  # the answer came, its grading did not
                 cells.append(_short(f"[ERROR] {verdict.error}"))
             else:

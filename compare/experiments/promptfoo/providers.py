@@ -11,7 +11,9 @@
 
 The defaults are promptfoo's own (its OpenAI and Anthropic providers send `temperature` 0 and `max_tokens` 1024
 unless the config sets them; OpenAI reasoning models get neither), so the same model is asked the same question by
-both tools. Every other config key, and every other provider prefix, is refused naming it: a key promptfoo would
+both tools. An OpenAI-protocol provider's `tools`, `tool_choice` and `response_format` (`json_schema`; `json_object`
+is refused) become its variant's tools, tool choice and response schema, sent natively as promptfoo sends them
+(docs/tools.md). Every other config key, and every other provider prefix, is refused naming it: a key promptfoo would
 send and the lab would silently drop changes the answer.
 """
 
@@ -20,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from lab.providers.tools import TOOL_CHOICES
 
 from ..spec import is_number
 
@@ -30,6 +34,8 @@ DEFAULT_TEMPERATURE, DEFAULT_MAX_TOKENS = 0, 1024
 MAX_SET_NAME = 60
 # promptfoo sends neither default to these (OpenAI's reasoning models take no temperature and no max_tokens).
 REASONING = re.compile(r"^(o\d(-.*)?|gpt-5.*)$")
+# An OpenAI-protocol provider's config keys sent as the lab's tools, tool choice and response schema (docs/tools.md).
+TOOL_KEYS = ("tools", "tool_choice", "response_format")
 # config key → (the lab's file name for it, the check, what a good value is), per provider family.
 _TEMPERATURE = ("temperature", lambda v: is_number(v) and 0 <= v <= 2, "a number from 0 to 2")
 _TOP_P = ("topP", lambda v: is_number(v) and 0 <= v <= 1, "a number from 0 to 1")
@@ -60,6 +66,15 @@ class ProviderSpec:
     params: dict[str, Any] = field(default_factory=dict)  # the lab's file names: temperature, maxOutputTokens …
     base_url: str = ""  # for `apiBaseUrl` and Ollama: the OpenAI-compatible server
     set_name: str = ""  # its parameter set's name in the lab's experiment: its label, unless two share one
+    # `config.tools`, `tool_choice` and `response_format` as the lab's own (its variant's), None when not given.
+    tools: list[dict[str, Any]] | None = None
+    tool_choice: str | None = None
+    response_schema: dict[str, Any] | None = None
+
+    def combination_keys(self) -> dict[str, Any]:
+        """Its tool settings as a lab combination's keys (they override the file's for its variant)."""
+        keys = {"tools": self.tools, "tool-choice": self.tool_choice, "response-schema": self.response_schema}
+        return {key: value for key, value in keys.items() if value is not None}
 
     @property
     def written(self) -> str:
@@ -168,10 +183,13 @@ def _provider(index: int, entry: Any, problem, base_urls: dict[str, str]) -> Pro
             url = raw.strip().rstrip("/")
             spec.connection = base_urls.setdefault(url, BASE_URL_CONNECTION.format(n=len(base_urls) + 1))
             spec.base_url = url
-        elif key == "response_format" and keys is OPENAI_KEYS:
-            problem(where, "config: response_format: not supported yet (the lab streams plain chat completions)")
+        elif key in TOOL_KEYS and keys is OPENAI_KEYS:
+            message = _tool_setting(spec, key, raw)
+            if message:
+                problem(where, f"config: {key}: {message}")
         elif key not in keys:
-            problem(where, f"config: {key}: not supported; the supported keys are {', '.join(keys)}")
+            supported = [*keys, *TOOL_KEYS] if keys is OPENAI_KEYS else list(keys)
+            problem(where, f"config: {key}: not supported; the supported keys are {', '.join(supported)}")
         else:
             name, good, expected = keys[key]
             if not good(raw):
@@ -180,6 +198,46 @@ def _provider(index: int, entry: Any, problem, base_urls: dict[str, str]) -> Pro
                 spec.params[name] = _stop_list(raw) if name == "stopSequences" else raw
     _promptfoo_defaults(spec, keys)
     return spec
+
+
+def _tool_setting(spec: ProviderSpec, key: str, raw: Any) -> str:
+    """Put an OpenAI-protocol provider's `tools`, `tool_choice` or `response_format` on its spec as the lab sends
+    them (the same wire body promptfoo sends); the problem when the lab cannot, else ""."""
+    if key == "tools":
+        if not isinstance(raw, list):
+            return "a list of tools in OpenAI's function format (tools from a file are not read here)"
+        spec.tools = raw
+    elif key == "tool_choice":
+        function = raw.get("function") if isinstance(raw, dict) and raw.get("type") == "function" else None
+        if isinstance(raw, str) and raw in TOOL_CHOICES:
+            spec.tool_choice = raw
+        elif isinstance(function, dict) and isinstance(function.get("name"), str) and set(raw) == {"type", "function"}:
+            spec.tool_choice = function["name"]
+        else:
+            return 'auto, none, required or {"type": "function", "function": {"name": …}}'
+    else:
+        return _response_format(spec, raw)
+    return ""
+
+
+def _response_format(spec: ProviderSpec, raw: Any) -> str:
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "json_object":
+        return (
+            "json_object is not supported: the lab sends only a JSON schema natively (docs/tools.md); use "
+            "{type: json_schema, json_schema: {name, schema, strict}}, or an is-json assertion"
+        )
+    body = raw.get("json_schema") if kind == "json_schema" else None
+    if not isinstance(body, dict) or set(raw) != {"type", "json_schema"}:
+        return "{type: json_schema, json_schema: {name, schema, strict}} (or json_object, which is refused)"
+    extra = sorted(set(body) - {"name", "schema", "strict"})
+    if extra or not isinstance(body.get("name"), str) or not isinstance(body.get("schema"), dict):
+        wrong = f"{', '.join(extra)}: " if extra else ""
+        return f"json_schema: {wrong}has name, schema and strict (name and schema are needed; description is refused)"
+    if "strict" in body and not isinstance(body["strict"], bool):
+        return "json_schema: strict: true or false"
+    spec.response_schema = {"name": body["name"], "schema": body["schema"], "strict": body.get("strict", False)}
+    return ""
 
 
 def _promptfoo_defaults(spec: ProviderSpec, keys: dict) -> None:

@@ -227,7 +227,7 @@ def _lab_data(
         ],
         "dataset": [{"name": _row_name(t), "vars": _row_vars(t.vars, used)} for t in tests],
         "combinations": [
-            {"model": p.written, "model-parameters": _set_name(p), "prompt": _prompt_name(q)}
+            {"model": p.written, "model-parameters": _set_name(p), "prompt": _prompt_name(q), **p.combination_keys()}
             for p in providers
             for q in prompts
         ],
