@@ -490,6 +490,7 @@ class RoundOut(RoundSummaryOut):
     def get_labels_visible(self, round_: Round) -> bool:
         return self.context["labels_visible"]
 
+    @extend_schema_field(OutputOut(many=True))
     def get_outputs(self, round_: Round) -> list[dict]:
         return OutputOut(self.context["outputs"], many=True, context=self.context).data
 
