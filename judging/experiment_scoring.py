@@ -22,6 +22,7 @@ from .calls import JudgeClient, JudgeModel, judge_model_resolve
 from .classification import Classifier, JudgeKind, classification_prompt, classifier_check
 from .classification_calls import classify_answers
 from .families import Candidate, family_warnings
+from .images import judge_images, request_images
 from .judgement import Candidate as Answer
 from .pointwise import answer_score_async
 from .prompts import Shown, pointwise_prompt
@@ -97,6 +98,9 @@ class PointwiseScorer:
             )
         return ExperimentJudge(model=model, rubric=Rubric(scale=type, metrics=(OVERALL,), prompt=prompt))
 
+    def request_images(self, judge: ExperimentJudge, output, *, workspace_id: int) -> tuple[list[dict], str]:
+        return judge_images(judge.model, request_images([output], workspace_id=workspace_id))
+
     def input_tokens(self, judge: ExperimentJudge, *, request: str, response: str, reference: str = "") -> int:
         if judge.classifier is not None:
             columns = dict.fromkeys(judge.classifier.input_columns, "")
@@ -115,9 +119,10 @@ class PointwiseScorer:
         limiter: Limiter,
         reference: str = "",
         columns: dict | None = None,
+        images: list[dict] | None = None,
     ) -> Score:
         if judge.classifier is not None:
-            return await self._classify(judge, request, response, http, limiter, columns or {})
+            return await self._classify(judge, request, response, http, limiter, columns or {}, images)
         result = await answer_score_async(
             judge=judge.model,
             rubric=judge.rubric,
@@ -126,6 +131,7 @@ class PointwiseScorer:
             reference=reference,
             http=http,
             limiter=limiter,
+            images=images,
         )
         return Score(
             score=result.score,
@@ -137,9 +143,9 @@ class PointwiseScorer:
             cost=result.cost,
         )
 
-    async def _classify(self, judge, request, response, http, limiter, columns) -> Score:
+    async def _classify(self, judge, request, response, http, limiter, columns, images=None) -> Score:
         """One answer classified (one call, one retry), the way a comparison's classification judge does it."""
-        client = JudgeClient(judge.model, client=http, limiter=limiter)
+        client = JudgeClient(judge.model, client=http, limiter=limiter, images=images)
         missing = [name for name in judge.classifier.input_columns if name not in columns]
         if missing:
             return Score(score=None, scale_score=None, reason=f"This row has no column {', '.join(missing)}.")

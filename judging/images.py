@@ -1,5 +1,6 @@
 """What a judge is shown of the images in the request it judges: the images themselves when its model reads them,
-else the text only, and the verdict says so. The one place this rule lives (comparisons' verdicts)."""
+else the text only, and the verdict says so. The one place this rule lives (comparisons' verdicts and experiments'
+scorer)."""
 
 from __future__ import annotations
 

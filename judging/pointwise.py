@@ -51,10 +51,13 @@ async def answer_score_async(
     http: httpx.AsyncClient,
     limiter: Limiter,
     reference: str = "",
+    images: list[dict] | None = None,
 ) -> PointwiseScore:
     """Score `response` to `prompt` on every metric of `rubric` (one call, one retry on a bad reply); a
-    `reference` answer, when given, is shown to the judge for comparison."""
-    client = JudgeClient(judge, client=http, limiter=limiter, lane=BATCH)  # experiments' scoring is batch work
+    `reference` answer, when given, is shown to the judge for comparison, and `images` (judging/images.py) after
+    the text."""
+    # Experiments' scoring is batch work.
+    client = JudgeClient(judge, client=http, limiter=limiter, lane=BATCH, images=images)
     shown = Shown("A", prompt, response, reference)
     ask = Ask(
         kind="pointwise",

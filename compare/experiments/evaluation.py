@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -40,6 +40,7 @@ FIELDS = [
     "score",
     "scale_score",
     "reason",
+    "inputs_note",
     "category",
     "schema_valid",
     "schema_errors",
@@ -60,6 +61,8 @@ class _Job:
     response: str  # the answer as the judge sees it
     columns: dict  # the row's values, for a classification's input columns
     reference: str = ""  # the dataset row's `reference` answer, shown to the judge for comparison (rounds_as_rows)
+    images: list[dict] = field(default_factory=list)  # the request's images the judge is shown (Scorer.request_images)
+    inputs_note: str = ""  # what of the request the judge was not shown (its images)
 
 
 def experiment_round_evaluate(*, round_id: int) -> int:
@@ -156,6 +159,10 @@ def _judge(jobs: list[_Job], experiment) -> None:
         for job in jobs:
             job.evaluation.status, job.evaluation.reason = EvaluationStatus.FAILED, " ".join(exc.messages)
         return
+    for job in jobs:
+        job.images, job.inputs_note = judging.request_images(
+            judge, job.evaluation.output, workspace_id=experiment.group.workspace_id
+        )
     engine = runtime()
     limit_s = job_time_limit_s()
     budget = _Budget.of(experiment, judging, judge, spec["model"])
@@ -177,6 +184,7 @@ def _judge(jobs: list[_Job], experiment) -> None:
         evaluation.latency_ms = latency_ms
         evaluation.score, evaluation.scale_score, evaluation.reason = score.score, score.scale_score, score.reason
         evaluation.category = score.category
+        evaluation.inputs_note = job.inputs_note
         evaluation.judge_calls, evaluation.cost = score.calls, score.cost
         evaluation.input_tokens, evaluation.output_tokens = score.input_tokens, score.output_tokens
         judged = score.score is not None or score.category
@@ -230,6 +238,7 @@ async def _score_all(
                 http=engine.client,
                 limiter=engine.limiter,
                 columns=job.columns,
+                images=job.images,
             )
         except Exception as exc:
             # One answer's judging failing must not lose the others' scores; the reason is shown on its row.

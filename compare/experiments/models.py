@@ -107,6 +107,8 @@ class Evaluation(Job):
     score = models.FloatField(null=True, blank=True)  # 0–1; None when not judged
     scale_score = models.FloatField(null=True, blank=True)  # on the evaluation type's scale, e.g. 4 on 1-5
     reason = models.TextField(blank=True)
+    # What of the request the judge was not shown, e.g. its images to a text-only model (judging/images.py).
+    inputs_note = models.TextField(blank=True)
     category = models.CharField(max_length=60, blank=True)  # a classification type's category for the answer
     schema_valid = models.BooleanField(null=True, blank=True)  # None when the experiment has no schema
     schema_errors = models.JSONField(default=list, blank=True)

@@ -126,6 +126,8 @@ def cell_block(cell: Cell, scale: str) -> str:
         lines += _field("Score", score_text(cell.scale_score))
     if scale:
         lines += _field("Reason", (evaluation.reason if evaluation else "") or "-")
+        if evaluation and evaluation.inputs_note:
+            lines += _field("Judged", evaluation.inputs_note)
     if cell.valid is not None:
         errors = "; ".join(evaluation.schema_errors) if evaluation else ""  # the answer's own check
         lines += _field("Valid", _valid(cell) + (f" ({errors})" if errors else ""))

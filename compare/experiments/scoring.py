@@ -50,6 +50,11 @@ class Scorer(Protocol):
     ) -> Any:
         """The judge, resolved once (ORM) so the async scoring never touches the database."""
 
+    def request_images(self, judge: Any, output: Any, *, workspace_id: int) -> tuple[list[dict], str]:
+        """(the images of the request `output` answered to send this judge, the evaluation's note): the images when
+        the judge's model may read them, else none and a note saying it judged the text only (ORM: call it before
+        scoring)."""
+
     def input_tokens(self, judge: Any, *, request: str, response: str, reference: str = "") -> int:
         """Our estimate of one scoring call's input tokens (4 characters a token)."""
 
@@ -63,7 +68,8 @@ class Scorer(Protocol):
         limiter: Limiter,
         reference: str = "",
         columns: dict | None = None,
+        images: list[dict] | None = None,
     ) -> Score:
         """Score (or classify) one answer to `request` on its own (one call, one retry when the reply cannot be
         read); a `reference` answer, when the dataset row has one, is shown to the judge for comparison; `columns`
-        are the row's values a classification may show."""
+        are the row's values a classification may show; `images` (from `request_images`) are shown after the text."""
