@@ -186,6 +186,7 @@ def _unanswered_outputs(taken: list[Round]) -> dict[int, list[Output]]:
     unanswered = Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).select_related("variant")
     for output in unanswered.order_by("variant__position"):
         output.round = by_id[output.round_id]
+        output.variant.group = output.round.group  # read for its tool settings: already loaded with the round
         outputs[output.round_id].append(output)
     return outputs
 
