@@ -21,7 +21,7 @@ SCORED = "  type: 1-5\n"
 CLASSIFIED = "  type: binary-classification\n  criteria: Does it name a colour?\n  target: colour\n  non-target: none\n"
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def shared_media(settings, session_media_root):
     """The files go where the session's worker process reads them: an experiment's evaluation may be claimed by
     that worker (started by an earlier test) as well as by the command itself."""
@@ -57,7 +57,7 @@ CLASS_REPLY = {"text": json.dumps({"reasoning": "it says red", "category": "colo
 
 @pytest.mark.parametrize("evaluation,reply", [(SCORED, SCORE_REPLY), (CLASSIFIED, CLASS_REPLY)])
 def test_an_experiment_judge_that_may_read_images_is_shown_them(
-    tmp_path, workspace, owner, connections, fake_llm, shared_media, evaluation, reply
+    tmp_path, workspace, owner, connections, fake_llm, evaluation, reply
 ):
     judge = fake_llm.model()
     shown, sent, _ = judged(tmp_path, workspace, owner, fake_llm, judge, evaluation, reply)
@@ -70,7 +70,7 @@ def test_an_experiment_judge_that_may_read_images_is_shown_them(
 
 @pytest.mark.parametrize("evaluation,reply", [(SCORED, SCORE_REPLY), (CLASSIFIED, CLASS_REPLY)])
 def test_an_experiment_judge_whose_model_takes_no_images_judges_the_text_and_says_so(
-    tmp_path, workspace, owner, connections, fake_llm, shared_media, evaluation, reply
+    tmp_path, workspace, owner, connections, fake_llm, evaluation, reply
 ):
     judge = fake_llm.model("gpt-3.5-turbo")
     shown, sent, printed = judged(tmp_path, workspace, owner, fake_llm, judge, evaluation, reply)
