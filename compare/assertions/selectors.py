@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-
-from lab.stats.pass_rates import PairedPassTest, PassRate, paired_pass_tests, pass_rate
+from typing import TYPE_CHECKING
 
 from ..models import CompareGroup, Output, Round
 from .models import AssertionResult
+
+if TYPE_CHECKING:
+    from lab.stats.pass_rates import PairedPassTest, PassRate
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ def results_by_output(outputs: list[Output], *, figures: bool = True) -> dict[in
 
 
 def group_pass_rates(group: CompareGroup) -> PassRates:
+    # Imported here: scipy and statsmodels take ~0.9 s to import, and every command that loads the URLs (the
+    # experiment command among them) would pay it before its first request (docs/benchmarks.md, issue 45).
+    from lab.stats.pass_rates import paired_pass_tests, pass_rate
+
     """Per variant: answers that passed every assertion out of those graded, with a Wilson interval; per pair of
     variants: the exact McNemar test on the rounds both were graded in, Holm-adjusted over every pair."""
     variants = list(group.variants.order_by("position"))
