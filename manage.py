@@ -6,6 +6,9 @@ import sys
 
 
 def main() -> None:
+    from lab import gc_tuning
+
+    gc_tuning.start_up_quietly()  # until the apps are ready (lab.gc_tuning)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "promptlab.settings")
     from django.core.management import execute_from_command_line
 
