@@ -1,4 +1,5 @@
-"""Many new rows at once, when nobody needs their ids back: Postgres's COPY, else `bulk_create`.
+"""Many new rows at once through Postgres's COPY, else `bulk_create`: `copy_insert` when nobody needs their ids
+back, `copy_instances` for model instances that need them (their ids drawn from the table's sequence first).
 
 `bulk_create` builds a model instance per row and prepares every value of every field in Python before one INSERT
 with a RETURNING; for the 3,000 outputs of a 1,000-row experiment that took 120 ms of the command line's start, COPY
@@ -44,6 +45,37 @@ def copy_insert(model: type[models.Model], rows: Iterable[dict[str, Any]]) -> No
                 i, prepare = position[name]
                 values[i] = prepare(value, db)
             copy.write_row(values)
+
+
+def copy_instances(model: type[models.Model], instances: list[models.Model]) -> list[models.Model]:
+    """Save new instances as `bulk_create` does (its return value too: the same instances, each with its id, no
+    signals, no `save()`), with COPY on Postgres: ids from the table's sequence in one query, then the rows. For the
+    1,000 rounds of a 1,000-row experiment, 28 ms against bulk_create's 84 (three runs each, a 2-core VM). One row
+    takes `bulk_create`, one round trip."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql" or len(instances) < 2:
+        return model._default_manager.bulk_create(instances)
+    pk = model._meta.pk
+    fields = [field for field in model._meta.concrete_fields if field is not pk]
+    statement = sql.SQL("COPY {table} ({columns}) FROM STDIN").format(
+        table=sql.Identifier(model._meta.db_table),
+        columns=sql.SQL(", ").join(sql.Identifier(field.column) for field in [pk, *fields]),
+    )
+    with transaction.atomic(savepoint=False), db.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [model._meta.db_table, pk.column, len(instances)],
+        )
+        for instance, (pk_value,) in zip(instances, cursor.fetchall(), strict=True):
+            instance.pk = pk_value
+        with cursor.cursor.copy(statement) as copy:
+            for instance in instances:
+                # pre_save, as bulk_create: auto_now and auto_now_add take the time here.
+                row = [field.get_db_prep_save(field.pre_save(instance, True), db) for field in fields]
+                copy.write_row([instance.pk, *row])
+    for instance in instances:
+        instance._state.adding, instance._state.db = False, db.alias
+    return instances
 
 
 def _checked(model, rows: list[dict[str, Any]], names, on_save: set[str]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -136,13 +137,27 @@ def from_angle_placeholders(template: str) -> tuple[str, list[str]]:
 
 def placeholders(template: str) -> list[str]:
     """The variable names a template uses, in order of first appearance."""
-    return list(dict.fromkeys(match.group(1) for match in PLACEHOLDER.finditer(template)))
+    return list(_placeholders(template))
 
 
-def lookalikes(template: str) -> list[str]:
+# A run renders the same few templates with every row's variables, several times over (checked when the file is
+# read, when its comparison and its rounds are made, then sent): what a template holds is read once. Bounded, as
+# a template may be long.
+@lru_cache(maxsize=512)
+def _placeholders(template: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(match.group(1) for match in PLACEHOLDER.finditer(template)))
+
+
+@lru_cache(maxsize=512)
+def _used(template: str) -> frozenset[str]:
+    return frozenset(_placeholders(template))
+
+
+@lru_cache(maxsize=512)
+def _lookalikes(template: str) -> tuple[str, ...]:
     """Brace constructs that are not placeholders and will be sent as written."""
     stripped = PLACEHOLDER.sub("", template)
-    return list(dict.fromkeys(match.group(0) for match in LOOKALIKE.finditer(stripped)))
+    return tuple(dict.fromkeys(match.group(0) for match in LOOKALIKE.finditer(stripped)))
 
 
 def render(template: str, variables: Mapping[str, Any]) -> Rendered:
@@ -161,7 +176,7 @@ def render(template: str, variables: Mapping[str, Any]) -> Rendered:
         return format_value(variables[name], filter_name)
 
     text = PLACEHOLDER.sub(replace, template)
-    return Rendered(text=text, used=frozenset(placeholders(template)), missing=tuple(missing))
+    return Rendered(text=text, used=_used(template), missing=tuple(missing))
 
 
 def _render_parts(template: str, variables: Mapping[str, Any]) -> Rendered:
@@ -191,7 +206,7 @@ def _render_parts(template: str, variables: Mapping[str, Any]) -> Rendered:
             parts[-1] = {"type": "text", "text": parts[-1]["text"] + segment}
         elif segment:
             parts.append({"type": "text", "text": segment})
-    used = frozenset(placeholders(template))
+    used = _used(template)
     return Rendered(
         text=text, used=used, missing=tuple(missing), parts=tuple(parts) if images else None, images=tuple(images)
     )
@@ -298,7 +313,7 @@ def _render_variant(
         errors, warnings = target_problems(result.messages, names, variant.target, variant=name)
         result.errors += errors
         result.warnings += warnings
-    for odd in dict.fromkeys(odd for template in templates for odd in lookalikes(template)):
+    for odd in dict.fromkeys(odd for template in templates for odd in _lookalikes(template)):
         result.warnings.append(
             f"{name}: {odd} is not a placeholder ({{{{name}}}}, {{{{name|json}}}} or {{{{name|yaml}}}}) "
             "and is sent as written."

@@ -244,8 +244,12 @@ async def _run_rounds(
         )
         feed = _RoundFeed(round_ids, experiment, engine)
         running: set[asyncio.Task] = set()
+        # The first claim takes only the rounds that fit, so their calls go while the rounds ahead are claimed:
+        # claiming all of them first put 0.1 s (68 rounds at a limit of 100) before the run's first request.
+        first = plan.rounds
         try:
-            while (free := await room.free()) and (ids := await feed.take(free)):
+            while (free := await room.free()) and (ids := await feed.take(min(free, first or free))):
+                first = 0
                 for claimed in await batches.claim(ids):
                     room.take()
                     task = asyncio.create_task(batches.run(claimed))

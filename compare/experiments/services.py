@@ -40,13 +40,21 @@ def experiment_plan(*, config: ExperimentConfig, workspace: Workspace) -> tuple[
 
 @transaction.atomic
 def experiment_create(
-    *, workspace: Workspace, user, config: ExperimentConfig, source: str = "", budget: Decimal | None = None
+    *,
+    workspace: Workspace,
+    user,
+    config: ExperimentConfig,
+    source: str = "",
+    budget: Decimal | None = None,
+    planned: tuple[Plan, Estimate] | None = None,
 ) -> Experiment:
     """The experiment's dataset (unless it names one of the workspace's; the workspace's dataset of the same rows when
-    it has one), its custom comparison and itself."""
+    it has one), its custom comparison and itself. `planned` is `experiment_plan`'s answer for this very config and
+    workspace when the caller has just asked for it (the command line prints the estimate first): checking and
+    estimating a thousand rows again cost the command 65 ms before its first call."""
     if budget is not None and budget <= 0:
         raise ValidationError({"budget": "A budget cap is an amount of dollars above 0."})
-    plan, estimate = experiment_plan(config=config, workspace=workspace)
+    plan, estimate = planned or experiment_plan(config=config, workspace=workspace)
     budget_check(budget=budget, calls=estimate.calls, unpriced_calls=estimate.unpriced_calls)
     dataset = plan.dataset
     if dataset is None and plan.rows:

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from lab.copy_insert import copy_insert
+from lab.copy_insert import copy_insert, copy_instances
 from lab.files.references import looks_like_reference
 from lab.files.selectors import references_problems
 from lab.jobs.enqueue import enqueue_on_commit
@@ -70,20 +70,23 @@ def round_start(
     first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
     now = timezone.now()
     run = uuid.uuid4()
-    rounds = Round.objects.bulk_create(
-        Round(
-            group=group,
-            number=first + index,
-            variables=snapshot,
-            dataset_row=row,
-            seed=group.params.get("seed"),
-            run_id=run,
-            created_by=user,
-            lane=lane,
-            use_cache=use_cache,
-            enqueued_at=now,
-        )
-        for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
+    rounds = copy_instances(
+        Round,
+        [
+            Round(
+                group=group,
+                number=first + index,
+                variables=snapshot,
+                dataset_row=row,
+                seed=group.params.get("seed"),
+                run_id=run,
+                created_by=user,
+                lane=lane,
+                use_cache=use_cache,
+                enqueued_at=now,
+            )
+            for index, (row, snapshot) in enumerate(zip(rows, snapshots, strict=True))
+        ],
     )
     copy_insert(
         Output,

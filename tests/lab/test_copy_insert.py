@@ -7,7 +7,7 @@ import pytest
 from django.forms.models import model_to_dict
 
 from compare.models import CachedAnswer, Output, Round
-from lab.copy_insert import copy_insert
+from lab.copy_insert import copy_insert, copy_instances
 from tests.fixtures.compare_factories import make_group
 
 pytestmark = pytest.mark.django_db
@@ -84,3 +84,27 @@ def test_json_arrives_whole_and_a_callable_default_is_called_for_each_row(worksp
     one, two = group.rounds.order_by("number")
     assert (one.variables, two.variables, one.created_at) == (variables, {}, now)
     assert one.run_id != two.run_id  # uuid4, once a row, as Round(...) would call it
+
+
+def _round_fields(round_: Round) -> dict:
+    return {k: v for k, v in model_to_dict(round_).items() if k not in ("id", "number", "run_id")}
+
+
+def test_copied_instances_are_the_rows_bulk_create_writes_with_their_ids(workspace, owner):
+    group = make_group(workspace, owner)
+    variables = {"q": 'tab\there, "quoted"', "n": [1, None]}
+
+    def made(start: int) -> list[Round]:
+        return [Round(group=group, number=start + i, variables=variables, created_by=owner) for i in range(3)]
+
+    copied = copy_instances(Round, made(1))
+    created = Round.objects.bulk_create(made(11))
+    after = Round.objects.create(group=group, number=21, variables={})  # the sequence moved past the drawn ids
+
+    assert [r.number for r in Round.objects.filter(pk__in=[r.pk for r in copied]).order_by("pk")] == [1, 2, 3]
+    assert not any(r._state.adding for r in copied)
+    for one, other in zip(copied, created, strict=True):
+        stored = Round.objects.get(pk=one.pk)
+        assert _round_fields(stored) == _round_fields(Round.objects.get(pk=other.pk))
+        assert stored.created_at == one.created_at is not None  # auto_now_add taken as bulk_create takes it
+    assert after.pk > max(r.pk for r in created)

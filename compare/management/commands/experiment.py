@@ -206,7 +206,8 @@ class Command(BaseCommand):
                 promptfoo = promptfoo_on_connections(promptfoo, private)
                 config = config_from_data(promptfoo.data, source=str(path), files=files, workspace=workspace)
             config = config_on_connections(config, private)
-            _, estimate = experiment_plan(config=config, workspace=workspace)
+            planned = experiment_plan(config=config, workspace=workspace)
+            estimate = planned[1]
         except ConfigError as exc:
             self._config_errors(exc)
         baseline = self._baseline(workspace, config.name, options["baseline"])
@@ -223,7 +224,7 @@ class Command(BaseCommand):
             return
         try:
             experiment = experiment_create(
-                workspace=workspace, user=user, config=config, source=str(path), budget=budget
+                workspace=workspace, user=user, config=config, source=str(path), budget=budget, planned=planned
             )
         except ConfigError as exc:
             self._config_errors(exc)
