@@ -4,7 +4,7 @@ Input tokens are counted from the rendered conversations (system prompt and ever
 token. Output tokens are the parameter set's maxOutputTokens (a model rarely stops far short of it when it has more
 to say), else what the model wrote on average in this workspace before, else DEFAULT_OUTPUT_TOKENS. Both are
 calibrated by the workspace's history: the ratio of the tokens providers reported to our count, per model, over its
-last HISTORY answers (or evaluations).
+last HISTORY answers in its newest comparisons (or evaluations).
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from lab.providers.message_rules import estimate_input_tokens
 from lab.templating import render
 
 from ..hooks import scorer
-from ..models import Output, OutputStatus
+from ..models import Output, OutputStatus, Variant
 from .models import Evaluation, EvaluationStatus
 from .plan import Plan
 
 DEFAULT_OUTPUT_TOKENS = 300
 DEFAULT_JUDGE_OUTPUT_TOKENS = 60  # a JSON object with a score and a sentence of reason
 HISTORY = 200
+HISTORY_VARIANTS = 50  # at most this many of the model's newest variants are looked at, a query each
 
 
 @dataclass
@@ -135,20 +136,25 @@ def _judge(plan: Plan, workspace) -> tuple[Any, Calibration]:
 
 
 def _answers_history(workspace, model: str) -> Calibration:
-    recent = (
+    """The model's answers in the workspace's newest comparisons that used it, up to HISTORY, newest first.
+
+    Looked up a variant at a time: one query over all of the model's answers read every one of them to sort them
+    (105,000 answers: 0.3 s before an experiment's first call, growing with the workspace); a variant's answers
+    are at most its comparison's rows."""
+    variants = Variant.objects.filter(group__workspace=workspace, model=model).order_by("-id")
+    answers = (
         Output.objects.filter(
-            round__group__workspace=workspace,
-            variant__model=model,
-            status=OutputStatus.OK,
-            tokens_estimated=False,
-            input_tokens__isnull=False,
-            output_tokens__isnull=False,
+            status=OutputStatus.OK, tokens_estimated=False, input_tokens__isnull=False, output_tokens__isnull=False
         )
         .annotate(chars=Length("rendered_prompt") + Length("rendered_system_prompt"))
         .order_by("-id")
-        .values_list("input_tokens", "output_tokens", "chars")[:HISTORY]
     )
-    recent = list(recent)
+    recent: list[tuple[int, int, int]] = []
+    for variant_id in variants.values_list("pk", flat=True)[:HISTORY_VARIANTS]:
+        wanted = HISTORY - len(recent)
+        recent += answers.filter(variant_id=variant_id).values_list("input_tokens", "output_tokens", "chars")[:wanted]
+        if len(recent) >= HISTORY:
+            break
     if not recent:
         return Calibration()
     counted = sum(max(1, round(chars / 4)) for _, _, chars in recent)
