@@ -143,7 +143,13 @@ class Exchange:
         await self._write(self._head(200, head))
 
     async def send_chunk(self, data: bytes) -> None:
-        await self._write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+        await self.send_chunks([data])
+
+    async def send_chunks(self, frames: list[bytes]) -> None:
+        """Frames that are due together, in one write (each its own HTTP chunk), as a server's socket sends what
+        it has: at 500 answers streaming at once a write a token cost this server most of a core."""
+        if frames:
+            await self._write(b"".join(f"{len(data):X}\r\n".encode() + data + b"\r\n" for data in frames))
 
     async def end_stream(self) -> None:
         await self._write(b"0\r\n\r\n")
@@ -428,18 +434,21 @@ class FakeLLMServer:
             for frame in json_tool_head(json_tool):
                 await exchange.send_chunk(frame)
         strike = scenario.strike_at(len(tokens)) if scenario.fault else None
+        due: list[bytes] = []  # frames whose time has come, written together before the next wait
+        loop = asyncio.get_running_loop()
         for index, token in enumerate([*tokens, None]):
             if index == strike:
+                await exchange.send_chunks(due)
                 return await self._stream_fault(request, exchange, wire, scenario)
             if token is None:
                 break
-            if index:
-                await exchange.pause_until(first_token_at + index * scenario.token_ms / 1000)
+            if index and (at := first_token_at + index * scenario.token_ms / 1000) > loop.time():
+                await exchange.send_chunks(due)
+                due = []
+                await exchange.pause_until(at)
             token = scenario.sent_token(index, token)
-            frame = json_tool_delta(token) if json_tool else wire.stream_delta(scenario.model, token)
-            await exchange.send_chunk(frame)
-        for frame in wire.stream_tail(scenario.model, body, finish, usage):
-            await exchange.send_chunk(frame)
+            due.append(json_tool_delta(token) if json_tool else wire.stream_delta(scenario.model, token))
+        await exchange.send_chunks([*due, *wire.stream_tail(scenario.model, body, finish, usage)])
         await exchange.end_stream()
 
     async def _stream_fault(self, request, exchange, wire, scenario) -> None:
