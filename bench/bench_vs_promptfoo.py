@@ -24,8 +24,17 @@ sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then e
 figure. Memory is measured by Prompt Lab runs of their own, of `--memory-calls` (10,000) calls at
 `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
+Two more scenarios (issue 45's second target): `--scenario multi-connection` puts a model on each connection of
+`--concurrency` (one connection per limit, e.g. 20 and 100) in one file, every prompt on each for every row, and
+prints each connection's span (from the run's first request) against its own ideal ceil(N / C) × L, how full it was
+kept until its calls ran out (its mean requests in flight ÷ C, from the fake server's log), and the run's span
+against the largest ideal; Prompt Lab and the bare client only (promptfoo's -j bounds all its providers together).
+`--scenario ragged` is the default run with rows of different lengths: each row's answers take their own latency
+(RAGGED_SHARES of L, read by the fake server from a marker in the question), and the ideal is a greedy list
+schedule of the calls in file order on C places.
+
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
-        [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
+        [--processes 2] [--memory-calls 10000] [--memory-concurrency 100] [--scenario multi-connection|ragged]
         [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url redis://127.0.0.1:6379/12]
 
 Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is asserted.
