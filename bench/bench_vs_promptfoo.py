@@ -118,9 +118,9 @@ class Matrix:
     ragged_ms: int = 0
 
     @classmethod
-    def for_calls(cls, calls: int, ragged_ms: int = 0) -> Matrix:
+    def for_calls(cls, calls: int) -> Matrix:
         prompts = max(3, math.ceil(calls / MAX_ROWS))
-        return cls(prompts, math.ceil(calls / prompts), ragged_ms)
+        return cls(prompts, math.ceil(calls / prompts))
 
     @property
     def calls(self) -> int:
