@@ -24,8 +24,17 @@ sampled from /proc) after 1,000 and 10,000 calls; the median of `--runs`, then e
 figure. Memory is measured by Prompt Lab runs of their own, of `--memory-calls` (10,000) calls at
 `--memory-concurrency` (100), `--runs` times, when the other runs are shorter.
 
+Two more scenarios (issue 45's second target): `--scenario multi-connection` puts a model on each connection of
+`--concurrency` (one connection per limit, e.g. 20 and 100) in one file, every prompt on each for every row, and
+prints each connection's span (from the run's first request) against its own ideal ceil(N / C) × L, how full it was
+kept until its calls ran out (its mean requests in flight ÷ C, from the fake server's log), and the run's span
+against the largest ideal; Prompt Lab and the bare client only (promptfoo's -j bounds all its providers together).
+`--scenario ragged` is the default run with rows of different lengths: each row's answers take their own latency
+(RAGGED_SHARES of L, read by the fake server from a marker in the question), and the ideal is a greedy list
+schedule of the calls in file order on C places.
+
     python bench/bench_vs_promptfoo.py [--concurrency 4 20 100 200] [--calls 3000] [--latency-ms L] [--runs 3]
-        [--processes 2] [--memory-calls 10000] [--memory-concurrency 100]
+        [--processes 2] [--memory-calls 10000] [--memory-concurrency 100] [--scenario multi-connection|ragged]
         [--database-url postgres://postgres@127.0.0.1:5432/] [--redis-url redis://127.0.0.1:6379/12]
 
 Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is asserted.
@@ -34,10 +43,13 @@ Needs promptfoo in bench/promptfoo (`make bench-setup`). Not a test: nothing is 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import heapq
 import json
 import math
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -66,6 +78,9 @@ INSTALL = f"make bench-setup  (or: npm install --prefix bench/promptfoo promptfo
 MAX_ROWS = 1000  # an experiment file's dataset holds at most this many rows: more calls take more prompts
 SAMPLE_EVERY_S = 0.2
 RSS_AT = (1_000, 10_000)
+# --scenario ragged: a row's latency is one of these shares of L (mean 1.0), so rows end out of file order.
+RAGGED_SHARES = (0.25, 0.5, 1.0, 1.0, 1.25, 2.0)
+SCENARIOS = ("one-connection", "multi-connection", "ragged")
 # httpx: bare_client.py, the floor (the simplest client making the same calls), measured as the tools are.
 TOOLS = ("promptlab", "promptfoo", "httpx")
 
@@ -98,6 +113,9 @@ for limit in {limits!r}:
 class Matrix:
     prompts: int
     rows: int
+    # --scenario ragged: each row's answers take their own latency around this one (`row_latency_ms`), which the
+    # fake server reads from a marker in the question (lab/fake_llm/scenario.py); 0: the model's latency for all.
+    ragged_ms: int = 0
 
     @classmethod
     def for_calls(cls, calls: int) -> Matrix:
@@ -114,7 +132,27 @@ class Matrix:
 
     def question(self, r: int) -> str:
         """Row r's question: the prompt's variable."""
+        if self.ragged_ms:
+            return f"number {r}? [fake?ttft_ms={self.row_latency_ms(r)}]"
         return f"number {r}?"
+
+    def row_latency_ms(self, r: int) -> int:
+        """Row r's latency with ragged rows: RAGGED_SHARES of `ragged_ms`, drawn for the row (the same every run)."""
+        return round(self.ragged_ms * random.Random(f"row {r}").choice(RAGGED_SHARES))
+
+    def latencies_s(self, latency_ms: int) -> list[float]:
+        """Every call's latency in file order (row by row, each row's prompts), in seconds."""
+        rows = [self.row_latency_ms(r) if self.ragged_ms else latency_ms for r in range(self.rows)]
+        return [ms / 1000 for ms in rows for _ in range(self.prompts)]
+
+
+def list_schedule_s(latencies: list[float], slots: int) -> float:
+    """The ideal span of calls of these latencies on `slots` places: a greedy list schedule in file order, each call
+    starting on the earliest free place (with equal latencies, ceil(N / C) × L)."""
+    free = [0.0] * slots
+    for latency in latencies:
+        heapq.heapreplace(free, free[0] + latency)
+    return max(free)
 
 
 @dataclass
@@ -200,6 +238,14 @@ class FakeServer:
     def log(self) -> list[tuple[float, float]]:
         return [tuple(pair) for pair in httpx.get(f"{self.url}/_log", timeout=60).json()["requests"]]
 
+    def log_by_model(self) -> dict[str, list[tuple[float, float]]]:
+        """The log's requests of each model name (without the options a prompt's marker added)."""
+        log = httpx.get(f"{self.url}/_log", timeout=60).json()
+        by_model: dict[str, list[tuple[float, float]]] = {}
+        for pair, model in zip(log["requests"], log["models"], strict=True):
+            by_model.setdefault(model, []).append(tuple(pair))
+        return by_model
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait()
@@ -210,10 +256,12 @@ def model_name(latency_ms: int, tokens: int, tag: str) -> str:
     return f"fake?ttft_ms={latency_ms}&tokens={tokens}&token_ms=0&id={tag}"
 
 
-def promptlab_file(folder: Path, matrix: Matrix, connection: str, model: str) -> Path:
+def promptlab_file(folder: Path, matrix: Matrix, models: list[tuple[str, str]]) -> Path:
+    """The experiment file: every prompt on every (connection, model) for every row."""
+    connection = "+".join(name for name, _ in models)
     data = {
         "name": f"Benchmark {connection}",
-        "models": [{"model": f"{connection}:{model}"}],
+        "models": [{"model": f"{name}:{model}"} for name, model in models],
         "prompts": [{"name": f"p{p}", "prompt": matrix.prompt_start(p) + "<<q>>"} for p in range(matrix.prompts)],
         "dataset": [{"name": f"r{r}", "vars": {"q": matrix.question(r)}} for r in range(matrix.rows)],
         "timeout": 240,
@@ -286,7 +334,7 @@ class Bench:
         if tool == "promptlab":
             by_rows = self.args.cli_concurrency == "rows"
             rows_at_once = math.ceil(concurrency / matrix.prompts) if by_rows else concurrency
-            path = promptlab_file(self.folder, matrix, f"c{concurrency}", model)
+            path = promptlab_file(self.folder, matrix, [(f"c{concurrency}", model)])
             command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
             if self.args.cli_concurrency != "none":  # by default as documented: the connection's limit alone
                 command += ["--concurrency", str(rows_at_once)]
@@ -295,9 +343,7 @@ class Bench:
             # own two). Counted by calls, rounds run on the engine loop and share a few connections.
             env = {"DB_POOL_MAX_SIZE": str(rows_at_once + 4), **self.promptlab_env} if by_rows else self.promptlab_env
         elif tool == "httpx":
-            command = [sys.executable, str(ROOT / "bench" / "bare_client.py"), f"{self.fake.url}/v1", model]
-            command += ["--prompts", str(matrix.prompts), "--rows", str(matrix.rows)]
-            command += ["--concurrency", str(concurrency)]
+            command = bare_client_command(self.fake.url, matrix, [model], [concurrency])
             env = self.promptlab_env
         else:
             path = promptfoo_file(self.folder, matrix, self.fake.url, model)
@@ -333,6 +379,125 @@ class Bench:
         )
 
 
+@dataclass
+class ConnectionRun:
+    """One connection's requests in a multi-connection run, against the run's first request."""
+
+    limit: int
+    requests: list[tuple[float, float]]
+    run_start: float
+
+    @property
+    def span(self) -> float:
+        """The run's first request → this connection's last response."""
+        return max(end for _, end in self.requests) - self.run_start
+
+    @property
+    def kept_at_limit(self) -> float:
+        """The mean of its requests in flight ÷ its limit, from the run's first request until its last request
+        went (after that it had no call left to send): 1.0 when every place was busy all along."""
+        until = max(start for start, _ in self.requests)
+        if until <= self.run_start:
+            return 1.0
+        busy = sum(max(0.0, min(end, until) - start) for start, end in self.requests)
+        return busy / (self.limit * (until - self.run_start))
+
+
+@dataclass
+class MultiResult:
+    tool: str
+    wall: float
+    exit_code: int
+    connections: list[ConnectionRun]
+    rss_max: int  # the process tree's largest VmRSS sample, bytes
+
+    @property
+    def span(self) -> float:
+        return max(connection.span for connection in self.connections)
+
+
+def run_multi(bench: Bench, tool: str, matrix: Matrix, latency_ms: int, tag: str) -> MultiResult:
+    """--scenario multi-connection: one file with a model on each connection of --concurrency (c<C>, limit C)."""
+    limits = bench.args.concurrency
+    models = {limit: model_name(latency_ms, bench.args.tokens, f"{tag}c{limit}") for limit in limits}
+    log = bench.folder / f"{tool}-{tag}.log"
+    bench.fake.reset()
+    if tool == "promptlab":
+        path = promptlab_file(bench.folder, matrix, [(f"c{limit}", model) for limit, model in models.items()])
+        command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]
+    else:
+        command = bare_client_command(bench.fake.url, matrix, list(models.values()), list(models))
+    ran = run_process(command, bench.promptlab_env, log)
+    by_model = bench.fake.log_by_model()
+    (bench.folder / f"{tool}-{tag}-requests.json").write_text(json.dumps(by_model))  # kept with --keep
+    if ran.code or set(by_model) != set(models.values()):
+        tail = log.read_bytes().decode(errors="replace")[-1500:]
+        raise SystemExit(
+            f"{tool} exited with {ran.code}, requests for {len(by_model)} model(s); its output ends:\n{tail}"
+        )
+    first = min(start for requests in by_model.values() for start, _ in requests)
+    connections = [ConnectionRun(limit, by_model[models[limit]], first) for limit in limits]
+    rss_max = max((rss for _, rss, _ in ran.sampler.samples), default=0)
+    return MultiResult(tool, ran.wall, ran.code, connections, rss_max)
+
+
+def measure_multi(args, matrix: Matrix, bench: Bench) -> None:
+    """Every tool but promptfoo (its -j is one bound for all its providers, not one per provider) on one file with
+    a model on each connection; each connection's span ÷ its own ideal, ceil(N / C) × L, and how full it was kept
+    until its calls ran out; the run's span ÷ the largest of those ideals."""
+    bench.setup()
+    tools = [tool for tool in args.tools if tool != "promptfoo"]
+    for tool in tools:  # warm-up, not counted
+        bench.run(tool, 4, Matrix(3, 4), 20, f"warm-{tool}")
+    latency = latency_for(args, min(args.concurrency), matrix.calls)
+    results: dict[str, list[MultiResult]] = {tool: [] for tool in tools}
+    for run in range(args.runs):
+        for tool in tools if run % 2 == 0 else tools[::-1]:
+            result = run_multi(bench, tool, matrix, latency, f"r{run}{tool[-3:]}")
+            results[tool].append(result)
+            kept = ", ".join(f"C={c.limit} {c.kept_at_limit:.2f}" for c in result.connections)
+            print(
+                f"run {run + 1} {tool}: wall {result.wall:.1f} s, span {result.span:.1f} s, kept at its limit "
+                f"until its calls ran out: {kept}; RSS at most {mb(result.rss_max)}; exit {result.exit_code}; "
+                f"load average {load_average()}",
+                flush=True,
+            )
+    print(
+        "\n| connection | tool | calls | L | ideal | span | span ÷ ideal | kept at its limit | freed place empty "
+        "| most in flight |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ideals = {limit: math.ceil(matrix.calls / limit) * latency / 1000 for limit in args.concurrency}
+    for at, limit in enumerate(args.concurrency):
+        for tool in tools:
+            runs = [result.connections[at] for result in results[tool]]
+            span = median([c.span for c in runs])
+            freed = median([freed_place_wait_ms(c.requests, limit) for c in runs])
+            print(
+                f"| c{limit} (C={limit}) | {tool} | {matrix.calls} | {latency} ms | {ideals[limit]:.1f} s | "
+                f"{span:.1f} s | {span / ideals[limit]:.2f} | {median([c.kept_at_limit for c in runs]):.2f} | "
+                f"{ms(freed)} | {'/'.join(str(most_in_flight(c.requests)) for c in runs)} |"
+            )
+    ideal = max(ideals.values())
+    for tool in tools:
+        span = median([result.span for result in results[tool]])
+        wall = median([result.wall for result in results[tool]])
+        print(
+            f"| the run | {tool} | {matrix.calls * len(ideals)} | {latency} ms | {ideal:.1f} s | {span:.1f} s | "
+            f"{span / ideal:.2f} | | | | (wall {wall:.1f} s)"
+        )
+    if "promptfoo" in args.tools:
+        print("\npromptfoo not run: its -j bounds all its providers' calls together, not each provider's own.")
+    print(f"\nload average at the end: {load_average()}")
+
+
+def bare_client_command(url: str, matrix: Matrix, models: list[str], limits: list[int]) -> list[str]:
+    command = [sys.executable, str(ROOT / "bench" / "bare_client.py"), f"{url}/v1", *models]
+    command += ["--prompts", str(matrix.prompts), "--rows", str(matrix.rows)]
+    command += ["--concurrency", *map(str, limits)]
+    return command + (["--ragged-ms", str(matrix.ragged_ms)] if matrix.ragged_ms else [])
+
+
 def connection_limits(args) -> set[int]:
     """One connection per concurrency a run uses (4: the warm-up's)."""
     return {*args.concurrency, 4} | ({args.memory_concurrency} if measures_memory(args) else set())
@@ -360,6 +525,11 @@ def freed_place_wait_ms(requests: list[tuple[float, float]], concurrency: int) -
     starts = sorted(start for start, _ in requests)[concurrency:]
     waits = [start - end for start, end in zip(starts, ends, strict=False)]
     return statistics.mean(waits) * 1000 if waits else None
+
+
+def matrix_at(args, matrix: Matrix, latency_ms: int) -> Matrix:
+    """The matrix a run at this latency uses: with --scenario ragged, its rows' latencies spread around it."""
+    return dataclasses.replace(matrix, ragged_ms=latency_ms) if args.scenario == "ragged" else matrix
 
 
 def latency_for(args, concurrency: int, calls: int) -> int:
@@ -407,8 +577,9 @@ def report(args, matrix: Matrix, results: dict[tuple[str, int], list[Result]], m
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     summary: dict[tuple[str, int], dict] = {}
     for concurrency in args.concurrency:
-        latency = latency_for(args, concurrency, matrix.calls) / 1000
-        ideal = math.ceil(matrix.calls / concurrency) * latency
+        latency_ms = latency_for(args, concurrency, matrix.calls)
+        latency = latency_ms / 1000
+        ideal = list_schedule_s(matrix_at(args, matrix, latency_ms).latencies_s(latency_ms), concurrency)
         for tool in args.tools:
             runs = results[(tool, concurrency)]
             row = {
@@ -491,18 +662,27 @@ def main(args: argparse.Namespace) -> None:
     matrix = Matrix.for_calls(args.calls)
     database = Database(args.database_url, args.database)
     folder = Path(tempfile.mkdtemp(prefix="bench_vs_promptfoo_"))
+    multi = args.scenario == "multi-connection"
+    if multi and len(set(args.concurrency)) != len(args.concurrency):
+        raise SystemExit("--scenario multi-connection needs distinct limits in --concurrency (one connection each).")
+    models = f"{len(args.concurrency)} models (one a connection)" if multi else "1 model"
+    each = " a model" if multi else ""
+    scenario = f", scenario {args.scenario}" if args.scenario != SCENARIOS[0] else ""
     print(
         f"# Prompt Lab vs promptfoo — {platform.platform()}, {os.cpu_count()} cores "
         f"({platform.processor() or platform.machine()}), load average {load_average()}\n"
         f"Python {platform.python_version()}, Postgres {database.version()}, {versions}\n"
-        f"{matrix.prompts} prompts × 1 model × {matrix.rows} rows = {matrix.calls} calls, {args.tokens} tokens an "
-        f"answer, concurrency {' '.join(map(str, args.concurrency))}, Prompt Lab over {args.processes} process(es), "
-        f"{args.runs} run(s); files and logs in {folder}"
+        f"{matrix.prompts} prompts × {models} × {matrix.rows} rows = {matrix.calls} calls{each}, {args.tokens} tokens "
+        f"an answer, concurrency {' '.join(map(str, args.concurrency))}, Prompt Lab over {args.processes} "
+        f"process(es), {args.runs} run(s){scenario}; files and logs in {folder}"
     )
     with own_services(database, args.redis_url):
         fake = FakeServer()
         try:
-            measure(args, matrix, Bench(args, fake, database, folder))
+            if args.scenario == "multi-connection":
+                measure_multi(args, matrix, Bench(args, fake, database, folder))
+            else:
+                measure(args, matrix, Bench(args, fake, database, folder))
         finally:
             fake.stop()
             if not args.keep:
@@ -519,7 +699,8 @@ def measure(args, matrix: Matrix, bench: Bench) -> None:
             latency = latency_for(args, concurrency, matrix.calls)
             # Alternate which tool goes first, so neither always runs on the other's leftovers.
             for tool in args.tools if run % 2 == 0 else args.tools[::-1]:
-                result = bench.run(tool, concurrency, matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
+                ran_matrix = matrix_at(args, matrix, latency)
+                result = bench.run(tool, concurrency, ran_matrix, latency, f"r{run}c{concurrency}{tool[-3:]}")
                 results[(tool, concurrency)].append(result)
                 print(
                     f"run {run + 1} C={concurrency} {tool}: wall {result.wall:.1f} s (start → first request "
@@ -578,5 +759,14 @@ if __name__ == "__main__":
         "--memory-calls", type=int, default=RSS_AT[1], help="Prompt Lab's memory runs (when --calls is fewer; 0: none)"
     )
     parser.add_argument("--memory-concurrency", type=int, default=100, help="calls in flight in the memory runs")
+    parser.add_argument(
+        "--scenario",
+        choices=SCENARIOS,
+        default=SCENARIOS[0],
+        help="`one-connection`: one model on a connection of limit C, for each C; `multi-connection`: one file with "
+        "a model on each connection of --concurrency (distinct limits), every connection against its own ideal and "
+        "the run against the largest (Prompt Lab and the bare client); `ragged`: as one-connection, but each row's "
+        "answers take their own latency (RAGGED_SHARES of L), the ideal a list schedule of them in file order",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the files and logs")
     main(parser.parse_args())

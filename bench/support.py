@@ -153,20 +153,22 @@ def _logged_server_class():
 
     class LoggedFakeServer(FakeLLMServer):
         """The fake server, also logging each chat request's arrival and its last byte sent (epoch seconds):
-        `GET /_log` answers `{"requests": [[start, end], …]}`, `POST /_reset` clears it with the counters. A
-        benchmark reads the request span (first request → last response) from it, whoever the client is."""
+        `GET /_log` answers `{"requests": [[start, end], …], "models": [model, …]}` (each request's model name as
+        sent, in the same order), `POST /_reset` clears it with the counters. A benchmark reads the request span
+        (first request → last response) from it, whoever the client is, and each model's (a connection's) own."""
 
         def __init__(self) -> None:
             super().__init__()
             self.log: list[tuple[float, float]] = []
+            self.log_models: list[str] = []
 
         def reset(self) -> None:
             super().reset()
-            self.log = []
+            self.log, self.log_models = [], []
 
         async def route(self, request, exchange) -> None:
             if request.path == "/_log" and request.method == "GET":
-                return await exchange.send_json(200, {"requests": self.log})
+                return await exchange.send_json(200, {"requests": self.log, "models": self.log_models})
             return await super().route(request, exchange)
 
         async def chat(self, request, exchange, wire, path, prefix) -> None:
@@ -175,6 +177,7 @@ def _logged_server_class():
                 await super().chat(request, exchange, wire, path, prefix)
             finally:
                 self.log.append((started, time.time()))
+                self.log_models.append(wire.model(request.json(), path))
 
     return LoggedFakeServer
 

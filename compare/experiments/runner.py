@@ -2,16 +2,19 @@
 
 The unit of scheduling is the call, not the dataset row. Rounds run on a process's engine loop (lab.engine.runtime)
 as a worker runs batch rounds, but claimed together as room frees up and written together once their calls are done
-(compare.rounds.batches). Each connection's `max_concurrency` sets how many of the run's calls on it go at once
-(its window, lab.engine.fanout.CallWindows), so by default a run keeps every connection it uses at its limit, each at
-its own; `concurrency` (the command's --concurrency) bounds the calls in flight further. Rounds are claimed ahead of
+(compare.rounds.batches). Each connection's `max_concurrency` sets how many of the run's calls on it go at once (its
+window, lab.engine.fanout.CallWindows), so by default a run keeps every connection it uses at its limit, each at its
+own; `concurrency` (the command's --concurrency) bounds the calls in flight further. Rounds are claimed ahead of
 those that fit (twice as many, or MIN_AHEAD more without a budget cap, see CLAIM_AHEAD): their calls wait in the
-windows and go the moment others end, so a freed slot is taken at once rather than after the finished round's
-write and the next claim; a round is claimed no earlier than that, so the budget cap can still cancel the rounds
-after it. The rounds were queued by `round_start` without a message to the workers; the jobs sweeper sends one for a
-round still queued after JOBS_REQUEUE_AFTER_S, so in a long run a worker that is running may take some of them:
-the claim in the database lets exactly one process run each round, and this one waits for the ones a worker took.
-Only the calling thread of the first process reads the progress, once every `poll_s`.
+windows and go the moment others end, so a freed slot is taken at once rather than after the finished round's write
+and the next claim; a round is claimed no earlier than that, so the budget cap can still cancel the rounds after it.
+In a file on several connections the rounds claimed may all wait for a slower connection's calls while a faster one
+has none left: without a budget cap or `concurrency`, more are claimed whenever a connection's window runs short
+while another's is not (CallWindows.short; bounded by HELD_CALLS_MAX and BACKLOG_SHARE), so each connection stays at
+its own limit until its own calls run out. The rounds were queued by `round_start` without a message to the workers;
+the jobs sweeper sends one for a round still queued after JOBS_REQUEUE_AFTER_S, so in a long run a worker that is
+running may take some of them: the claim in the database lets exactly one process run each round, and this one waits
+for the ones a worker took. Only the calling thread of the first process reads the progress, once every `poll_s`.
 
 With `processes` above 1 the run is shared out (see `share_of`): this process runs the first share and starts a
 child process for each other one (compare.experiments.spread), and the run's limits are divided between them.
@@ -26,13 +29,16 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 
 from lab.catalog import split_model_id
 from lab.engine.fanout import CallWindows
+from lab.engine.queue_deadlines import queue_deadline_s
 from lab.engine.runtime import Runtime, runtime
+from lab.jobs.kinds import Lane
 from lab.models import Connection
 
 from ..models import Round, RoundStatus
@@ -49,6 +55,15 @@ CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `
 # With a cap, no more than CLAIM_AHEAD: the cap cancels a round not yet claimed whole, while a claimed round's calls
 # are refused one by one as they come to reserve (compare.experiments.budget).
 MIN_AHEAD = 8
+# Beyond those, without a budget cap or --concurrency, rounds are claimed whenever a connection's window runs short
+# of calls while another's is not (CallWindows.short): in a file on several connections the rounds claimed may all
+# be waiting for a slower connection's calls while a faster one has none left. Each such claim takes `plan.rounds`
+# more (the widest connection's window at once), while the calls of the rounds held stay under HELD_CALLS_MAX
+# (their memory) and the last call waiting in a window should get its place within BACKLOG_SHARE of the batch queue
+# deadline (the rounds' deadlines allow that wait, then their answers' timeouts: the jobs sweeper must not fail a
+# round that waits for its turn here).
+HELD_CALLS_MAX = 5000
+BACKLOG_SHARE = 1 / 4
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
 POLL_S = 1.0
@@ -233,10 +248,14 @@ async def _run_rounds(
         # ahead hold calls, less one latency for that claim: three latencies at C = 4, none where the rounds ahead
         # are no more than those in flight (from C = 24 with three variants).
         ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
+        windows = CallWindows(plan.calls, share=share, shares=shares)
         room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
+        if not experiment.budget and not plan.calls:
+            room.beyond = partial(_short_rounds, windows, plan.rounds, queue_deadline_s(Lane.BATCH) * BACKLOG_SHARE)
+            windows.on_free = room.changed.set
         batches = RoundBatches(
             engine,
-            windows=CallWindows(plan.calls, share=share, shares=shares),
+            windows=windows,
             # Without a judge or a schema there is nothing to evaluate: no look for it after every write.
             finished=finished if experiment.evaluates else None,
             gather_rounds=room.claim_at_least,
@@ -251,9 +270,10 @@ async def _run_rounds(
             while (free := await room.free()) and (ids := await feed.take(min(free, first or free))):
                 first = 0
                 for claimed in await batches.claim(ids):
-                    room.take()
+                    windows.expect(claimed.calls)
+                    room.take(len(claimed.calls))
                     task = asyncio.create_task(batches.run(claimed))
-                    task.add_done_callback(room.give)
+                    task.add_done_callback(partial(room.give, len(claimed.calls)))
                     running.add(task)
                 _raise_failed(running)
             await asyncio.gather(*running)
@@ -275,25 +295,41 @@ def _raise_failed(tasks: set[asyncio.Task]) -> None:
 
 class _Room:
     """How many more rounds may be claimed: `size` at once, a place given back when a round is written, and claimed
-    once at least `claim_at_least` places are free (all of them at the start)."""
+    once at least `claim_at_least` places are free (all of them at the start). `beyond`, if set, says how many may
+    be claimed over `size` now, given the calls the rounds claimed hold (see `_short_rounds`)."""
 
     def __init__(self, size: int, claim_at_least: int = 1):
-        self.size, self.used = size, 0
+        self.size, self.used, self.calls = size, 0, 0
         self.claim_at_least = max(1, min(claim_at_least, size))
         self.changed = asyncio.Event()
+        self.beyond: Callable[[int], int] | None = None
 
     async def free(self) -> int:
-        while self.size - self.used < self.claim_at_least:
+        while True:
+            if self.size - self.used >= self.claim_at_least:
+                return self.size - self.used
+            if self.beyond is not None and (more := self.beyond(self.calls)):
+                return more
             self.changed.clear()
             await self.changed.wait()
-        return self.size - self.used
 
-    def take(self) -> None:
+    def take(self, calls: int = 0) -> None:
         self.used += 1
+        self.calls += calls
 
-    def give(self, _task: asyncio.Task | None = None) -> None:
+    def give(self, calls: int = 0, _task: asyncio.Task | None = None) -> None:
         self.used -= 1
+        self.calls -= calls
         self.changed.set()
+
+
+def _short_rounds(windows: CallWindows, rounds: int, backlog_max_s: float, held_calls: int) -> int:
+    """Rounds to claim beyond the room because a connection's window is short of calls (see HELD_CALLS_MAX): none
+    while every window has its calls, while the rounds held already hold HELD_CALLS_MAX calls, or while the last
+    call waiting in a window would wait more than `backlog_max_s`."""
+    if held_calls >= HELD_CALLS_MAX or not windows.short() or windows.backlog_s() > backlog_max_s:
+        return 0
+    return rounds
 
 
 class _RoundFeed:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -110,24 +111,95 @@ class CallWindows:
     A caller that claims rounds ahead of its calls keeps the calls beyond a connection's limit here rather than in
     the connection's queue: there, only the first of a process's waiters asks for a slot and the next asks once it
     has one, so a wave of answers ending together was followed by one Redis round trip per freed slot in turn;
-    from here every call whose place frees goes to the scheduler at once, and their asks share round trips."""
+    from here every call whose place frees goes to the scheduler at once, and their asks share round trips.
+
+    A caller that holds rounds for several connections may claim more of them when one connection runs short of
+    calls while another's are waiting (`short`): the rounds it holds may all be waiting for a slower connection's
+    calls while a faster one runs out of its own. It says which calls are coming (`expect`, when it claims their
+    rounds), sees how long the last call waiting in a window has to wait (`backlog_s`), and is told (`on_free`)
+    whenever a place frees in a window with less than its size of calls waiting or coming."""
 
     def __init__(self, total: int | None = None, *, share: int = 0, shares: int = 1):
         self.total = asyncio.Semaphore(total) if total else None
         self.share, self.shares = share, shares
-        self.connections: dict[str, asyncio.Semaphore] = {}
+        self.connections: dict[str, _Window] = {}
+        self.on_free: Callable[[], None] | None = None
 
     @asynccontextmanager
     async def hold(self, call: Call) -> AsyncIterator[None]:
+        # Its connection's window first: a call waiting there holds no place that another connection's call could use.
+        async with self._window(call).place(self.on_free), self.total or nullcontext():
+            yield
+
+    def expect(self, calls: Sequence[Call]) -> None:
+        """These calls will come (their rounds are claimed): they count as waiting until they do."""
+        for call in calls:
+            self._window(call).coming += 1
+
+    def short(self) -> bool:
+        """Whether a connection has less than its places' worth of calls waiting or coming while another has at
+        least its places' worth (the rounds held wait for that one)."""
+        shorts = [window.short for window in self.connections.values()]
+        return any(shorts) and not all(shorts)
+
+    def backlog_s(self) -> float:
+        """About how long the last call waiting (or coming) in a window has to wait for its place: the calls ahead
+        ÷ its places × the mean time a call holds one (infinite while calls wait where none has ended yet)."""
+        return max((window.backlog_s for window in self.connections.values()), default=0.0)
+
+    def _window(self, call: Call) -> _Window:
         key = limit_for(call.config).key
         window = self.connections.get(key)
         if window is None:
             limit = call.config.max_concurrency
-            part = limit // self.shares + (self.share < limit % self.shares)
-            window = self.connections[key] = asyncio.Semaphore(max(1, part))
-        # Its connection's window first: a call waiting there holds no place that another connection's call could use.
-        async with window, self.total or nullcontext():
+            window = self.connections[key] = _Window(max(1, limit // self.shares + (self.share < limit % self.shares)))
+        return window
+
+
+class _Window:
+    """One connection's places in a `CallWindows`: the calls waiting for one (or said to be coming), and how long
+    a call holds one."""
+
+    HELD_WEIGHT = 1 / 8  # of the latest call in the mean time a call holds a place (a moving average)
+
+    def __init__(self, size: int):
+        self.places, self.size = asyncio.Semaphore(size), size
+        self.waiting = self.coming = 0
+        self.held_s: float | None = None
+
+    @property
+    def ahead(self) -> int:
+        return self.waiting + self.coming
+
+    @property
+    def short(self) -> bool:
+        return self.ahead < self.size
+
+    @property
+    def backlog_s(self) -> float:
+        if not self.ahead:
+            return 0.0
+        if self.held_s is None:
+            return math.inf
+        return math.ceil(self.ahead / self.size) * self.held_s
+
+    @asynccontextmanager
+    async def place(self, on_free: Callable[[], None] | None) -> AsyncIterator[None]:
+        self.coming = max(0, self.coming - 1)
+        self.waiting += 1
+        try:
+            await self.places.acquire()
+        finally:
+            self.waiting -= 1
+        began = time.monotonic()
+        try:
             yield
+        finally:
+            self.places.release()
+            held = time.monotonic() - began
+            self.held_s = held if self.held_s is None else self.held_s + (held - self.held_s) * self.HELD_WEIGHT
+            if on_free is not None and self.short:
+                on_free()
 
 
 # What a call counts against tpm before the provider says: its input, and its max_tokens or this much output.

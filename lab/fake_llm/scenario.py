@@ -3,10 +3,16 @@
 Options may also come from a base-URL prefix `/_s/<options>/v1/…` (model-name options win), which lets a
 whole connection — or a model-list request, which has no model name — run a scenario. Counters are kept per
 scenario key (the model name as sent, plus any prefix), so tests that add a unique `id=` never share counts.
+
+An answer's length may also come from the prompt, so that one model answers the rows of a dataset at different
+lengths (benchmarks and tests of ragged rows): a marker `[fake?tokens=80&ttft_ms=300]` anywhere in the request's
+text sets PROMPT_OPTIONS over the model's, and is added to the scenario key (`with_prompt_options`), so each length
+has its own counters and its own `hold` queue.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, fields
 from urllib.parse import parse_qsl
@@ -54,6 +60,23 @@ class Scenario:
 
     def strike_at(self, length: int) -> int:
         return length // 2 if self.fault_at < 0 else min(self.fault_at, length)
+
+
+PROMPT_OPTIONS = ("ttft_ms", "tokens", "token_ms")  # what a marker in the prompt may set: the answer's timing
+PROMPT_MARKER = re.compile(r"\[fake\?([^\]\s]*)\]")
+
+
+def with_prompt_options(model: str, prompt: str) -> str:
+    """The model name with the options of the first marker in `prompt` after its own (later options win), or the
+    name itself when there is none. Only PROMPT_OPTIONS: a marker cannot fault or hold what the model does not."""
+    found = PROMPT_MARKER.search(prompt)
+    if not found:
+        return model
+    options = parse_qsl(found.group(1))
+    unknown = [key for key, _ in options if key not in PROMPT_OPTIONS]
+    if unknown:
+        raise ValueError(f"A prompt marker may set only {', '.join(PROMPT_OPTIONS)}, not {unknown[0]!r}.")
+    return f"{model}{'&' if '?' in model else '?'}{found.group(1)}"
 
 
 _TYPES = {f.name: f.type for f in fields(Scenario) if f.name not in ("key", "model")}

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from .embeddings import embeddings_response
-from .scenario import Scenario, parse_scenario
+from .scenario import Scenario, parse_scenario, with_prompt_options
 from .script import Scripts
 from .tool_calls import json_tool_delta, json_tool_head, schema_reply, tool_call_completion, tool_call_frames
 from .wire import AnthropicWire, GeminiWire, OpenAIWire, sample_for
@@ -325,7 +325,11 @@ class FakeLLMServer:
     async def chat(self, request: Request, exchange: Exchange, wire: Wire, path: str, prefix: str) -> None:
         body = request.json()
         respond = partial(self._answer, request, exchange, wire, body)
-        await self._serve(request, exchange, wire, wire.model(body, path), prefix, respond)
+        try:
+            model = with_prompt_options(wire.model(body, path), wire.prompt(body))
+        except ValueError as exc:
+            return await exchange.send_json(400, wire.error(400, str(exc), "invalid_request_error"))
+        await self._serve(request, exchange, wire, model, prefix, respond)
 
     async def embeddings(self, request: Request, exchange: Exchange, prefix: str) -> None:
         """OpenAI's `/v1/embeddings` (lab/fake_llm/embeddings.py); the model's options (a fault) apply as for chat."""

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import concurrent.futures
 import itertools
+import time
 
 import pytest
 from django.db import connections
 
 from compare.models import Output, OutputStatus
+from lab.fake_llm.scenario import with_prompt_options
 from lab.services import connection_create
 from tests.fixtures.experiments import run_command
 
@@ -28,10 +30,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HANG_GUARD_S = 30.0
 
 
-def write_file(tmp_path, models: list[str], prompts: int, rows: int):
+def write_file(tmp_path, models: list[str], prompts: int, rows: int, values: list[str] | None = None):
+    """Every prompt on every model for each row; row i's variable is `values[i]` (default: i)."""
     path = tmp_path / "experiment.yaml"
     prompt_map = ", ".join(f"p{p}: 'Prompt {p} for <<n>>.'" for p in range(prompts))
-    dataset = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(rows))
+    values = values or [str(i) for i in range(rows)]
+    dataset = "\n".join(f"  - {{name: r{i}, vars: {{n: '{values[i]}'}}}}" for i in range(rows))
     models_list = ", ".join(f"{{model: '{model}'}}" for model in models)
     path.write_text(f"models: [{models_list}]\nprompts: {{{prompt_map}}}\ndataset:\n{dataset}\n")
     return path
@@ -122,3 +126,78 @@ def test_two_connections_in_one_file_are_each_kept_at_their_own_limit(workspace,
     assert ran.code == 0, ran.err
     outputs = Output.objects.filter(round__group__workspace=workspace)
     assert outputs.count() == 3 * rows and {o.status for o in outputs} == {OutputStatus.OK}
+
+
+def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow_one(workspace, fake_llm, tmp_path):
+    # Per row one call on `fast` (limit 4) and one on `slow` (limit 1), whose answers end a quarter as often: the
+    # rounds claimed at the start (twelve) soon all wait for `slow`, and `fast` has calls only if more are claimed.
+    # Before the fix it had none once it was twelve answers ahead (the test waits at the guard, then fails).
+    fast, slow = fake_llm.model(hold=1, tokens=2), fake_llm.model(hold=1, tokens=2)
+    limits = {fast: 4, slow: 1}
+    for name, model in (("fast", fast), ("slow", slow)):
+        url = fake_llm.openai_url
+        connection_create(
+            workspace=workspace, name=name, kind="openai_compatible", base_url=url, max_concurrency=limits[model]
+        )
+    rows = 40
+    path = write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
+
+    running = run_in_background("run", str(path), "--workspace", workspace.name)
+    # `slow` answers first: until one of its answers has ended, the run cannot tell how long its calls waiting
+    # would wait, and claims no round beyond the others (a claimed round must not outlive its deadline waiting).
+    order = [slow, fast, fast, fast, fast] * (rows // 4) + [slow] * (rows - rows // 4)
+    try:
+        release_one_at_a_time(fake_llm, order, dict.fromkeys(limits, rows), limits)
+    finally:
+        for model in limits:
+            fake_llm.release(model, rows)
+        ran = running.result(timeout=HANG_GUARD_S * 4)
+
+    assert ran.code == 0, ran.err
+    outputs = Output.objects.filter(round__group__workspace=workspace)
+    assert outputs.count() == 2 * rows and {o.status for o in outputs} == {OutputStatus.OK}
+
+
+def test_rows_of_different_lengths_keep_the_connection_at_its_limit(workspace, fake_llm, tmp_path):
+    # Every third row's answers are long: the test lets a short answer end while one is in flight, a long one only
+    # when nothing else is, so the rows end out of order and the long ones pile up in the slots. At every step the
+    # connection has as many requests in flight as its limit lets (or as it has calls left).
+    limit, prompts, rows = 3, 2, 24
+    model = fake_llm.model(hold=1, tokens=2)
+    url = fake_llm.openai_url
+    connection_create(workspace=workspace, name="ragged", kind="openai_compatible", base_url=url, max_concurrency=limit)
+    short, long = "[fake?tokens=2]", "[fake?tokens=5]"  # the fake server takes the length from the prompt
+    values = [f"{i} {long if i % 3 == 0 else short}" for i in range(rows)]
+    path = write_file(tmp_path, [f"ragged:{model}"], prompts, rows, values)
+    keys = {marker: with_prompt_options(model, marker) for marker in (short, long)}
+    total = prompts * rows
+
+    def counters_when(in_flight: int) -> dict[str, dict]:
+        """Both lengths' counters once their requests in flight add up to `in_flight` (or at the guard)."""
+        deadline = time.monotonic() + HANG_GUARD_S
+        while True:
+            scenarios = fake_llm.stats()["scenarios"]
+            now = {marker: scenarios.get(key, {"in_flight": 0, "max_in_flight": 0}) for marker, key in keys.items()}
+            if sum(c["in_flight"] for c in now.values()) == in_flight or time.monotonic() > deadline:
+                return now
+            time.sleep(0.02)
+
+    running = run_in_background("run", str(path), "--workspace", workspace.name)
+    try:
+        for released in range(total):
+            expected = min(limit, total - released)
+            now = counters_when(expected)
+            assert sum(c["in_flight"] for c in now.values()) == expected, (
+                f"after {released} of {total} answers: {now}, limit {limit}: a freed slot stayed empty"
+            )
+            assert all(c["max_in_flight"] <= limit for c in now.values())
+            fake_llm.release(keys[short] if now[short]["in_flight"] else keys[long])
+    finally:
+        for key in keys.values():
+            fake_llm.release(key, total)
+        ran = running.result(timeout=HANG_GUARD_S * 4)
+
+    assert ran.code == 0, ran.err
+    outputs = Output.objects.filter(round__group__workspace=workspace)
+    assert outputs.count() == total and {o.status for o in outputs} == {OutputStatus.OK}
+    assert {len(o.text.split()) for o in outputs} == {2, 5}

@@ -63,6 +63,24 @@ def test_the_side_by_side_benchmark_runs_an_experiment_and_its_floor_and_prints_
     assert "- RSS after 10k ÷ after 1k not measured (needs --calls or --memory-calls 10000)" in output
 
 
+def test_the_side_by_side_benchmark_runs_a_file_on_two_connections_and_rows_of_different_lengths():
+    database = ("--database", "promptlab_test_bench_vs_promptfoo", "--redis-url", redis_url(13))
+    small = ("--tools", "promptlab", "httpx", "--runs", "1", "--calls", "6", "--latency-ms", "20")
+    small += ("--memory-calls", "0")
+
+    multi = run_bench(
+        "bench_vs_promptfoo.py", "--scenario", "multi-connection", "--concurrency", "2", "4", *small, *database
+    )
+    ragged = run_bench("bench_vs_promptfoo.py", "--scenario", "ragged", "--concurrency", "4", *small, *database)
+
+    # Each connection against its own ideal, and the run against the largest; 3 prompts × 2 rows on each.
+    for connection in ("c2 (C=2)", "c4 (C=4)"):
+        assert re.search(rf"\| {re.escape(connection)} \| promptlab \| 6 \| 20 ms \|", multi), multi
+    assert re.search(r"\| the run \| httpx \| 12 \| 20 ms \| 0\.1 s \|", multi), multi
+    # The rows' latencies differ, and the ideal is their list schedule (not ceil(N / C) × L).
+    assert "scenario ragged" in ragged and "- C=4: span ÷ ideal" in ragged, ragged
+
+
 def recipe_steps(target: str) -> list[list[str]]:
     """Each command of a make target's recipe that runs a script in bench/: the script and its arguments."""
     recipe = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout

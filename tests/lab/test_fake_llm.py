@@ -188,3 +188,21 @@ def test_a_connection_serves_one_request_after_another_as_a_providers_does():
     assert asked_to_close == 1  # the first "close" request still came on the open one; the second needed a new one
     assert after_drop.status_code == 200
     assert server.server.connections == kept + asked_to_close + 2  # the cut one's, then a fresh one after it
+
+
+def test_a_marker_in_the_prompt_sets_the_answers_length_with_counters_of_its_own(fake_llm):
+    model = fake_llm.model(tokens=3)
+
+    def ask(content: str) -> httpx.Response:
+        body = {"model": model, "messages": [{"role": "user", "content": content}]}
+        return httpx.post(f"{fake_llm.openai_url}/chat/completions", json=body)
+
+    plain, marked = ask("Row 1?"), ask("Row 2? [fake?tokens=6&ttft_ms=1]")
+    refused = ask("Row 3? [fake?fault=500]")  # a marker may set the answer's timing only
+
+    assert plain.json()["choices"][0]["message"]["content"] == "t0 t1 t2"
+    assert marked.json()["choices"][0]["message"]["content"] == "t0 t1 t2 t3 t4 t5"
+    assert marked.json()["model"] == "fake"
+    assert fake_llm.scenario(model)["requests"] == 1
+    assert fake_llm.scenario(f"{model}&tokens=6&ttft_ms=1")["requests"] == 1
+    assert refused.status_code == 400 and "fault" in refused.json()["error"]["message"]
