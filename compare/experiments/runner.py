@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import math
 import time
 from collections import deque
@@ -64,6 +65,7 @@ MIN_AHEAD = 8
 # round that waits for its turn here).
 HELD_CALLS_MAX = 5000
 BACKLOG_SHARE = 1 / 4
+FIRST_WAVE_S = 1.0  # at most this long the rounds ahead wait for the first claim's calls to go (see `_run_rounds`)
 # Each look is two COUNT queries over the run: at a quarter second they were a large part of a long run's CPU,
 # and the command shows its progress line about once a second anyway.
 POLL_S = 1.0
@@ -263,12 +265,12 @@ async def _run_rounds(
         )
         feed = _RoundFeed(round_ids, experiment, engine)
         running: set[asyncio.Task] = set()
-        # The first claim takes only the rounds that fit, so their calls go while the rounds ahead are claimed:
-        # claiming all of them first put 0.1 s (68 rounds at a limit of 100) before the run's first request.
+        # The first claim takes only the rounds that fit, and the rounds ahead are claimed once their calls have
+        # gone: claiming all of them first put 0.1 s (68 rounds at a limit of 100) before the run's first request,
+        # and a claim on the database thread while they went took the loop's turns (70 ms more).
         first = plan.rounds
         try:
             while (free := await room.free()) and (ids := await feed.take(min(free, first or free))):
-                first = 0
                 for claimed in await batches.claim(ids):
                     windows.expect(claimed.calls)
                     room.take(len(claimed.calls))
@@ -276,6 +278,11 @@ async def _run_rounds(
                     task.add_done_callback(partial(room.give, len(claimed.calls)))
                     running.add(task)
                 _raise_failed(running)
+                if first:
+                    first = 0
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(FIRST_WAVE_S):  # calls waiting for a busy connection: go on
+                            await batches.sent()
             await asyncio.gather(*running)
         except BaseException:
             for task in running:

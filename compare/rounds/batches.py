@@ -73,6 +73,9 @@ class RoundBatches:
         self.finished = finished
         self.gather_rounds, self.gather_latencies = gather_rounds, gather_latencies
         self._calling = 0  # rounds whose calls are not all done
+        self._unsent = 0  # calls claimed and neither sent nor ended unsent
+        self._all_sent = asyncio.Event()
+        self._all_sent.set()
         self._ready: list[_Ready] = []
         self._wake = asyncio.Event()
         self._closing = False
@@ -80,13 +83,26 @@ class RoundBatches:
 
     async def claim(self, round_ids: list[int]) -> list[worker.ClaimedRound]:
         """Those of the rounds still queued, claimed together (in the order given)."""
-        return await database_sync_to_async(worker.rounds_claim)(round_ids=round_ids)
+        claimed = await database_sync_to_async(worker.rounds_claim)(round_ids=round_ids)
+        self._unsent += sum(len(one.calls) for one in claimed)
+        if self._unsent:
+            self._all_sent.clear()
+        return claimed
+
+    async def sent(self) -> None:
+        """Until every call of the rounds claimed so far has been sent (or has ended unsent)."""
+        await self._all_sent.wait()
+
+    def _gone(self) -> None:
+        self._unsent -= 1
+        if not self._unsent:
+            self._all_sent.set()
 
     async def run(self, claimed: worker.ClaimedRound) -> None:
         """Make the round's calls, then wait until its answers are written with the next batch (a failed write
         raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
         # The command writes its rounds in batches; a round it leaves behind keeps its claim's deadline.
-        hooks = RoundHooks(claimed, shorten_deadline=False)
+        hooks = RoundHooks(claimed, shorten_deadline=False, on_gone=self._gone)
         self._calling += 1
         try:
             results = await round_stream(claimed, self.engine, hooks, self.windows)

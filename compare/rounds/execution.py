@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
@@ -148,7 +149,14 @@ class RoundHooks:
     two.
     """
 
-    def __init__(self, claimed: worker.ClaimedRound, *, shorten_deadline: bool = True):
+    def __init__(
+        self,
+        claimed: worker.ClaimedRound,
+        *,
+        shorten_deadline: bool = True,
+        on_gone: Callable[[], None] | None = None,
+    ):
+        self.on_gone = on_gone  # called once a call, when it is sent or ends unsent (compare.rounds.batches)
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
         self.blind = claimed.blind
@@ -190,6 +198,8 @@ class RoundHooks:
     async def sending(self, key: int) -> None:
         self.sent_keys.add(key)
         self._one_less_unsent()
+        if self.on_gone is not None:
+            self.on_gone()
 
     def _one_less_unsent(self) -> None:
         # The last call to be sent (or to end unsent) while others still run: no call may wait for its connection
@@ -207,6 +217,8 @@ class RoundHooks:
         self.left -= 1
         if self.unsent and result.key not in self.sent_keys:
             self._one_less_unsent()
+        if self.on_gone is not None and result.key not in self.sent_keys:
+            self.on_gone()
         if self.batch or not self.left:  # written with the round's finish (or, for many rounds, batches)
             return
         self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved
