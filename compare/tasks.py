@@ -10,7 +10,7 @@ from lab.jobs.batch import batch_start_sync, queue_of
 
 from .experiments import evaluation
 from .experiments.jobs import EVALUATION
-from .rounds import execution
+from .rounds import dispatch
 
 
 # A database blip before the claim retries; after the claim a retry finds the round taken, and the jobs sweeper
@@ -23,7 +23,7 @@ from .rounds import execution
     max_retries=5,
 )
 def run_round(self, round_id: int) -> None:
-    execution.round_dispatch(round_id=round_id, queue=queue_of(self))
+    dispatch.round_dispatch(round_id=round_id, queue=queue_of(self))
 
 
 # A redelivered message finds the evaluations claimed and does nothing.

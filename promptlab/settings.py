@@ -458,10 +458,11 @@ SCHEDULER_QUEUE_DEADLINE_S = {
     "interactive": float(os.environ.get("SCHEDULER_INTERACTIVE_QUEUE_DEADLINE_S", "60")),
     "batch": float(os.environ.get("SCHEDULER_BATCH_QUEUE_DEADLINE_S", "3600")),
 }
-# Batch jobs (rounds, evaluations) one process runs at once on its engine loop (lab/engine/admission.py): their
-# calls wait there for their connections without holding a worker thread. The cap leaves the rest of the queue to
-# other workers and lets an experiment's budget cap cancel what nobody has claimed yet; a full process stops taking
-# batch messages, so its threads stay free for interactive rounds. 0: as many as the worker has threads.
+# Batch jobs (rounds, evaluations) one process holds on its engine loop while they may still wait for their
+# connections (lab/engine/admission.py; a round whose calls have all gone takes no place): their calls wait there
+# without holding a worker thread. The cap leaves the rest of the queue to other workers and lets an experiment's
+# budget cap cancel what nobody has claimed yet; a full process stops taking batch messages, so its threads stay
+# free for interactive rounds. 0: as many as the worker has threads.
 SCHEDULER_BATCH_JOBS_PER_PROCESS = int(os.environ.get("SCHEDULER_BATCH_JOBS_PER_PROCESS", "0"))
 SCHEDULER_BATCH_RESEND_S = float(os.environ.get("SCHEDULER_BATCH_RESEND_S", "1"))
 # The length of the rpm and tpm windows. A minute in production; tests shorten it to run the same code in seconds.
@@ -491,7 +492,12 @@ CELERY = {
     "result_backend_thread_safe": True,
     "task_soft_time_limit": CELERY_TASK_SOFT_TIME_LIMIT,
     "task_time_limit": CELERY_TASK_TIME_LIMIT,
-    "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT},
+    # polling_interval: how long a worker's wait for a message (Redis BRPOP) lasts before it asks again, 1 s by
+    # default. A worker whose batch admission is full stops consuming the batch queue and starts again as soon as a
+    # round leaves room (lab/jobs/batch.py), but the queue is listened to again only from the next wait: with 1 s,
+    # one worker kept a connection of 100 half idle between waves (bench/bench_experiment_workers.py). An idle
+    # worker asks Redis ten times a second instead of once.
+    "broker_transport_options": {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT, "polling_interval": 0.1},
     "broker_connection_retry_on_startup": True,
     # A round in flight when the broker connection drops keeps streaming (the threads pool cannot stop it anyway);
     # its message goes back to the queue and the redelivery finds the round claimed (compare.rounds.worker.round_claim).

@@ -1,4 +1,5 @@
-"""Many batch rounds on one loop for one caller (the experiment command), claimed together and finished together.
+"""Many batch rounds on one loop for one caller (the experiment command, or a worker process: compare.rounds.dispatch),
+claimed together and finished together.
 
 Run one by one, every batch round costs a claim and a finish of a few queries each, and its finish sends the
 round_finished signal, whose receivers ask a query or two more: with three calls a round that was most of a
@@ -67,13 +68,22 @@ class RoundBatches:
         finished: Callable[[list[int]], None] | None = None,
         gather_rounds: int = 1,
         gather_latencies: float = 0.0,
+        shorten_deadlines: bool = False,
+        outlive_failed_writes: bool = False,
     ):
         self.engine = engine
         self.windows = windows
         self.finished = finished
+        # A worker's rounds have their deadlines shortened once their calls are sent (execution.RoundHooks), as
+        # when it ran them one by one; the command's keep their claim's.
+        self.shorten_deadlines = shorten_deadlines
+        # A worker lives on after a failed write (its rounds are left to the sweeper, as a failed finish was); the
+        # command stops.
+        self.outlive_failed_writes = outlive_failed_writes
         self.gather_rounds, self.gather_latencies = gather_rounds, gather_latencies
         self._calling = 0  # rounds whose calls are not all done
-        self._unsent = 0  # calls claimed and neither sent nor ended unsent
+        self._unsent = 0  # calls of the rounds claimed through `claim`, neither sent nor ended unsent
+        self._counted: set[int] = set()  # those rounds, until they run (a worker claims its rounds itself)
         self._all_sent = asyncio.Event()
         self._all_sent.set()
         self._ready: list[_Ready] = []
@@ -85,6 +95,7 @@ class RoundBatches:
         """Those of the rounds still queued, claimed together (in the order given)."""
         claimed = await database_sync_to_async(worker.rounds_claim)(round_ids=round_ids)
         self._unsent += sum(len(one.calls) for one in claimed)
+        self._counted.update(one.round_id for one in claimed)
         if self._unsent:
             self._all_sent.clear()
         return claimed
@@ -102,7 +113,9 @@ class RoundBatches:
         """Make the round's calls, then wait until its answers are written with the next batch (a failed write
         raises here), so that a caller's rounds in flight are the rounds not yet finished in the database."""
         # The command writes its rounds in batches; a round it leaves behind keeps its claim's deadline.
-        hooks = RoundHooks(claimed, shorten_deadline=False, on_gone=self._gone)
+        counted = claimed.round_id in self._counted
+        self._counted.discard(claimed.round_id)
+        hooks = RoundHooks(claimed, shorten_deadline=self.shorten_deadlines, on_gone=self._gone if counted else None)
         self._calling += 1
         try:
             results = await round_stream(claimed, self.engine, hooks, self.windows)
@@ -140,7 +153,9 @@ class RoundBatches:
                     await self._write(batch)
                 except Exception as exc:
                     _tell(taken, exc)
-                    raise  # the rounds stay running; the sweeper fails them at their deadline
+                    if not self.outlive_failed_writes:
+                        raise  # the rounds stay running; the sweeper fails them at their deadline
+                    continue
                 _tell(taken, None)
             if self._closing:
                 return

@@ -2,9 +2,9 @@
 
 This is the one place where comparisons meet the asyncio engine (`lab.engine.runtime`). An interactive round
 is claimed on its Celery thread, which then waits while the process's loop streams it. A batch round is one
-coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission) and returns, so its
-calls wait for their connection's turn without holding a thread. Database work from the loop goes through
-thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is lab.jobs's: a round it
+coroutine on the loop from claim to finish — the task hands it over (lab.engine.admission, compare.rounds.dispatch)
+and returns, so its calls wait for their connection's turn without holding a thread. Database work from the loop
+goes through thread-sensitive `database_sync_to_async`. Whatever a dead process leaves behind is lab.jobs's: a round it
 admitted but had not claimed is still queued (its message was acknowledged, so it is sent again as lost), and a
 claimed one is taken back by a worker that starts (or that lives on), or failed at its deadline.
 """
@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
 
+from lab.engine.admission import place_free
 from lab.engine.deltas import Delta
 from lab.engine.fanout import CallWindows, Result, fan_out
 from lab.engine.runtime import Runtime, runtime
@@ -34,30 +35,17 @@ from lab.events import (
     output_tool_call,
     output_waiting,
 )
-from lab.jobs.batch import batch_start
 from lab.jobs.kinds import Lane
 from lab.realtime import abroadcast, abroadcast_to_listeners, alistened, group_channel
 
 from .. import selectors
 from ..blind import for_channel
 from . import worker
-from .jobs import ROUND, round_lane
 from .stops import batch_round_stopped
 
 logger = logging.getLogger(__name__)
 
 UNEXPECTED = "The worker hit an unexpected error while running this round."
-
-
-def round_dispatch(*, round_id: int, queue: str | None = None) -> None:
-    """The task's work: an interactive round runs while this thread waits; a batch round goes to the loop (or, when
-    this process is full, back to `queue`, the one its message came from)."""
-    # A round's message is sent to its lane's queue (lab.jobs.enqueue): that says its lane without a query.
-    lane = queue if queue in (Lane.INTERACTIVE, Lane.BATCH) else round_lane(round_id)
-    if lane != Lane.BATCH:
-        round_execute(round_id=round_id)
-        return
-    batch_start(ROUND, round_id, lambda engine: round_run(round_id=round_id, engine=engine), queue=queue)
 
 
 def round_execute(*, round_id: int) -> None:
@@ -167,8 +155,10 @@ class RoundHooks:
         self.texts: dict[int, list[str]] = {}
         self.changed: set[int] = set()
         self.checkpointed_at = time.monotonic()
-        # Calls not yet sent nor ended; once none is left, the round's deadline is shortened (see `sending`).
-        self.unsent = len(claimed.calls) if shorten_deadline else 0
+        # Calls not yet sent nor ended; once none is left, the round's place in its process's batch admission goes
+        # to the next round and (unless the caller writes its rounds in batches) its deadline is shortened.
+        self.unsent = len(claimed.calls)
+        self.shorten_deadline = shorten_deadline
         self.sent_keys: set[int] = set()
         self.answer_s = claimed.answer_s
         self.deadline_write: asyncio.Task | None = None
@@ -206,7 +196,12 @@ class RoundHooks:
         # any more, so a dead worker's round need not be given the lane's queue deadline (an hour for batch work).
         # Written on the side, so the request that goes now does not wait for the database.
         self.unsent -= 1
-        if self.unsent == 0 and self.left > 0 and self.sent_keys:
+        if self.unsent == 0:
+            # Nothing of this round waits for a connection any more: a batch round leaves its process's place to
+            # the next round while its answers stream (lab.engine.admission), so the connection's limit, not the
+            # number of rounds, bounds the calls in flight.
+            place_free()
+        if self.unsent == 0 and self.shorten_deadline and self.left > 0 and self.sent_keys:
             write = database_sync_to_async(worker.round_deadline_shorten)
             self.deadline_write = asyncio.ensure_future(write(round_id=self.round_id, answer_s=self.answer_s))
             self.deadline_write.add_done_callback(_log_failure)

@@ -16,7 +16,7 @@ def _fail(pk: int, error: str) -> bool:
 
 
 def round_lane(pk: int) -> str:
-    """The lane of a round's messages (and of its task's work: see execution.round_dispatch)."""
+    """The lane of a round's messages (and of its task's work: see dispatch.round_dispatch)."""
     return Round.objects.filter(pk=pk).values_list("lane", flat=True).first() or "interactive"
 
 

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import math
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -99,6 +100,14 @@ def limit_for(config: ConnectionConfig) -> Limit:
         tpm=config.tpm,
         name=config.name,
     )
+
+
+def rounds_to_fill(calls: Sequence[Call]) -> int:
+    """How many runs of these calls at once fill every connection they use to its `max_concurrency` (one at least):
+    a batch worker claims that many rounds ahead of their connections (lab.engine.admission.place_ahead)."""
+    per_connection = Counter(limit_for(call.config).key for call in calls)
+    limits = {limit_for(call.config).key: call.config.max_concurrency for call in calls}
+    return max((math.ceil(limits[key] / count) for key, count in per_connection.items()), default=1)
 
 
 class CallWindows:

@@ -31,7 +31,7 @@ def batch_consumer_attach(consumer: Any) -> None:
     _consumer = consumer
     engine = runtime()
     engine.batch.limit = batch_jobs_per_process(consumer.controller.concurrency)  # its -c, not only the setting
-    engine.batch.on_done = _consume_as_room_allows
+    engine.batch.on_room = _consume_as_room_allows
 
 
 def _consume_as_room_allows() -> None:

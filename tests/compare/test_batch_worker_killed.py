@@ -39,8 +39,12 @@ def until(condition, timeout: float) -> bool:
 
 
 def test_a_killed_workers_batch_rounds_are_failed_or_sent_again(transactional_db, workspace, owner, fake_llm, tmp_path):
-    connection_create(workspace=workspace, name="slow", kind="openai_compatible", base_url=fake_llm.openai_url)
-    group = make_group(workspace, owner, models=[f"slow::{fake_llm.model(ttft_ms=20_000)}"] * 2, timeout_ms=1000)
+    # One call at a time: each claimed round keeps a call waiting for the connection, so keeps its place on the
+    # worker's loop (a round whose calls have all been sent would give it up to the next).
+    connection_create(
+        workspace=workspace, name="slow", kind="openai_compatible", base_url=fake_llm.openai_url, max_concurrency=1
+    )
+    group = make_group(workspace, owner, models=[f"slow::{fake_llm.model(ttft_ms=20_000)}"] * 2, timeout_ms=3000)
     rounds = [make_round(group, lane="batch", enqueued_at=timezone.now()) for _ in range(4)]  # as round_start sends
     worker = start_worker(
         tmp_path,

@@ -15,7 +15,8 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
 from compare.models import Mode, Output, OutputStatus, RoundStatus
-from compare.rounds.execution import round_dispatch, round_execute
+from compare.rounds.dispatch import round_dispatch
+from compare.rounds.execution import round_execute
 from compare.rounds.start import round_cancel
 from compare.rounds.worker import round_claim, round_finish
 from lab.jobs.kinds import Lane
