@@ -17,7 +17,7 @@ from functools import cache, partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, OuterRef, Q, Subquery
+from django.db.models import BooleanField, Count, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from lab.catalog import split_model_id
@@ -360,7 +360,7 @@ def output_record(*, result: Result, checks: dict[int, AnswerCheck] | None = Non
     """
     if not _answers_set([result], checks):
         return None
-    return output_event(Output.objects.select_related("round__group").get(pk=result.key))
+    return output_event(_event_rows(Output.objects.filter(pk=result.key)).get())
 
 
 ANSWER_FIELDS = [
@@ -473,6 +473,18 @@ def _update_from_values(
         return [pk for (pk,) in cursor.fetchall()]
 
 
+# What `output_event` reads of an answer, its round and its comparison: its rows are read without the prompts and
+# messages they also hold (the rendered conversation, the group's own), which may be long.
+EVENT_FIELDS = [
+    *["status", "html", "text", "error", "finish_reason", "queued_ms", "ttft_ms", "latency_ms", "cached"],
+    *["input_tokens", "output_tokens", "tokens_estimated", "cost", "round__group__blind", "round__group__revealed_at"],
+]
+
+
+def _event_rows(outputs: QuerySet[Output]) -> QuerySet[Output]:
+    return outputs.select_related("round__group").only(*EVENT_FIELDS)
+
+
 def output_event(output: Output) -> OutputDone:
     """The `output.done` payload of an answer (lab.events.output_done). A blind comparison's push carries no
     figures (compare.blind; the output comes with its round and group)."""
@@ -510,7 +522,7 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
     written = _answers_set(results, claimed.checks)
     if events and written:
         channel = group_channel(claimed.group_id)
-        for output in Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk"):
+        for output in _event_rows(Output.objects.filter(pk__in=written)).order_by("pk"):
             transaction.on_commit(partial(broadcast, channel, OUTPUT_DONE, **output_event(output)))
     response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     _finish([claimed.round_id])
@@ -535,7 +547,7 @@ def rounds_complete(
     _finish(round_ids)
     if not events or not written:
         return []
-    written_outputs = Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk")
+    written_outputs = _event_rows(Output.objects.filter(pk__in=written)).order_by("pk")
     return [output_event(output) for output in written_outputs]
 
 
