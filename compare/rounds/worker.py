@@ -91,7 +91,7 @@ class ClaimedRound:
     # watched streams nothing and sends no events (a page that opens later reloads it over HTTP).
     watched: bool = True
     blind: bool = False  # its pushes carry nothing blind mode hides (compare.blind.for_channel)
-    # What its answers are checked against once they finish (`answer_checks`), read with the claim so that storing
+    # What its answers are checked against once they finish (`_answer_checks`), read with the claim so that storing
     # an answer costs no query for its variant's tool settings.
     checks: dict[int, AnswerCheck] = field(default_factory=dict)
 
@@ -156,7 +156,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 lane=round_.lane,
                 watched=heard[round_.pk],
                 blind=blind_now(round_.group),
-                checks=answer_checks(outputs[round_.pk]),
+                checks=_answer_checks(outputs[round_.pk]),
             )
         )
     return claimed
@@ -386,12 +386,12 @@ ANSWER_FIELDS = [
 def _answers_set(results: list[Result], checks: dict[int, AnswerCheck] | None) -> list[int]:
     """Write finished answers to rows not yet final; the ids written. A row the user cancelled stays cancelled
     and keeps its own error, unless the answer itself says it was cancelled (then the answer's). `checks`: the
-    claim's (`answer_checks`); None reads them (one query), for a caller that has no claim."""
+    claim's (`_answer_checks`); None reads them (one query), for a caller that has no claim."""
     now = timezone.now()
     rows = []
     if checks is None:
         outputs = Output.objects.filter(pk__in=[result.key for result in results]).select_related("variant__group")
-        checks = answer_checks(outputs)
+        checks = _answer_checks(outputs)
     for result in results:
         answer = result.answer
         html = render_markdown(answer.text) if answer.text else ""
@@ -418,7 +418,7 @@ def _answers_set(results: list[Result], checks: dict[int, AnswerCheck] | None) -
     )
 
 
-def answer_checks(outputs: Iterable[Output]) -> dict[int, AnswerCheck]:
+def _answer_checks(outputs: Iterable[Output]) -> dict[int, AnswerCheck]:
     """Output id → the tools and response schema its answer is checked against, for the answers whose variant
     (or group) has either; an answer without is checked against none (the outputs come with variant and group)."""
     checks = {}
