@@ -34,9 +34,10 @@ _scorers: list[Scorer] = []
 AssertionGrader = Callable[[list[int]], None]
 _assertion_graders: list[AssertionGrader] = []
 
-# Sent inside the transaction that finished the rounds (compare/rounds.py). kwargs: round_ids, the rounds that became
-# done (one statement may finish many), and lanes, each one's lane (id → lane). Judging creates verdicts, compare's
-# experiments evaluate answers.
+# Sent inside the transaction that finished the rounds (compare/rounds/worker.py). kwargs: round_ids, the rounds that
+# became done (one statement may finish many), lanes, each one's lane (id → lane), and graded, those of them that
+# have assertions (compare.assertions.services.with_assertions). Judging creates verdicts, compare's experiments
+# evaluate answers, compare's assertions grade them.
 round_finished = Signal()
 # Sent when answers were graded and some of their assertions wait for a model (compare/assertions/services.py), in
 # the transaction that stored them. kwargs: output_ids. Judging queues a grading job per answer.

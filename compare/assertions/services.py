@@ -97,8 +97,9 @@ def round_specs(group_assertions: list[dict], row_assertions: list[dict] | None)
     ]
 
 
-def _with_assertions() -> Q:
-    """Rounds that have something to grade: their group's list or their row's is not empty."""
+def with_assertions() -> Q:
+    """Rounds that have something to grade: their group's list or their row's is not empty (the finish reads it
+    with the rounds it finished, so a round without assertions costs its grading no query)."""
     return ~Q(group__assertions=[]) | (Q(dataset_row__isnull=False) & ~Q(dataset_row__assertions=[]))
 
 
@@ -107,7 +108,7 @@ def rounds_grade(round_ids: Iterable[int]) -> int:
     Returns how many answers got a verdict."""
     rounds = list(
         Round.objects.filter(pk__in=list(round_ids))
-        .filter(_with_assertions())
+        .filter(with_assertions())
         .select_related("group", "dataset_row")
         .order_by()
     )
@@ -225,10 +226,12 @@ def output_grades_record(*, output_id: int, grades: dict[int, tuple[bool, float,
     return True
 
 
-def on_round_finished(sender, round_ids: list[int], **kwargs) -> None:
-    """compare.hooks.round_finished: grade the finished rounds in the finishing transaction (no call is made, and
-    a round without assertions costs the one query that finds none)."""
-    rounds_grade(round_ids)
+def on_round_finished(sender, round_ids: list[int], graded: list[int] | None = None, **kwargs) -> None:
+    """compare.hooks.round_finished: grade the finished rounds in the finishing transaction (no call is made).
+    `graded`, the ones with assertions when the sender knows them: a finish without any costs no query."""
+    to_grade = round_ids if graded is None else graded
+    if to_grade:  # building the query alone costs a finish as much as a query
+        rounds_grade(to_grade)
 
 
 @transaction.atomic

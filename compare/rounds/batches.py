@@ -185,14 +185,17 @@ class RoundBatches:
         channels = {group_channel(claimed.group_id) for claimed, _ in batch}
         watched = [channel for channel in sorted(channels) if await alistened(channel)]
         cache_keys: dict[int, dict[int, str]] = {}
+        checks: dict[int, worker.AnswerCheck] = {}
         for claimed, _ in batch:
             if claimed.cache_keys:
                 cache_keys.setdefault(claimed.workspace_id, {}).update(claimed.cache_keys)
+            checks.update(claimed.checks)
         payloads = await database_sync_to_async(worker.rounds_complete)(
             results=[result for _, results in batch for result in results],
             round_ids=[claimed.round_id for claimed, _ in batch],
             events=bool(watched),
             cache_keys=cache_keys,
+            checks=checks,
         )
         channel_of = {claimed.round_id: group_channel(claimed.group_id) for claimed, _ in batch}
         for payload in payloads:

@@ -148,6 +148,7 @@ class RoundHooks:
         self.round_id = claimed.round_id
         self.watched_at_claim = claimed.watched
         self.blind = claimed.blind
+        self.checks = claimed.checks
         self.channel = group_channel(claimed.group_id)
         self.batch = claimed.lane == Lane.BATCH
         self.left = len(claimed.calls)  # answers not yet done
@@ -217,7 +218,7 @@ class RoundHooks:
         if self.batch or not self.left:  # written with the round's finish (or, for many rounds, batches)
             return
         self.recorded.add(result.key)  # even if the write fails: the finish then says it could not be saved
-        payload = await database_sync_to_async(worker.output_record)(result=result)
+        payload = await database_sync_to_async(worker.output_record)(result=result, checks=self.checks)
         if payload is not None:
             await abroadcast(self.channel, OUTPUT_DONE, **payload)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from lab.copy_insert import copy_insert, copy_instances
@@ -57,7 +57,10 @@ def round_start(
     repeat = 1 if repeat is None else repeat
     if not 1 <= repeat <= MAX_REPEAT:
         raise ValidationError({"repeat": f"Repeat 1 to {MAX_REPEAT} times."})
-    CompareGroup.objects.select_for_update().filter(pk=group.pk).first()  # one numbering at a time
+    # One numbering at a time; the locked row also says whether the comparison is an experiment's.
+    experiment = Exists(Experiment.objects.filter(group=OuterRef("pk")))
+    locked = CompareGroup.objects.select_for_update().filter(pk=group.pk).annotate(of_experiment=experiment)
+    is_experiment = locked.values_list("of_experiment", flat=True).first()
     variants = list(group.variants.order_by("position"))
     rows: list[DatasetRow | None] = list(dataset.rows.order_by("position")) if dataset else [None] * repeat
     if dataset is not None and not rows:
@@ -66,7 +69,7 @@ def round_start(
     _check_rows(group, variants, rows, snapshots)
 
     # One round someone started is interactive; a dataset, repeats or an experiment's rows are batch work.
-    lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not _is_experiment(group) else Lane.BATCH
+    lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not is_experiment else Lane.BATCH
     first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
     now = timezone.now()
     run = uuid.uuid4()
@@ -97,10 +100,6 @@ def round_start(
         for round_ in rounds:
             enqueue_on_commit(ROUND, round_.pk, queue=lane)
     return rounds
-
-
-def _is_experiment(group: CompareGroup) -> bool:
-    return Experiment.objects.filter(group=group).exists()
 
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:

@@ -9,7 +9,7 @@ behind, lab.jobs takes back for a live worker, or fails with a readable error on
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache, partial
@@ -17,7 +17,7 @@ from functools import cache, partial
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import BooleanField, Count, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from lab.catalog import split_model_id
@@ -50,6 +50,7 @@ from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
 
 from .. import response_cache
+from ..assertions.services import with_assertions
 from ..blind import blind_now, for_channel
 from ..catalog import message_target, resolve_model
 from ..experiments.budget import rounds_spending
@@ -71,6 +72,11 @@ WORKER_STOPPED = "The worker stopped before this answer finished."
 ROUND_WORKER_STOPPED = "The worker stopped before this round finished; it was failed when its deadline passed."
 
 
+# An answer's tools and response schema (the variant's own or its group's), which its tool calls and its JSON are
+# checked against when it is stored.
+AnswerCheck = tuple[list[dict], dict | None]
+
+
 @dataclass(frozen=True)
 class ClaimedRound:
     round_id: int
@@ -86,6 +92,9 @@ class ClaimedRound:
     # watched streams nothing and sends no events (a page that opens later reloads it over HTTP).
     watched: bool = True
     blind: bool = False  # its pushes carry nothing blind mode hides (compare.blind.for_channel)
+    # What its answers are checked against once they finish (`_answer_checks`), read with the claim so that storing
+    # an answer costs no query for its variant's tool settings.
+    checks: dict[int, AnswerCheck] = field(default_factory=dict)
 
 
 def round_claim(*, round_id: int) -> ClaimedRound | None:
@@ -148,6 +157,7 @@ def rounds_claim(*, round_ids: list[int]) -> list[ClaimedRound]:
                 lane=round_.lane,
                 watched=heard[round_.pk],
                 blind=blind_now(round_.group),
+                checks=_answer_checks(outputs[round_.pk]),
             )
         )
     return claimed
@@ -353,14 +363,14 @@ def outputs_checkpoint(*, texts: dict[int, str]) -> None:
     _update_from_values(["text"], [[pk, text] for pk, text in texts.items()], only_status=[OutputStatus.RUNNING])
 
 
-def output_record(*, result: Result) -> OutputDone | None:
+def output_record(*, result: Result, checks: dict[int, AnswerCheck] | None = None) -> OutputDone | None:
     """Store one finished answer and return the `output.done` payload; None if the row was already final.
 
-    A row the user cancelled stays cancelled but keeps whatever text arrived.
+    A row the user cancelled stays cancelled but keeps whatever text arrived. `checks`: its claim's (ClaimedRound).
     """
-    if not _answers_set([result]):
+    if not _answers_set([result], checks):
         return None
-    return output_event(Output.objects.select_related("round__group").get(pk=result.key))
+    return output_event(_event_rows(Output.objects.filter(pk=result.key)).get())
 
 
 ANSWER_FIELDS = [
@@ -383,16 +393,19 @@ ANSWER_FIELDS = [
 ]
 
 
-def _answers_set(results: list[Result]) -> list[int]:
+def _answers_set(results: list[Result], checks: dict[int, AnswerCheck] | None) -> list[int]:
     """Write finished answers to rows not yet final; the ids written. A row the user cancelled stays cancelled
-    and keeps its own error, unless the answer itself says it was cancelled (then the answer's)."""
+    and keeps its own error, unless the answer itself says it was cancelled (then the answer's). `checks`: the
+    claim's (`_answer_checks`); None reads them (one query), for a caller that has no claim."""
     now = timezone.now()
     rows = []
-    settings_of = _tool_settings([result.key for result in results])
+    if checks is None:
+        outputs = Output.objects.filter(pk__in=[result.key for result in results]).select_related("variant__group")
+        checks = _answer_checks(outputs)
     for result in results:
         answer = result.answer
         html = render_markdown(answer.text) if answer.text else ""
-        tools, _, response_schema = settings_of.get(result.key, ([], "", None))
+        tools, response_schema = checks.get(result.key, ([], None))
         answered = answer.status == "ok"
         rows.append(
             [result.key, answer.status, answer.error, answer.text, html, answer.finish_reason, result.queued_ms]
@@ -415,10 +428,15 @@ def _answers_set(results: list[Result]) -> list[int]:
     )
 
 
-def _tool_settings(output_ids: list[int]) -> dict[int, tuple[list[dict], str, dict | None]]:
-    """Each answer's (tools, tool choice, response schema), to check its calls and JSON against (one query)."""
-    outputs = Output.objects.filter(pk__in=output_ids).select_related("variant__group")
-    return {output.pk: output.variant.tool_settings() for output in outputs}
+def _answer_checks(outputs: Iterable[Output]) -> dict[int, AnswerCheck]:
+    """Output id → the tools and response schema its answer is checked against, for the answers whose variant
+    (or group) has either; an answer without is checked against none (the outputs come with variant and group)."""
+    checks = {}
+    for output in outputs:
+        tools, _, response_schema = output.variant.tool_settings()
+        if tools or response_schema:
+            checks[output.pk] = (tools, response_schema)
+    return checks
 
 
 def _outputs_set(outputs: list[Output], fields: list[str]) -> None:
@@ -470,6 +488,18 @@ def _update_from_values(
         return [pk for (pk,) in cursor.fetchall()]
 
 
+# What `output_event` reads of an answer, its round and its comparison: its rows are read without the prompts and
+# messages they also hold (the rendered conversation, the group's own), which may be long.
+EVENT_FIELDS = [
+    *["status", "html", "text", "error", "finish_reason", "queued_ms", "ttft_ms", "latency_ms", "cached"],
+    *["input_tokens", "output_tokens", "tokens_estimated", "cost", "round__group__blind", "round__group__revealed_at"],
+]
+
+
+def _event_rows(outputs: QuerySet[Output]) -> QuerySet[Output]:
+    return outputs.select_related("round__group").only(*EVENT_FIELDS)
+
+
 def output_event(output: Output) -> OutputDone:
     """The `output.done` payload of an answer (lab.events.output_done). A blind comparison's push carries no
     figures (compare.blind; the output comes with its round and group)."""
@@ -504,10 +534,10 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
     """A worker's round once its calls are done: store the answers not yet stored (a batch round's every answer,
     an interactive round's last), the response cache's entries for the answers it fetched, and the finish, in one
     transaction. With `events`, each stored answer's `output.done` goes out when it commits, before `round.done`."""
-    written = _answers_set(results)
+    written = _answers_set(results, claimed.checks)
     if events and written:
         channel = group_channel(claimed.group_id)
-        for output in Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk"):
+        for output in _event_rows(Output.objects.filter(pk__in=written)).order_by("pk"):
             transaction.on_commit(partial(broadcast, channel, OUTPUT_DONE, **output_event(output)))
     response_cache.round_cache_store(workspace_id=claimed.workspace_id, keys=claimed.cache_keys)
     _finish([claimed.round_id])
@@ -515,19 +545,24 @@ def round_complete(*, claimed: ClaimedRound, results: list[Result], events: bool
 
 @transaction.atomic
 def rounds_complete(
-    *, results: list[Result], round_ids: list[int], events: bool, cache_keys: dict[int, dict[int, str]] | None = None
+    *,
+    results: list[Result],
+    round_ids: list[int],
+    events: bool,
+    cache_keys: dict[int, dict[int, str]] | None = None,
+    checks: dict[int, AnswerCheck] | None = None,
 ) -> list[OutputDone]:
     """Store the answers of these batch rounds (every one of their calls is done) and finish the rounds, in one
     transaction: their answers, the response cache's `round_cache_store` (`cache_keys`: workspace id → output id →
     key), then the finish. Returns the `output.done` payloads when `events` (the caller sends them: the experiment
-    command's batches, from the loop)."""
-    written = _answers_set(results)
+    command's batches, from the loop). `checks`: their claims' (ClaimedRound.checks), or None to read them."""
+    written = _answers_set(results, checks)
     for workspace_id, keys in (cache_keys or {}).items():
         response_cache.round_cache_store(workspace_id=workspace_id, keys=keys)
     _finish(round_ids)
     if not events or not written:
         return []
-    written_outputs = Output.objects.filter(pk__in=written).select_related("round__group").order_by("pk")
+    written_outputs = _event_rows(Output.objects.filter(pk__in=written)).order_by("pk")
     return [output_event(output) for output in written_outputs]
 
 
@@ -537,13 +572,20 @@ def _finish(round_ids: list[int]) -> list[Round]:
     done = _update_from_values(
         ["status", "finished_at"], rows, model=Round, only_status=ROUND_TRANSITIONS[RoundStatus.DONE]
     )
-    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).order_by()}
+    # Read with whether each has assertions, so the grading hook asks nothing of a round without any.
+    has_assertions = ExpressionWrapper(with_assertions(), output_field=BooleanField())
+    found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).annotate(graded=has_assertions).order_by()}
     if done:
         # Only a failed write leaves a row unfinished here; say so rather than leave it running.
         Output.objects.filter(round_id__in=done).unfinished().update(
             status=OutputStatus.ERROR, error="The answer could not be saved.", finished_at=now
         )
-        round_finished.send(sender=Round, round_ids=sorted(done), lanes={pk: found[pk].lane for pk in done})
+        round_finished.send(
+            sender=Round,
+            round_ids=sorted(done),
+            lanes={pk: found[pk].lane for pk in done},
+            graded=[pk for pk in sorted(done) if found[pk].graded],
+        )
     finished = [found[pk] for pk in round_ids if pk in found]
     transaction.on_commit(partial(rounds_announce, finished))
     return finished
