@@ -168,15 +168,11 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     the order given, and how long each may run."""
     variants = Variant.objects.filter(group=OuterRef("group_id")).order_by().values("group")
     found = list(
-        Round.objects.annotate(variant_count=Subquery(variants.annotate(count=Count("pk")).values("count")))
+        Round.objects.select_related("group__workspace")
+        .annotate(variant_count=Subquery(variants.annotate(count=Count("pk")).values("count")))
         .filter(pk__in=round_ids, status=RoundStatus.QUEUED)
         .order_by()  # put in the order given below; the model's ordering would only cost compiling it
     )
-    # Each comparison read once for all its rounds (an experiment's claim is many rounds of one), not joined to
-    # every round: that built a comparison and its workspace, every JSON field decoded, per round.
-    groups = CompareGroup.objects.select_related("workspace").in_bulk({r.group_id for r in found})
-    for round_ in found:
-        round_.group = groups[round_.group_id]
     # Waiting for a connection's turn is not part of an answer's timeout, so a round may also wait its lane's
     # queue deadline before its slowest answer starts.
     longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
@@ -198,14 +194,9 @@ def _unanswered_outputs(taken: list[Round]) -> dict[int, list[Output]]:
     """Each round's outputs still to answer, by position (answers already stored are never asked for again)."""
     by_id = {r.pk: r for r in taken}
     outputs: dict[int, list[Output]] = {pk: [] for pk in by_id}
-    unanswered = list(
-        Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).order_by("variant__position")
-    )
-    # Each variant read once for all the rounds' answers (as each comparison is, in `_take_queued`).
-    variants = Variant.objects.in_bulk({output.variant_id for output in unanswered})
-    for output in unanswered:
+    unanswered = Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).select_related("variant")
+    for output in unanswered.order_by("variant__position"):
         output.round = by_id[output.round_id]
-        output.variant = variants[output.variant_id]
         output.variant.group = output.round.group  # read for its tool settings: already loaded with the round
         outputs[output.round_id].append(output)
     return outputs
