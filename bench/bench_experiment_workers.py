@@ -195,7 +195,7 @@ class Bench:
             )
 
     def run(self, mode: str, concurrency: int, matrix: Matrix, tag: str) -> Result:
-        path = promptlab_file(self.folder, matrix, f"c{concurrency}", self.model(tag))
+        path = promptlab_file(self.folder, matrix, [(f"c{concurrency}", self.model(tag))])
         self.fake.reset()
         if mode == "command":
             command = [sys.executable, "manage.py", "experiment", "run", str(path), "--workspace", "Benchmark"]

@@ -81,6 +81,18 @@ def test_the_side_by_side_benchmark_runs_a_file_on_two_connections_and_rows_of_d
     assert "scenario ragged" in ragged and "- C=4: span ÷ ideal" in ragged, ragged
 
 
+def test_the_workers_benchmark_runs_the_command_and_a_worker_on_one_experiment():
+    output = run_bench(
+        "bench_experiment_workers.py",
+        *("--sizes", "4:12", "--modes", "command", "1", "--ttft-ms", "20", "--tokens", "5", "--token-ms", "1"),
+        # Not the benchmark's own database and Redis database, which it drops and flushes: a run of it may be on.
+        *("--database", "promptlab_test_bench_workers", "--redis-url", redis_url(13)),
+    )
+
+    assert re.search(r"\| 4 \| 12 \| command \|", output), output
+    assert re.search(r"\| 4 \| 12 \| 1 worker \|", output), output
+
+
 def recipe_steps(target: str) -> list[list[str]]:
     """Each command of a make target's recipe that runs a script in bench/: the script and its arguments."""
     recipe = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True, check=True).stdout
