@@ -42,24 +42,20 @@ from pathlib import Path
 import httpx
 import psycopg
 from bench_rounds_e2e import BIN, Processes
-from bench_vs_promptfoo import FakeServer, Matrix, freed_place_wait_ms, most_in_flight, promptlab_file, run_process
+from bench_vs_promptfoo import (
+    SETUP,
+    FakeServer,
+    Matrix,
+    freed_place_wait_ms,
+    most_in_flight,
+    promptlab_file,
+    run_process,
+)
 from support import ROOT, Database, add_service_arguments, load_average, own_services
 
 MODES = ("command", "1", "2")  # the command; one worker process; two
 MODEL = "fake?ttft_ms={ttft}&tokens={tokens}&token_ms={token_ms}&id={tag}"
 
-SETUP = """
-from django.contrib.auth import get_user_model
-from lab.services import connection_create, workspace_create
-
-user = get_user_model().objects.create_user(username="bench", password="bench-workers-2026")
-workspace = workspace_create(owner=user, name="Benchmark")
-for limit in {limits!r}:
-    connection_create(
-        workspace=workspace, name=f"c{{limit}}", kind="openai_compatible", base_url={base_url!r},
-        api_key="bench", max_concurrency=limit, rpm=10_000_000,
-    )
-"""
 
 # What the experiment page's "Run" does (compare/experiments/views.py experiment_run): save the checked file as an
 # experiment and start it, which sends one message per round to the workers once the transaction commits.
