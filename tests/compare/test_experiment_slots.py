@@ -109,23 +109,12 @@ def test_two_connections_in_one_file_are_each_kept_at_their_own_limit(workspace,
     rows = 16
     path = write_file(tmp_path, [f"wide:{wide_a}", f"wide:{wide_b}", f"narrow:{narrow}"], 1, rows)
 
-    running = run_in_background("run", str(path), "--workspace", workspace.name)
     # One scenario per model: the limit of `wide` is shared by two, so the test counts what it knows for sure
     # per scenario (its own answers) and checks the connection as a whole through each scenario's share of it.
     # Here each `wide` model gets half of its connection's four slots: the calls go round by round, in order.
     limits = {wide_a: 2, wide_b: 2, narrow: 2}
-    totals = dict.fromkeys(limits, rows)
     order = list(itertools.chain.from_iterable((wide_a, narrow, wide_b) for _ in range(rows)))
-    try:
-        release_one_at_a_time(fake_llm, order, totals, limits)
-    finally:
-        for model in limits:
-            fake_llm.release(model, rows)
-        ran = running.result(timeout=HANG_GUARD_S * 4)
-
-    assert ran.code == 0, ran.err
-    outputs = Output.objects.filter(round__group__workspace=workspace)
-    assert outputs.count() == 3 * rows and {o.status for o in outputs} == {OutputStatus.OK}
+    run_releasing(fake_llm, workspace, path, order, limits, rows)
 
 
 def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow_one(workspace, fake_llm, tmp_path):
@@ -142,10 +131,16 @@ def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow
     rows = 40
     path = write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
 
-    running = run_in_background("run", str(path), "--workspace", workspace.name)
     # `slow` answers first: until one of its answers has ended, the run cannot tell how long its calls waiting
     # would wait, and claims no round beyond the others (a claimed round must not outlive its deadline waiting).
     order = [slow, fast, fast, fast, fast] * (rows // 4) + [slow] * (rows - rows // 4)
+    run_releasing(fake_llm, workspace, path, order, limits, rows)
+
+
+def run_releasing(fake_llm, workspace, path, order: list[str], limits: dict[str, int], rows: int) -> None:
+    """Run the file in the background, releasing the held answers one at a time in `order` (each model's limit
+    checked before every release, see `release_one_at_a_time`); every answer of every model ends ok."""
+    running = run_in_background("run", str(path), "--workspace", workspace.name)
     try:
         release_one_at_a_time(fake_llm, order, dict.fromkeys(limits, rows), limits)
     finally:
@@ -155,7 +150,7 @@ def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow
 
     assert ran.code == 0, ran.err
     outputs = Output.objects.filter(round__group__workspace=workspace)
-    assert outputs.count() == 2 * rows and {o.status for o in outputs} == {OutputStatus.OK}
+    assert outputs.count() == len(limits) * rows and {o.status for o in outputs} == {OutputStatus.OK}
 
 
 def test_rows_of_different_lengths_keep_the_connection_at_its_limit(workspace, fake_llm, tmp_path):
