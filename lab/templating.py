@@ -142,18 +142,18 @@ def placeholders(template: str) -> list[str]:
 
 # A run renders the same few templates with every row's variables, several times over (checked when the file is
 # read, when its comparison and its rounds are made, then sent): what a template holds is read once. Bounded, as
-# a template may be long.
-@lru_cache(maxsize=512)
+# a template may be long (128 of 100 KB each would hold about 13 MB a cache).
+@lru_cache(maxsize=128)
 def _placeholders(template: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(match.group(1) for match in PLACEHOLDER.finditer(template)))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)
 def _used(template: str) -> frozenset[str]:
     return frozenset(_placeholders(template))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)
 def _lookalikes(template: str) -> tuple[str, ...]:
     """Brace constructs that are not placeholders and will be sent as written."""
     stripped = PLACEHOLDER.sub("", template)
