@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 import yaml
 
 from lab import safe_yaml
@@ -150,9 +149,11 @@ class EvaluationReader(SectionReader):
                 "valid; write a JSON schema, or Toor's form: each property's name and its schema",
             )
             return None
+        from jsonschema import SchemaError, validators  # here, not at start-up (lab.providers.tools._validator)
+
         try:
-            jsonschema.validators.validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
+            validators.validator_for(schema).check_schema(schema)
+        except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(top)"
             self.problem(where, f"schema: not a valid JSON schema at {path}: {exc.message}")
             return None

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from lab import safe_yaml
+
+if TYPE_CHECKING:
+    import jsonschema
 
 MAX_ERRORS = 5
 # A reply wrapped in a Markdown code fence, as chat models often write it.
@@ -32,7 +34,9 @@ def answer_check(text: str, *, schema: dict[str, Any], format: str) -> Checked:
     value, problem = _read(text)
     if problem:
         return Checked(valid=False, errors=[problem], shown=text)
-    validator = jsonschema.validators.validator_for(schema)(schema)
+    from jsonschema.validators import validator_for  # here, not at start-up (lab.providers.tools._validator)
+
+    validator = validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
     messages = [f"{_path(error)}: {error.message}" for error in errors[:MAX_ERRORS]]
     if len(errors) > MAX_ERRORS:

@@ -15,9 +15,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 # Providers' common name rule (OpenAI, Anthropic and Gemini all take it): letters, digits, _ and -, up to 64.
 TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 MAX_TOOLS = 64
@@ -77,6 +74,9 @@ def schema_error(schema: Any) -> str:
         return "its schema must be a JSON object."
     if schema_depth(schema) > MAX_SCHEMA_DEPTH:
         return TOO_DEEP
+    from jsonschema import Draft202012Validator  # here, not at start-up (see `_validator`)
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -235,7 +235,7 @@ def json_error(text: str, schema: dict) -> str:
     except ValueError as exc:
         return f"Not JSON: {exc}."
     try:
-        errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.path))
+        errors = sorted(_validator(schema).iter_errors(value), key=lambda e: list(e.path))
     except Exception as exc:  # noqa: BLE001 — an unresolvable $ref and the like: say so, never fail the round
         return f"The schema could not be applied: {exc}."
     error = errors[0] if errors else None
@@ -258,3 +258,11 @@ def _unfenced(text: str) -> str:
     if stripped.startswith("```"):
         stripped = stripped.split("\n", 1)[-1].rsplit("```", 1)[0]
     return stripped or '""'
+
+
+def _validator(schema: dict):
+    # jsonschema is imported where a schema is checked, not at start-up: importing it cost every process (the
+    # experiment command among them) about 30 ms before its first call, and most runs check no schema.
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)
