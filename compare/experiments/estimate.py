@@ -96,11 +96,11 @@ def experiment_estimate(plan: Plan, workspace) -> Estimate:
             # The whole conversation is sent: the system prompt and every message, not only the last user one.
             sent = [{"content": render(config.system_prompt, values).text}]
             sent += [{"content": render(m["content"], values).text} for m in combination.prompt.own_messages()]
-            prompt = render(combination.prompt.template, values).text
             input_tokens = round(estimate_input_tokens(sent) * calibration.input_ratio)
             info = plan.infos.get(combination.model)
             estimate.answers.add(input_tokens, output_tokens, cost_of(info, input_tokens, output_tokens))
             if judge is not None:
+                prompt = render(combination.prompt.template, values).text
                 _add_evaluation(estimate, plan, judge, judge_calibration, prompt, output_tokens)
     _notes(estimate, plan, calibrations)
     return estimate
