@@ -27,6 +27,9 @@ class Experiment(models.Model):
     budget_spent = models.DecimalField(max_digits=16, decimal_places=8, default=0)
     estimate = models.JSONField(default=dict, blank=True)
     run_id = models.UUIDField(null=True, blank=True)  # the rounds of its run (Round.run_id)
+    # A run being written in parts (compare.experiments.services.experiment_start_in_parts): its first rounds are
+    # there, `run_id` is set once the others are.
+    starting_run_id = models.UUIDField(null=True, blank=True)
     stopped_reason = models.TextField(blank=True)  # set when the budget cap stopped it, readable
     # The earlier run this one was checked against for regressions (`--baseline`, or the page's "compare").
     baseline = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

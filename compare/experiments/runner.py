@@ -48,6 +48,7 @@ from . import spread
 from .evaluation import experiment_round_evaluate, rounds_evaluating
 from .models import Experiment
 from .selectors import experiment_progress
+from .services import StartedInParts
 from .spread import Plan
 
 CLAIM_AHEAD = 2  # rounds claimed per round that fits the calls in flight (see `_run_rounds`)
@@ -169,10 +170,14 @@ def experiment_run_here(
     processes: int = 1,
     debug: bool = False,
     poll_s: float = POLL_S,
+    parts: StartedInParts | None = None,
 ) -> Outcome:
-    """Run every round of the experiment's run (spread over `processes`), reporting progress as it goes."""
+    """Run every round of the experiment's run (spread over `processes`), reporting progress as it goes. A run
+    started in parts (`experiment_start_in_parts`, one process) writes its other rounds once its first calls went."""
+    if parts is not None and processes > 1:
+        raise ValueError("A run started in parts runs in one process: the others would not see its rounds yet.")
     started = time.monotonic()
-    round_ids = _round_ids(experiment)
+    round_ids = [round_.pk for round_ in parts.rounds] if parts else _round_ids(experiment)
     plans = run_plans(run_plan(experiment, concurrency, processes))
 
     def report() -> None:
@@ -183,7 +188,8 @@ def experiment_run_here(
     children = spread.Children.start(experiment_id=experiment.pk, plans=plans[1:], shares=len(plans), debug=debug)
     engine = runtime()
     mine = share_of(round_ids, 0, len(plans))
-    running = engine.submit(_run_rounds(mine, experiment, plans[0], engine, shares=len(plans)))
+    rest = parts.rest if parts else None
+    running = engine.submit(_run_rounds(mine, experiment, plans[0], engine, shares=len(plans), rest=rest))
     try:
         while True:
             try:
@@ -226,11 +232,19 @@ def _round_ids(experiment: Experiment) -> list[int]:
 
 
 async def _run_rounds(
-    round_ids: list[int], experiment: Experiment, plan: Plan, engine: Runtime, *, share: int = 0, shares: int = 1
+    round_ids: list[int],
+    experiment: Experiment,
+    plan: Plan,
+    engine: Runtime,
+    *,
+    share: int = 0,
+    shares: int = 1,
+    rest: Callable[[], list[Round]] | None = None,
 ) -> None:
     """`plan.rounds` rounds at once and as many ahead, taken from the feed in order and claimed together as room
     frees up; each round's answers evaluated where it ran, once it is written. Process `share` of `shares` keeps
-    its part of each connection's limit."""
+    its part of each connection's limit. `rest` writes the run's other rounds (a run started in parts): on a job
+    thread once the first claim's calls have gone."""
     async with ThreadSensitiveContext(executor=engine.batch_database):  # as round_run: the batch rounds' thread
         evaluations: set[asyncio.Task] = set()
 
@@ -249,7 +263,7 @@ async def _run_rounds(
         # (compare.rounds.batches), so that one write frees the room for one claim, for no longer than the rounds
         # ahead hold calls, less one latency for that claim: three latencies at C = 4, none where the rounds ahead
         # are no more than those in flight (from C = 24 with three variants).
-        ahead = max(plan.rounds * (CLAIM_AHEAD - 1), 0 if experiment.budget else MIN_AHEAD)
+        ahead = _ahead(plan, capped=bool(experiment.budget))
         windows = CallWindows(plan.calls, share=share, shares=shares)
         room = _Room(plan.rounds + ahead, claim_at_least=ahead // 2)
         if not experiment.budget and not plan.calls:
@@ -263,7 +277,7 @@ async def _run_rounds(
             gather_rounds=room.claim_at_least,
             gather_latencies=max(0.0, ahead / plan.rounds - 1),
         )
-        feed = _RoundFeed(round_ids, experiment, engine)
+        feed = _RoundFeed(round_ids, experiment, engine, rest)
         running: set[asyncio.Task] = set()
         # The first claim takes only the rounds that fit, and the rounds ahead are claimed once their calls have
         # gone: claiming all of them first put 0.1 s (68 rounds at a limit of 100) before the run's first request,
@@ -283,6 +297,7 @@ async def _run_rounds(
                     with contextlib.suppress(TimeoutError):
                         async with asyncio.timeout(FIRST_WAVE_S):  # calls waiting for a busy connection: go on
                             await batches.sent()
+                    feed.write_rest()
             await asyncio.gather(*running)
         except BaseException:
             for task in running:
@@ -291,6 +306,16 @@ async def _run_rounds(
         finally:
             await batches.close()
         await asyncio.gather(*evaluations)
+
+
+def _ahead(plan: Plan, *, capped: bool) -> int:
+    return max(plan.rounds * (CLAIM_AHEAD - 1), 0 if capped else MIN_AHEAD)
+
+
+def rounds_at_start(plan: Plan) -> int:
+    """How many rounds a run without a budget cap claims before its first calls end (those that fit and those
+    ahead): the first part of a run started in parts, so that the others are written while those calls go."""
+    return plan.rounds + _ahead(plan, capped=False)
 
 
 def _raise_failed(tasks: set[asyncio.Task]) -> None:
@@ -340,17 +365,29 @@ def _short_rounds(windows: CallWindows, rounds: int, backlog_max_s: float, held_
 
 
 class _RoundFeed:
-    """A process's rounds in order: its own share, then the run's rounds still queued that it has not yet tried
-    (another process's not yet claimed: a slow one's, or a dead one's), asked again until none is left. A round
-    someone else claimed first costs one failed claim."""
+    """A process's rounds in order: its own share, then (a run started in parts) the rounds `rest` writes, then the
+    run's rounds still queued that it has not yet tried (another process's not yet claimed: a slow one's, or a dead
+    one's), asked again until none is left. A round someone else claimed first costs one failed claim."""
 
-    def __init__(self, round_ids: list[int], experiment: Experiment, engine: Runtime):
+    def __init__(
+        self,
+        round_ids: list[int],
+        experiment: Experiment,
+        engine: Runtime,
+        rest: Callable[[], list[Round]] | None = None,
+    ):
         self.pending = deque(round_ids)
         self.engine = engine
         self.tried: set[int] = set()
         self.experiment = experiment
         self.exhausted = False
         self.refilling = asyncio.Lock()
+        self.rest, self.rest_written = rest, None
+
+    def write_rest(self) -> None:
+        """Start writing the run's other rounds (once; at the latest when the rounds so far have all been taken)."""
+        if self.rest is not None and self.rest_written is None:
+            self.rest_written = asyncio.ensure_future(self.engine.in_thread(self.rest))
 
     async def take(self, count: int) -> list[int]:
         """Up to `count` rounds not yet tried, in order; none when the run has none left."""
@@ -358,6 +395,11 @@ class _RoundFeed:
             async with self.refilling:
                 if self.exhausted:
                     return []
+                if self.rest is not None:
+                    self.write_rest()
+                    self.pending.extend(round_.pk for round_ in await self.rest_written)
+                    self.rest = None
+                    continue
                 if not self.pending:
                     queued = await self.engine.in_thread(self._queued)
                     self.pending.extend(queued)

@@ -7,6 +7,9 @@ every combination at once), and the round task, or the command line calling the 
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -72,6 +75,7 @@ def experiment_create(
             stagger_ms=STAGGER_MS,
             timeout_ms=int(config.timeout_s * 1000),
             dataset=dataset,
+            rows_checked=True,  # by experiment_plan
             tools=config.tools,
             tool_choice=config.tool_choice,
             # Toor's structured-output block is sent natively (docs/tools.md), unless it says validate only.
@@ -90,21 +94,70 @@ def experiment_create(
 def experiment_start(*, experiment: Experiment, user, run_here: bool = False) -> list[Round]:
     """Queue one round per dataset row (one round without rows) and each answer's evaluation. With `run_here` the
     caller runs the rounds itself (the command line), so none is sent to the workers (see `round_start`)."""
+    _lock_unstarted(experiment)
+    rounds = _start_rounds(experiment, user, enqueue=not run_here)
+    _started(experiment, rounds[0].run_id)
+    return rounds
+
+
+@dataclass
+class StartedInParts:
+    """A run whose first rounds are written (`rounds`) and whose other rounds `rest` writes, in a transaction of its
+    own; the experiment has started (`run_id`) once `rest` has committed."""
+
+    rounds: list[Round]
+    rest: Callable[[], list[Round]]
+
+
+def experiment_start_in_parts(*, experiment: Experiment, user, first: int) -> StartedInParts:
+    """`experiment_start` for the command line, which runs the rounds itself: the first `first` rows' rounds are
+    committed at once so that their calls can go while the others are written (writing and checking 1,000 rounds
+    and their 3,000 answers took 0.2 s before the first call).
+
+    Until the rest is written the experiment has no `run_id`: its page and progress show it not yet started rather
+    than finished with part of its rows (`starting_run_id` refuses a second start). A command stopped in between
+    leaves the first rounds to the workers (see `round_start`) and the experiment unstarted: run the file again."""
+    with transaction.atomic():
+        _lock_unstarted(experiment)
+        rounds = _start_rounds(experiment, user, enqueue=False, part=slice(0, first))
+        experiment.starting_run_id = rounds[0].run_id
+        experiment.save(update_fields=["starting_run_id"])
+
+    def rest() -> list[Round]:
+        with transaction.atomic():
+            more = _start_rounds(experiment, user, enqueue=False, part=slice(first, None), run=rounds[0].run_id)
+            _started(experiment, rounds[0].run_id)
+        return more
+
+    return StartedInParts(rounds=rounds, rest=rest)
+
+
+def _lock_unstarted(experiment: Experiment) -> None:
     Experiment.objects.select_for_update().filter(pk=experiment.pk).first()  # one start at a time
     experiment.refresh_from_db()
-    if experiment.run_id is not None:
+    if experiment.run_id is not None or experiment.starting_run_id is not None:
         raise ValidationError({"experiment": "This experiment has already run; export it and run the file again."})
+
+
+def _start_rounds(
+    experiment: Experiment, user, *, enqueue: bool, part: slice = slice(None), run: uuid.UUID | None = None
+) -> list[Round]:
     group = experiment.group
     rounds = round_start(
         group=group,
         user=user,
         dataset=group.dataset,
         use_cache=experiment.config.get("cache", False),
-        enqueue=not run_here,
+        enqueue=enqueue,
+        part=part,
+        run=run,
     )
-    experiment.run_id = rounds[0].run_id
-    experiment.save(update_fields=["run_id"])
-    if experiment.evaluates:
+    if experiment.evaluates and rounds:
         outputs = Output.objects.filter(round__in=rounds).values_list("pk", flat=True)
         copy_insert(Evaluation, ({"experiment_id": experiment.pk, "output_id": pk} for pk in outputs))
     return rounds
+
+
+def _started(experiment: Experiment, run_id) -> None:
+    experiment.run_id = run_id
+    experiment.save(update_fields=["run_id"])

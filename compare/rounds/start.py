@@ -42,8 +42,14 @@ def round_start(
     dataset: Dataset | None = None,
     use_cache: bool = False,
     enqueue: bool = True,
+    part: slice = slice(None),
+    run: uuid.UUID | None = None,
 ) -> list[Round]:
     """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits.
+
+    `part` and `run` start a run in parts (compare.experiments.services.experiment_start_in_parts): only that slice
+    of the dataset's rows (in position order) or of the repeats, numbered after the group's last round, as rounds
+    of `run`; a part past the last row starts none.
 
     With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
     With `enqueue=False` the caller runs the rounds itself and no message is sent (a thousand of them took a second
@@ -62,8 +68,12 @@ def round_start(
     locked = CompareGroup.objects.select_for_update().filter(pk=group.pk).annotate(of_experiment=experiment)
     is_experiment = locked.values_list("of_experiment", flat=True).first()
     variants = list(group.variants.order_by("position"))
-    rows: list[DatasetRow | None] = list(dataset.rows.order_by("position")) if dataset else [None] * repeat
-    if dataset is not None and not rows:
+    rows: list[DatasetRow | None] = (
+        list(dataset.rows.order_by("position")[part]) if dataset else ([None] * repeat)[part]
+    )
+    if not rows:
+        if part != slice(None):
+            return []
         raise ValidationError({"dataset": "This dataset has no rows."})
     snapshots = [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
     _check_rows(group, variants, rows, snapshots)
@@ -72,7 +82,7 @@ def round_start(
     lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not is_experiment else Lane.BATCH
     first = (group.rounds.aggregate(last=Max("number"))["last"] or 0) + 1
     now = timezone.now()
-    run = uuid.uuid4()
+    run = run or uuid.uuid4()
     rounds = copy_instances(
         Round,
         [

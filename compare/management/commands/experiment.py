@@ -63,6 +63,7 @@ from compare.experiments.runner import (
     Progress,
     experiment_run_here,
     experiment_share_run,
+    rounds_at_start,
     run_plan,
     spread_refusal,
 )
@@ -72,7 +73,12 @@ from compare.experiments.selectors import (
     workspace_member,
     workspace_owner,
 )
-from compare.experiments.services import experiment_create, experiment_plan, experiment_start
+from compare.experiments.services import (
+    experiment_create,
+    experiment_plan,
+    experiment_start,
+    experiment_start_in_parts,
+)
 from compare.experiments.spec import ConfigError, config_on_connections
 from compare.experiments.spread import Plan
 from compare.experiments.urls import experiment_page_path
@@ -235,11 +241,16 @@ class Command(BaseCommand):
             self._config_errors(exc)
         if promptfoo is not None:
             promptfoo_prepare(experiment, promptfoo)
-        rounds = experiment_start(experiment=experiment, user=user, run_here=True)
         concurrency, processes = options["concurrency"], options["processes"]
         if concurrency is None and promptfoo is not None:
             concurrency = promptfoo.max_concurrency
-        rows = report.count(len(rounds), "round")
+        parts = None
+        if processes == 1 and budget is None:  # see experiment_start_in_parts
+            first = rounds_at_start(run_plan(experiment, concurrency))
+            parts = experiment_start_in_parts(experiment=experiment, user=user, first=first)
+        else:
+            experiment_start(experiment=experiment, user=user, run_here=True)
+        rows = report.count(max(1, len(planned[0].rows)), "round")
         plan = run_plan(experiment, concurrency, processes).describe()
         self.stdout.write(f"\nRunning {rows} (one per dataset row), {plan}\n")
         outcome = experiment_run_here(
@@ -248,6 +259,7 @@ class Command(BaseCommand):
             processes=processes,
             debug=options["debug"],
             on_progress=_ProgressPrinter(self.stderr),
+            parts=parts,
         )
         if promptfoo is not None:
             promptfoo_grade(experiment)
