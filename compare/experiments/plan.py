@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 
 from lab.providers.base import ModelInfo
 from lab.providers.params import check_params
-from lab.templating import render
+from lab.templating import missing_names
 
 from ..catalog import resolve_model
 from ..hooks import scorer
@@ -187,7 +187,7 @@ def _missing(where: str, template: str, config: ExperimentConfig, rows: list[Row
     lacking: dict[str, list[str]] = {}
     for row in rows or [None]:
         values = {**config.variables, **(row.vars if row else {}), **own}
-        for name in render(template, values).missing:
+        for name in missing_names(template, values):
             lacking.setdefault(name, []).append(row.name if row else "")
     problems = []
     for name, row_names in lacking.items():

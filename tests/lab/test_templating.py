@@ -1,6 +1,8 @@
 """Templating: `{{name}}` placeholders filled once, literally, with errors and warnings that name the variant."""
 
-from lab.templating import VariantTemplate, render, render_variants
+import pytest
+
+from lab.templating import VariantTemplate, missing_names, render, render_variants
 
 
 def variants(*prompts: str, overrides: list[dict] | None = None) -> list[VariantTemplate]:
@@ -99,3 +101,17 @@ def test_an_unused_shared_variable_and_a_lookalike_placeholder_are_warnings():
     )
     assert "The shared variable 'unused' is not used by any variant." in rendered.warnings
     assert any("{{topic.upper}} is not a placeholder" in w for w in rendered.variants[0].warnings)
+
+
+@pytest.mark.parametrize(
+    "template, variables",
+    [
+        ("{{b}} then {{a}} then {{ b }} and {{c|json}}", {"a": 1}),
+        ("{{ x | yaml }} {{y}}{{y}} {{z}}", {"z": ""}),
+        ("{{picture}} shows {{subject}}", {"picture": {"$file": 7}}),  # a file reference renders in parts
+        ("{{not a placeholder}} {% if x %} {{ok}}", {}),
+        ("nothing to fill", {"a": 1}),
+    ],
+)
+def test_the_missing_names_are_what_rendering_reports_in_its_order(template, variables):
+    assert missing_names(template, variables) == render(template, variables).missing
