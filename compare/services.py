@@ -107,8 +107,9 @@ def group_create(
     """A comparison with its variants; each variant is a dict of label, model, prompt or messages, variables (and
     params). `shared_messages` ([{role, content}]) go to every variant after the system prompt (few-shot turns);
     `assertions` are the promptfoo-style checks every answer is graded against (compare/assertions/).
-    `rows_checked`: the caller has just rendered every row of `dataset` with these very variants (an experiment's
-    plan), so they are not rendered again here (40 ms at 1,000 rows before the command's first call)."""
+    `rows_checked`: the caller has checked that every row of `dataset` gives each placeholder a value (an
+    experiment's plan) and renders every row when the rounds start (round_start, rows_check), so the rows are not
+    rendered here too (40 ms at 1,000 rows before the command's first call)."""
     errors = FieldErrors()
     try:
         assertions = assertions_parse(assertions or [], workspace=workspace)

@@ -44,12 +44,14 @@ def round_start(
     enqueue: bool = True,
     part: slice = slice(None),
     run: uuid.UUID | None = None,
+    check: bool = True,
 ) -> list[Round]:
     """Queue `repeat` rounds, or one per row of `dataset`; each is enqueued once the transaction commits.
 
     `part` and `run` start a run in parts (compare.experiments.services.experiment_start_in_parts): only that slice
     of the dataset's rows (in position order) or of the repeats, numbered after the group's last round, as rounds
-    of `run`; a part past the last row starts none.
+    of `run`; a part past the last row starts none. Without `check` the caller has checked every row
+    (`rows_check`) in this transaction or an earlier one.
 
     With `use_cache`, a call identical to one answered before in this workspace takes that answer (response_cache).
     With `enqueue=False` the caller runs the rounds itself and no message is sent (a thousand of them took a second
@@ -75,8 +77,9 @@ def round_start(
         if part != slice(None):
             return []
         raise ValidationError({"dataset": "This dataset has no rows."})
-    snapshots = [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
-    _check_rows(group, variants, rows, snapshots)
+    snapshots = _snapshots(group, rows)
+    if check:
+        _check_rows(group, variants, rows, snapshots)
 
     # One round someone started is interactive; a dataset, repeats or an experiment's rows are batch work.
     lane = Lane.INTERACTIVE if len(rows) == 1 and dataset is None and not is_experiment else Lane.BATCH
@@ -110,6 +113,18 @@ def round_start(
         for round_ in rounds:
             enqueue_on_commit(ROUND, round_.pk, queue=lane)
     return rounds
+
+
+def rows_check(*, group: CompareGroup, dataset: Dataset | None) -> None:
+    """What `round_start` checks of the rounds it starts, for every row of `dataset` (one round without): a run
+    started in parts checks them all before its first part is written, so a row that cannot be sent stops it
+    before any call. Raises ValidationError."""
+    rows: list[DatasetRow | None] = list(dataset.rows.order_by("position")) if dataset else [None]
+    _check_rows(group, list(group.variants.order_by("position")), rows, _snapshots(group, rows))
+
+
+def _snapshots(group: CompareGroup, rows: list[DatasetRow | None]) -> list[dict]:
+    return [{**group.shared_variables, **(row.vars if row else {})} for row in rows]
 
 
 def _check_rows(group: CompareGroup, variants: list[Variant], rows: list, snapshots: list[dict]) -> None:

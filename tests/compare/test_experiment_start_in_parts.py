@@ -23,14 +23,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROWS = 30
 LIMIT = 2
 # A schema makes every answer evaluated (Experiment.evaluates) without a judge's calls.
+KEY = "sk-test-start-in-parts-0123"
 SCHEMA = "structured-output: {mode: validate, schema: {type: object}}\n"
 
 
-def experiment_of(workspace, owner, tmp_path, model: str, rows: int = ROWS) -> Experiment:
-    dataset = "\n".join(f"  - {{name: r{i}, vars: {{n: {i}}}}}" for i in range(1, rows + 1))
+def experiment_of(
+    workspace, owner, tmp_path, model: str, rows: int = ROWS, *, connection: str = "narrow", values: dict | None = None
+) -> Experiment:
+    values = {i: str(i) for i in range(1, rows + 1)} | (values or {})
+    dataset = "\n".join(f"  - {{name: r{i}, vars: {{n: '{values[i]}'}}}}" for i in range(1, rows + 1))
     path = tmp_path / "experiment.yaml"
     path.write_text(
-        f"models: [{{model: 'narrow:{model}'}}]\nprompts: {{one: 'One <<n>>.', two: 'Two <<n>>.'}}\n"
+        f"models: [{{model: '{connection}:{model}'}}]\nprompts: {{one: 'One <<n>>.', two: 'Two <<n>>.'}}\n"
         f"{SCHEMA}dataset:\n{dataset}\n"
     )
     config = config_read(path.read_text(), source=path.name, files=DirectoryFiles(tmp_path))
@@ -76,6 +80,23 @@ def test_until_the_rest_is_written_the_experiment_has_not_started(workspace, own
     outputs = Output.objects.filter(round__group=experiment.group)
     assert outputs.count() == 2 * ROWS == Evaluation.objects.filter(experiment=experiment).count()
     assert experiment_progress(stored)["answers_total"] == 2 * ROWS
+
+
+def test_a_row_past_the_first_part_that_cannot_be_sent_stops_the_run_before_anything_is_written(
+    workspace, owner, fake_llm, tmp_path
+):
+    connection_create(workspace=workspace, name="or", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    model = fake_llm.model(name="fake-free")  # a context of 8,192 tokens
+    too_long = {25: "word " * 8000}
+    experiment = experiment_of(workspace, owner, tmp_path, model, connection="or", values=too_long)
+
+    with pytest.raises(ValidationError, match=r"Row 25 \(r25\): .*more than the context of or::fake-free"):
+        experiment_start_in_parts(experiment=experiment, user=owner, first=4)
+
+    assert not Round.objects.filter(group=experiment.group).exists()
+    stored = Experiment.objects.get(pk=experiment.pk)
+    assert (stored.run_id, stored.starting_run_id) == (None, None)
+    assert fake_llm.scenario(model)["requests"] == 0
 
 
 def test_a_run_started_in_parts_runs_every_row_once_and_its_first_calls_do_not_wait_for_the_rest(
