@@ -127,6 +127,21 @@ def test_failed_calls_exit_non_zero_and_say_which(workspace, connections, tmp_pa
     assert statuses == [OutputStatus.ERROR, OutputStatus.OK]
 
 
+def test_a_row_too_long_for_its_model_exits_2_naming_it_before_any_call(workspace, fake_llm, tmp_path):
+    connection_create(workspace=workspace, name="or", kind="openrouter", base_url=fake_llm.openai_url, api_key=KEY)
+    model = fake_llm.model(name="fake-free")  # a context of 8,192 tokens
+    rows = "\n".join(f"  - {{name: r{i}, vars: {{n: '{'word ' * 8000 if i == 40 else i}'}}}}" for i in range(1, 51))
+    path = tmp_path / "long.yaml"
+    path.write_text(f"models: [{{model: 'or:{model}'}}]\nprompts: {{ask: 'Count to <<n>>.'}}\ndataset:\n{rows}\n")
+
+    ran = run_command("run", str(path))
+
+    assert ran.code == 2, ran.err
+    assert "Row 40 (r40): " in ran.err and "more than the context of or::fake-free" in ran.err
+    assert "Traceback" not in ran.err
+    assert fake_llm.scenario(model)["requests"] == 0
+
+
 def test_a_cap_below_one_call_s_worst_case_makes_no_call_and_says_so(workspace, fake_llm, tmp_path):
     # A priced model (the fake server's `fake` at $1 and $2 per million tokens, on an OpenRouter-kind connection),
     # without maxOutputTokens: each call may write the model's 4,096 tokens. (tests/compare/test_experiment_budget.py

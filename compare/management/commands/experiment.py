@@ -245,11 +245,14 @@ class Command(BaseCommand):
         if concurrency is None and promptfoo is not None:
             concurrency = promptfoo.max_concurrency
         parts = None
-        if processes == 1 and budget is None:  # see experiment_start_in_parts
-            first = rounds_at_start(run_plan(experiment, concurrency))
-            parts = experiment_start_in_parts(experiment=experiment, user=user, first=first)
-        else:
-            experiment_start(experiment=experiment, user=user, run_here=True)
+        try:
+            if processes == 1 and budget is None:  # see experiment_start_in_parts
+                first = rounds_at_start(run_plan(experiment, concurrency))
+                parts = experiment_start_in_parts(experiment=experiment, user=user, first=first)
+            else:
+                experiment_start(experiment=experiment, user=user, run_here=True)
+        except ValidationError as exc:  # a row that cannot be sent to its model (its context, an image): no call made
+            raise CommandError(" ".join(exc.messages), returncode=EXIT_CONFIG) from None
         rows = report.count(max(1, len(planned[0].rows)), "round")
         plan = run_plan(experiment, concurrency, processes).describe()
         self.stdout.write(f"\nRunning {rows} (one per dataset row), {plan}\n")
