@@ -91,13 +91,14 @@ def experiment_estimate(plan: Plan, workspace) -> Estimate:
     for combination in config.combinations:
         calibration = calibrations[combination.model]
         output_tokens = _output_tokens(combination.params.params.get("max_tokens"), calibration)
+        info = plan.infos.get(combination.model)
+        # The whole conversation is sent: the system prompt and every message, not only the last user one.
+        templates = [config.system_prompt] if config.system_prompt else []
+        templates += [message["content"] for message in combination.prompt.own_messages()]
         for row in rows:
             values = {**config.variables, **(row.vars if row else {}), **combination.prompt.variables}
-            # The whole conversation is sent: the system prompt and every message, not only the last user one.
-            sent = [{"content": render(config.system_prompt, values).text}]
-            sent += [{"content": render(m["content"], values).text} for m in combination.prompt.own_messages()]
+            sent = [{"content": render(template, values).text} for template in templates]
             input_tokens = round(estimate_input_tokens(sent) * calibration.input_ratio)
-            info = plan.infos.get(combination.model)
             estimate.answers.add(input_tokens, output_tokens, cost_of(info, input_tokens, output_tokens))
             if judge is not None:
                 prompt = render(combination.prompt.template, values).text
