@@ -173,6 +173,9 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
         .filter(pk__in=round_ids, status=RoundStatus.QUEUED)
         .order_by()  # put in the order given below; the model's ordering would only cost compiling it
     )
+    groups: dict[int, CompareGroup] = {}
+    for round_ in found:  # one comparison, one object: its variants (`_unanswered_outputs`) refer to it
+        round_.group = groups.setdefault(round_.group_id, round_.group)
     # Waiting for a connection's turn is not part of an answer's timeout, so a round may also wait its lane's
     # queue deadline before its slowest answer starts.
     longest = {r.pk: r.group.longest_run(r.variant_count) + timedelta(seconds=queue_deadline_s(r.lane)) for r in found}
@@ -190,14 +193,26 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     return [by_id[pk] for pk in round_ids if pk in taken], longest
 
 
+# What a claim reads of an output still to answer: what preparing its call reads, and what `_outputs_set` writes
+# back (a column it did not change keeps its value). Not the answer's columns, which it neither reads nor writes.
+CLAIM_FIELDS = ["round", "variant", "status", "rendered_system_prompt", "rendered_prompt", "messages", "error"]
+CLAIM_FIELDS += ["finished_at"]
+
+
 def _unanswered_outputs(taken: list[Round]) -> dict[int, list[Output]]:
-    """Each round's outputs still to answer, by position (answers already stored are never asked for again)."""
+    """Each round's outputs still to answer, by position (answers already stored are never asked for again). Their
+    variants are read once for the claim, each shared by its outputs of every round (an experiment's claim of 100
+    rounds of 3 prompts: 3 variants decoded, not 300), with its comparison as its rounds have it."""
     by_id = {r.pk: r for r in taken}
+    groups = {r.group_id: r.group for r in taken}
+    variants = {v.pk: v for v in Variant.objects.filter(group__in=groups).order_by()}
+    for variant in variants.values():
+        variant.group = groups[variant.group_id]  # read for its tool settings: already loaded with the round
     outputs: dict[int, list[Output]] = {pk: [] for pk in by_id}
-    unanswered = Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).select_related("variant")
+    unanswered = Output.objects.filter(round_id__in=by_id).exclude(status=OutputStatus.OK).only(*CLAIM_FIELDS)
     for output in unanswered.order_by("variant__position"):
         output.round = by_id[output.round_id]
-        output.variant.group = output.round.group  # read for its tool settings: already loaded with the round
+        output.variant = variants[output.variant_id]
         outputs[output.round_id].append(output)
     return outputs
 

@@ -16,8 +16,9 @@ process, so the same rules are kept in memory. The window is SCHEDULER_WINDOW_S 
 A batch call usually goes at once, so that path costs two scripts: joining the queue and taking the slot are one,
 freeing it and counting its success another. A limiter sends its scripts in order, those issued while a batch is
 on its way together as the next (script_pipe.py), so calls arriving or ending together share round trips, and a
-freed slot is not waited for. One keeper per limiter renews every lease it has, one call per connection each third
-of a lease, so a call shorter than that renews nothing.
+freed slot is not waited for; and the takes (or frees) of calls that follow each other there on one connection go
+as one script run, which runs them one by one as it would have run each. One keeper per limiter renews every
+lease it has, one call per connection each third of a lease, so a call shorter than that renews nothing.
 
 The Redis scripts are Lua files in lua/ beside this module, read once at import; the scripts that take a slot
 share the clock (prelude.lua), the pruning (prune.lua) and `take` (take.lua), joined before their own part.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import itertools
 import logging
 import math
 import threading
@@ -122,6 +124,9 @@ class Limiter(ABC):
         self.lease_s, self.poll_s = lease_s, poll_s
         self.window_s = (window_s if window_s is not None else settings.SCHEDULER_WINDOW_S) + SEND_MARGIN_S
         self.process = uuid.uuid4().hex  # this limiter's name among the waiters of every process
+        # Each call's token, unique across processes: this limiter's name and a count (a uuid4 a call read the
+        # system's random source each time).
+        self._tokens = (f"{self.process}-{n}" for n in itertools.count())
         self._freed: dict[str, asyncio.Condition] = {}
         # This process's waiters per (connection, lane), in the shared queue's order, and how each is woken.
         self._local: dict[tuple[str, str], list[tuple[tuple[float, ...], str]]] = defaultdict(list)
@@ -142,7 +147,7 @@ class Limiter(ABC):
     ) -> AsyncIterator[Slot]:
         """Wait for a turn (at most `queue_deadline_s`; cancel the caller to stop waiting), hold it while the body
         runs, then free it. `on_wait(ahead)` hears how many calls are ahead while this one waits."""
-        token = uuid.uuid4().hex
+        token = next(self._tokens)
         started = time.monotonic()
         try:
             async with asyncio.timeout(queue_deadline_s):
@@ -311,6 +316,7 @@ USED_SCRIPT = lua("used")
 LEAVE_SCRIPT = lua("leave")
 RENEW_SCRIPT = lua("prelude", "renew")
 COUNT_SCRIPT = lua("prelude", "count")
+TAKE_SHARED = 6  # take.lua's arguments shared by the calls of one script: the process and the connection's limits
 
 
 @lru_cache(maxsize=1024)
@@ -324,9 +330,15 @@ def redis_keys(key: str) -> tuple[bytes, ...]:
 class RedisLimiter(Limiter):
     """The queue, slots and windows as sorted sets in Redis, shared by every worker process."""
 
-    enter_script, acquire_script = Script(ENTER_SCRIPT), Script(ACQUIRE_SCRIPT)
+    # Calls that start or end together on a connection go as one script (script_pipe.py): the scripts that take a
+    # slot share the process and the connection's limits (take.lua), the one that frees it nothing.
+    enter_script, acquire_script = Script(ENTER_SCRIPT, shared=TAKE_SHARED), Script(ACQUIRE_SCRIPT, shared=TAKE_SHARED)
     attempt_script, rate_limited_script = Script(ATTEMPT_SCRIPT), Script(RATE_LIMITED_SCRIPT)
-    release_script, used_script, leave_script = Script(RELEASE_SCRIPT), Script(USED_SCRIPT), Script(LEAVE_SCRIPT)
+    release_script, used_script, leave_script = (
+        Script(RELEASE_SCRIPT, shared=0, one_reply=True),
+        Script(USED_SCRIPT),
+        Script(LEAVE_SCRIPT),
+    )
     renew_script, count_script = Script(RENEW_SCRIPT), Script(COUNT_SCRIPT)
 
     def __init__(self, client: aioredis.Redis, **kwargs):
@@ -340,8 +352,9 @@ class RedisLimiter(Limiter):
         return await self._pipe.call(script, keys, *args)
 
     def _take_args(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[str | int, ...]:
+        """take.lua's: the TAKE_SHARED arguments every call of the process on the connection has, then the call's."""
         limits = (limit.max_concurrency, limit.rpm, limit.tpm, self._lease_ms, self._window_ms)
-        return (self.process, token, *limits, tokens, LANE_RANK[lane])
+        return (self.process, *limits, token, tokens, LANE_RANK[lane])
 
     def _wait_s(self, wait_ms: int) -> float | None:
         if wait_ms == 0:
@@ -352,7 +365,10 @@ class RedisLimiter(Limiter):
         self, limit: Limit, token: str, lane: str, tokens: int, *, ask: bool
     ) -> tuple[float | None, int, tuple[float, ...]]:
         args = self._take_args(limit, token, tokens, lane)
-        wait_ms, ahead, order = await self._run(self.enter_script, redis_keys(limit.key), *args, 1 if ask else 0)
+        reply = await self._run(self.enter_script, redis_keys(limit.key), *args, 1 if ask else 0)
+        if reply == 0:  # taken
+            return None, 0, ()
+        wait_ms, ahead, order = reply
         return (self._wait_s(wait_ms) if ask else 0.0), ahead, (float(order),)
 
     async def _try_acquire(self, limit: Limit, token: str, tokens: int, lane: str) -> tuple[float | None, int]:

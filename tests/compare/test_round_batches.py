@@ -19,7 +19,7 @@ from lab.engine.fanout import Result
 from lab.engine.runtime import runtime
 from lab.jobs.kinds import Lane
 from lab.providers.answer import Answer
-from tests.fixtures.compare_factories import make_group, make_round, slow_model
+from tests.fixtures.compare_factories import INSTANT, make_group, make_round, slow_model
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +53,22 @@ def test_claiming_many_rounds_takes_the_queued_ones_in_the_order_given(workspace
     assert all(o.status == OutputStatus.RUNNING and o.rendered_prompt == "Say something about tea." for o in outputs)
     assert Round.objects.get(pk=cancelled.pk).status == RoundStatus.CANCELLED
     assert rounds_claim(round_ids=[first.pk, second.pk]) == []  # taken: a second claim gets none
+
+
+def test_rounds_of_several_comparisons_claimed_together_each_ask_their_own_variants_prompts_and_tools(workspace, owner):
+    """A claim reads each variant once for all its rounds (compare/rounds/worker.py): every call still gets its own
+    variant's prompt, and the tools its own comparison gives it."""
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    tea = make_group(workspace, owner, prompts=["Tea {{topic}}?", "Green tea {{topic}}?"], models=(INSTANT,) * 2)
+    coffee = make_group(workspace, owner, prompts=["Coffee {{topic}}?", "Black {{topic}}?"], tools=[weather])
+    rounds = [make_round(group, lane=Lane.BATCH) for group in (tea, coffee, tea, coffee)]
+
+    claimed = rounds_claim(round_ids=[r.pk for r in rounds])
+
+    asked = [[call.request.messages[-1]["content"] for call in one.calls] for one in claimed]
+    assert asked == [["Tea tea?", "Green tea tea?"], ["Coffee tea?", "Black tea?"]] * 2
+    tools = [[call.request.tools for call in one.calls] for one in claimed]
+    assert tools == [[None, None], [[weather], [weather]]] * 2
 
 
 def test_a_claim_of_many_rounds_costs_the_queries_of_one(workspace, owner):

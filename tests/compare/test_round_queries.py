@@ -57,13 +57,14 @@ def test_an_interactive_round_of_five_costs_a_fixed_few_queries_at_each_stage(
     post_sql = statements(post)
     assert len(post_sql) == 7, post_sql
 
-    # The round with its group, the UPDATE that takes it, its outputs with their variants, the connections, and
-    # the outputs' rendered messages.
+    # The round with its group, the UPDATE that takes it, its variants (read once for a claim of any number of
+    # rounds, not once an output: compare/rounds/worker.py), its outputs, the connections, and the outputs'
+    # rendered messages.
     with CaptureQueriesContext(connection) as claim:
         claimed = round_claim(round_id=response.json()["rounds"][0]["id"])
     assert len(claimed.calls) == 5
     claim_sql = statements(claim)
-    assert len(claim_sql) == 5, claim_sql
+    assert len(claim_sql) == 6, claim_sql
 
     results = [Result(key=call.key, answer=ANSWER) for call in claimed.calls]
     # Each answer but the last: its UPDATE, and its row read back for `output.done`.

@@ -505,3 +505,42 @@ async def test_a_script_the_redis_server_does_not_know_is_loaded_and_run():
         limiter.count_script = Script(f"-- {uuid.uuid4().hex}\n{COUNT_SCRIPT}")
         async with limiter.slot(shared):
             assert await limiter.in_flight(shared) == 1
+
+
+async def test_calls_that_start_together_take_their_slots_in_one_command_and_free_them_in_another():
+    """A wave of calls on one connection (an experiment at its limit) costs Redis two commands, not two a call."""
+    shared = limit(max_concurrency=20)
+    async with Workers("redis") as (limiter, other):
+        async with limiter.slot(shared):  # connected, its scripts loaded
+            pass
+        await limiter.flushed()
+
+        async def call() -> None:
+            async with limiter.slot(shared, lane=BATCH) as slot:
+                await asyncio.sleep(0.05)
+                await slot.succeeded()
+
+        async with commands_sent(limiter) as sent:
+            await asyncio.gather(*(call() for _ in range(20)))
+            await limiter.flushed()
+        assert await other.in_flight(shared) == 0  # every slot freed
+    assert sent.count("EVALSHA") <= 4, sent  # two, unless a wave is split between loop turns; forty one by one
+
+
+async def test_calls_starting_together_beyond_the_limit_wait_and_take_the_slots_freed_in_order():
+    shared = limit(max_concurrency=3)
+    async with Workers("redis", poll_s=0.05) as (limiter, _):
+        order, in_flight, most = [], 0, 0
+
+        async def call(n: int) -> None:
+            nonlocal in_flight, most
+            async with limiter.slot(shared, lane=BATCH):
+                in_flight += 1
+                most = max(most, in_flight)
+                order.append(n)
+                await asyncio.sleep(0.05)
+                in_flight -= 1
+
+        await asyncio.gather(*(call(n) for n in range(9)))
+    assert most == 3
+    assert sorted(order[:3]) == [0, 1, 2] and sorted(order) == list(range(9))

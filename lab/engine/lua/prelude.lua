@@ -1,3 +1,7 @@
--- The start of every script that needs the time: `now` in ms from the Redis server's clock, so hosts agree.
-local now_parts = redis.call('TIME')
-local now = tonumber(now_parts[1]) * 1000 + math.floor(tonumber(now_parts[2]) / 1000)
+-- The start of every script that needs the time: `now` in ms from the Redis server's clock, so hosts agree. A
+-- script that runs many calls reads the clock again for each (`clock()`), as each would in a script of its own.
+local function clock()
+  local parts = redis.call('TIME')
+  return tonumber(parts[1]) * 1000 + math.floor(tonumber(parts[2]) / 1000)
+end
+local now = clock()

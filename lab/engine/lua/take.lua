@@ -1,11 +1,19 @@
 -- What taking a slot checks, for a waiter `ahead` places from the front: the pool, the back-off, the rpm window and
--- the tpm window. ARGV: process, token, max_concurrency, rpm, tpm, lease ms, window ms, tokens, lane rank (then
--- what a script adds). take(ahead) returns ms to wait, 0 when taken, or -1 when the pool is full.
-local process, token = ARGV[1], ARGV[2]
-local member = process .. ':' .. token
-local max_concurrency, rpm, tpm = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local lease_ms, window_ms, tokens = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local order = tonumber(ARGV[9]) * 1e13 + now
+-- the tpm window. ARGV: process, max_concurrency, rpm, tpm, lease ms, window ms (shared by the calls of one script),
+-- then each call's own: token, tokens, lane rank (then what a script adds). start(i) makes the call whose own
+-- arguments start at ARGV[i] the current one, with the time read and the sets pruned as a script of its own would;
+-- take(ahead) then returns ms to wait, 0 when taken, or -1 when the pool is full.
+local process = ARGV[1]
+local max_concurrency, rpm, tpm = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local lease_ms, window_ms = tonumber(ARGV[5]), tonumber(ARGV[6])
+local token, member, tokens, order
+local function start(i)
+  now = clock()
+  prune()
+  token, tokens = ARGV[i], tonumber(ARGV[i + 1])
+  member = process .. ':' .. token
+  order = tonumber(ARGV[i + 2]) * 1e13 + now
+end
 local function take(ahead)
   local penalty = tonumber(redis.call('HGET', KEYS[6], 'penalty') or '0')
   local allowed = math.max(1, max_concurrency - penalty)
