@@ -1,7 +1,9 @@
 """Conversations: a finished round continues with a follow-up, every column its own conversation, sent unchanged.
 
 The rounds run in this process against the fake LLM server, which records each request body, so the tests read
-exactly what each column's third request held. The engine writes from its own thread: `transactional_db`.
+exactly what each column's third request held. The engine writes from its own thread: `transactional_db`. A
+continued round is also sent to the workers (round_continue): when another module's test worker is still running,
+it may take the round first, so each test waits for a round to finish (`run`), whoever ran it.
 """
 
 import pytest
@@ -11,6 +13,7 @@ from compare.models import OutputStatus, RoundStatus
 from compare.rounds.continuing import NotContinuable, round_continue
 from compare.rounds.execution import round_execute
 from lab.services import connection_create
+from tests.compare.queued import wait_for_round
 from tests.fixtures.compare_factories import INSTANT, make_group, make_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,6 +33,11 @@ def three_columns(workspace, owner, fake_llm, **fields):
     return group, scenarios
 
 
+def run(round_) -> None:
+    round_execute(round_id=round_.pk)
+    wait_for_round(round_)
+
+
 def by_position(round_) -> list:
     return list(round_.outputs.select_related("variant").order_by("variant__position"))
 
@@ -39,11 +47,11 @@ def test_each_columns_third_request_holds_exactly_its_own_two_earlier_answers(wo
     for column, scenario in enumerate(scenarios, start=1):
         fake_llm.script(scenario, *({"text": f"column {column} answer {turn}"} for turn in (1, 2, 3)))
     first = make_round(group)
-    round_execute(round_id=first.pk)
+    run(first)
     second = round_continue(round=first, user=owner, message="And why?")
-    round_execute(round_id=second.pk)
+    run(second)
     third = round_continue(round=second, user=owner, message="Say it in {{topic}} words.")
-    round_execute(round_id=third.pk)
+    run(third)
 
     third.refresh_from_db()
     assert (third.status, third.turn, third.parent_id, third.root_id) == (RoundStatus.DONE, 3, second.pk, first.pk)
@@ -68,13 +76,13 @@ def test_a_column_whose_answer_did_not_finish_is_not_continued_and_says_why(work
     group, scenarios = three_columns(workspace, owner, fake_llm)
     fake_llm.script(scenarios[1], {"status": 400, "message": "no such thing"})
     first = make_round(group)
-    round_execute(round_id=first.pk)
+    run(first)
     assert [o.status for o in by_position(first)] == [OutputStatus.OK, OutputStatus.ERROR, OutputStatus.OK]
 
     second = round_continue(round=first, user=owner, message="More, please.")
     stopped = by_position(second)[1]
     assert (stopped.status, stopped.error) == (OutputStatus.ERROR, "Not continued: its answer in turn 1 failed.")
-    round_execute(round_id=second.pk)
+    run(second)
     outputs = by_position(second)
     assert [o.status for o in outputs] == [OutputStatus.OK, OutputStatus.ERROR, OutputStatus.OK]
     assert outputs[1].error == "Not continued: its answer in turn 1 failed." and outputs[1].messages == []
@@ -84,7 +92,7 @@ def test_a_column_whose_answer_did_not_finish_is_not_continued_and_says_why(work
 def test_continuing_the_same_turn_twice_makes_two_branches(workspace, owner, fake_llm):
     group, scenarios = three_columns(workspace, owner, fake_llm)
     first = make_round(group)
-    round_execute(round_id=first.pk)
+    run(first)
     left = round_continue(round=first, user=owner, message="Left?")
     right = round_continue(round=first, user=owner, message="Right?")
     assert (left.parent_id, right.parent_id, left.turn, right.turn) == (first.pk, first.pk, 2, 2)
@@ -111,9 +119,9 @@ def test_a_conversation_grown_past_the_models_context_is_refused_before_the_requ
     scenario = fake_llm.model(name="fake-free")  # a context of 8,192 tokens
     group = make_group(workspace, owner, models=[f"or::{scenario}", INSTANT], prompts=["Name a {{topic}}."] * 2)
     first = make_round(group)
-    round_execute(round_id=first.pk)
+    run(first)
     second = round_continue(round=first, user=owner, message="word " * 8000)
-    round_execute(round_id=second.pk)
+    run(second)
 
     long, short = by_position(second)
     assert long.status == OutputStatus.ERROR

@@ -37,13 +37,12 @@ def test_a_worker_is_alive_while_it_beats_and_gone_once_killed(transactional_db,
         assert until(lambda: not worker_status().alive, timeout=LOST_AFTER_S + 5)
     finally:
         worker.stop()
-    # Gone exactly LOST_AFTER_S after its last heartbeat: asked at fixed instants, not timed by the wall clock
-    # (a loaded machine delays the polling above, never the rule).
+    # Alive until LOST_AFTER_S after its last heartbeat, asked at a fixed instant rather than timed by the wall clock
+    # (a loaded machine delays the polling above, never the rule); gone since, as polled above. Other rows the run's
+    # other workers left in this database may be newer (worker_status().last_seen is the latest of any).
     last_seen = WorkerProcess.objects.get(pk=row.pk).seen_at
-    assert worker_status().last_seen == last_seen
-    just = timedelta(milliseconds=10)
-    assert worker_status(now=last_seen + timedelta(seconds=LOST_AFTER_S) - just).alive
-    assert not worker_status(now=last_seen + timedelta(seconds=LOST_AFTER_S) + just).alive
+    assert worker_status().last_seen >= last_seen
+    assert worker_status(now=last_seen + timedelta(seconds=LOST_AFTER_S) - timedelta(milliseconds=10)).alive
 
 
 def test_a_restarted_worker_replaces_the_process_of_its_node_at_once(transactional_db, tmp_path):
