@@ -12,6 +12,7 @@ from compare.models import OutputStatus
 from compare.rounds.continuing import round_continue
 from compare.rounds.execution import round_execute
 from lab.services import connection_create
+from tests.compare.queued import wait_for_round
 from tests.fixtures.compare_factories import make_group, make_round
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -41,6 +42,7 @@ def test_a_tool_result_is_continued_in_each_wire_format(workspace, owner, fake_l
     results = [{"output": o.pk, "tool_call_id": o.tool_calls[0]["id"], "content": "Sunny, 21 °C"} for o in outputs]
     turn = round_continue(round=round_, user=owner, message="", tool_results=results)
     round_execute(round_id=turn.pk)
+    wait_for_round(turn)  # round_continue also sent it to the workers: a test worker still alive may run it first
     continued = list(turn.outputs.order_by("variant__position"))
     assert [o.status for o in continued] == [OutputStatus.OK] * 3, [o.error for o in continued]
     call = {"id": outputs[0].tool_calls[0]["id"], "name": "get_weather", "arguments": ARGS}
