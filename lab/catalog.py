@@ -23,7 +23,7 @@ from .crypto import SecretDecryptionError
 from .models import Connection, ConnectionKind, Workspace
 from .outages import REDIS_DOWN
 from .providers.base import ConnectionConfig, ModelInfo, ProviderError
-from .providers.http import RetryPolicy
+from .providers.http import RetryPolicy, tls_context
 from .providers.registry import get_adapter
 
 logger = logging.getLogger(__name__)
@@ -166,7 +166,7 @@ def _failed_lately(connection: Connection) -> bool:
 
 
 async def _list_models(configs: dict) -> dict[int, list[ModelInfo] | ProviderError]:
-    async with httpx.AsyncClient(timeout=CATALOG_TIMEOUT) as client:
+    async with httpx.AsyncClient(timeout=CATALOG_TIMEOUT, verify=tls_context()) as client:
 
         async def one(config: ConnectionConfig | ProviderError) -> list[ModelInfo] | ProviderError:
             if isinstance(config, ProviderError):

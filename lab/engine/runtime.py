@@ -24,7 +24,6 @@ import httpx
 from django import db
 from django.conf import settings
 
-from ..providers.http import tls_context
 from .admission import BatchAdmission
 from .http_shards import ShardedTransport
 from .limiter import Limiter, make_limiter
@@ -65,9 +64,10 @@ class Runtime:
         self.batch_database = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine-batch-db")
 
     async def _open(self) -> tuple[httpx.AsyncClient, Limiter]:
+        # The transport's pools share the process's TLS context; a client given a transport takes no proxy from the
+        # environment, so nothing else of it needs one.
         transport = ShardedTransport(max_connections=HTTP_MAX_CONNECTIONS, keepalive_expiry=HTTP_KEEPALIVE_S)
-        # The client's own `verify` serves any proxy taken from the environment.
-        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport, verify=tls_context())
+        client = httpx.AsyncClient(timeout=HTTP_TIMEOUT, transport=transport)
         return client, make_limiter()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:

@@ -3,12 +3,15 @@
 read, streamed and closed early, refused — gives its place back."""
 
 import asyncio
+import concurrent.futures
+import ssl
 
 import httpx
 import pytest
 
 from lab.engine.http_shards import SHARD_SIZE, ShardedTransport
 from lab.engine.runtime import HTTP_KEEPALIVE_S, HTTP_MAX_CONNECTIONS
+from lab.providers.http import tls_context, tls_context_soon
 from tests.lab.adapters import closed_port_url
 
 BODY = {"messages": [{"role": "user", "content": "Hi."}]}
@@ -70,3 +73,17 @@ async def test_when_every_pool_is_full_a_request_waits_in_the_least_busy_one(fak
     assert statuses == [200] * 7
     assert shards == 2  # no more pools than max_connections allow
     assert fake_llm.scenario(model)["max_in_flight"] == 4  # the others waited for a connection of their pool
+
+
+def test_every_client_of_the_process_shares_one_tls_context_whichever_thread_builds_it():
+    # The experiment command has it built on a thread of its own while its main thread reads the file; whoever asks
+    # meanwhile waits for that one (a context is 25 ms of reading the CA bundle, a second one was built by the
+    # model catalog's fetch before the first request).
+    with concurrent.futures.ThreadPoolExecutor(8) as threads:
+        tls_context_soon()
+        contexts = list(threads.map(lambda _: tls_context(), range(8)))
+    transport = ShardedTransport(max_connections=4)
+    transport._pick()
+    assert all(context is contexts[0] for context in contexts)
+    assert isinstance(contexts[0], ssl.SSLContext) and contexts[0].verify_mode == ssl.CERT_REQUIRED
+    assert transport.shards[0].transport._pool._ssl_context is contexts[0]

@@ -86,6 +86,7 @@ from compare.models import CompareGroup, OutputStatus
 from lab import gc_tuning
 from lab.connection_env import connections_from_environment
 from lab.engine.runtime import runtime
+from lab.providers.http import tls_context_soon
 
 EXIT_FAILED, EXIT_CONFIG, EXIT_BUDGET, EXIT_REGRESSION = 1, 2, 3, 4
 # Lines for a log, not for a person at a terminal: every HTTP request, and a round someone else already ran.
@@ -154,6 +155,7 @@ class Command(BaseCommand):
         # From a shell (not call_command): the process exists for this command, so its collector is set for a long
         # run and skipped at exit (lab.gc_tuning).
         gc_tuning.settle_for_a_long_run()
+        tls_context_soon()  # built beside the file's reading and checks rather than before the first requests
         try:
             super().run_from_argv(argv)
         finally:
