@@ -139,6 +139,22 @@ def test_prompts_and_datasets_from_files_run_the_listed_combinations_on_every_ro
     assert "Scale: An integer from 1 to 10" in asked
 
 
+def test_the_results_read_each_variant_and_its_group_once_whatever_the_answers(
+    workspace, owner, connections, fake_llm, django_assert_num_queries
+):
+    experiment = run(sample("with_files/experiment.json"), workspace, owner)
+
+    # The experiment's group, its variants, the rounds, the answers with their evaluations: 9 answers or 10,000.
+    with django_assert_num_queries(4):
+        results = experiment_results(experiment)
+        groups = {cell.output.variant.group.pk for cell in results.cells}  # what promptfoo's output reads (tools)
+    assert len(results.cells) == 9 and groups == {experiment.group_id}
+    # One object a variant (and one group), not one an answer: at 10,000 answers each decoded the group's JSON.
+    assert len({id(cell.output.variant) for cell in results.cells}) == 3
+    assert len({id(cell.output.variant.group) for cell in results.cells}) == 1
+    assert [cell.combo.position for cell in results.cells[:3]] == [1, 2, 3]
+
+
 def test_an_answer_that_failed_is_not_evaluated_and_says_why(workspace, owner, connections, tmp_path):
     path = tmp_path / "failing.yaml"
     path.write_text(
