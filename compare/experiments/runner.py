@@ -294,8 +294,9 @@ async def _run_rounds(
                 _raise_failed(running)
                 if first:
                     first = 0
+                    # Calls waiting for their slot (another process holds it, a rate limit) do not hold the rest.
                     with contextlib.suppress(TimeoutError):
-                        async with asyncio.timeout(FIRST_WAVE_S):  # calls waiting for a busy connection: go on
+                        async with asyncio.timeout(FIRST_WAVE_S):
                             await batches.sent()
                     feed.write_rest()
             await asyncio.gather(*running)

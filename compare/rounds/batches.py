@@ -86,6 +86,8 @@ class RoundBatches:
         self._counted: set[int] = set()  # those rounds, until they run (a worker claims its rounds itself)
         self._all_sent = asyncio.Event()
         self._all_sent.set()
+        if windows is not None:
+            windows.on_wait = self._check_sent
         self._ready: list[_Ready] = []
         self._wake = asyncio.Event()
         self._closing = False
@@ -101,12 +103,19 @@ class RoundBatches:
         return claimed
 
     async def sent(self) -> None:
-        """Until every call of the rounds claimed so far has been sent (or has ended unsent)."""
+        """Until every call of the rounds claimed so far has been sent, has ended unsent, or waits for a place at a
+        connection whose places are all taken (in a file on several connections the first claim's calls for the
+        narrower one wait there until its earlier calls end: the rounds ahead waited for them, and a wider
+        connection's window stayed empty after its first wave)."""
         await self._all_sent.wait()
 
     def _gone(self) -> None:
         self._unsent -= 1
-        if not self._unsent:
+        self._check_sent()
+
+    def _check_sent(self) -> None:
+        # The calls waiting in the windows are among those unsent (the caller's windows hold only its claims' calls).
+        if self._unsent <= (self.windows.waiting() if self.windows is not None else 0):
             self._all_sent.set()
 
     async def run(self, claimed: worker.ClaimedRound) -> None:

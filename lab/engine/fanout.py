@@ -126,19 +126,25 @@ class CallWindows:
     calls while another's are waiting (`short`): the rounds it holds may all be waiting for a slower connection's
     calls while a faster one runs out of its own. It says which calls are coming (`expect`, when it claims their
     rounds), sees how long the last call waiting in a window has to wait (`backlog_s`), and is told (`on_free`)
-    whenever a place frees in a window with less than its size of calls waiting or coming."""
+    whenever a place frees in a window with less than its size of calls waiting or coming, and (`on_wait`) whenever
+    a call starts waiting because every place of its window is taken."""
 
     def __init__(self, total: int | None = None, *, share: int = 0, shares: int = 1):
         self.total = asyncio.Semaphore(total) if total else None
         self.share, self.shares = share, shares
         self.connections: dict[str, _Window] = {}
         self.on_free: Callable[[], None] | None = None
+        self.on_wait: Callable[[], None] | None = None
 
     @asynccontextmanager
     async def hold(self, call: Call) -> AsyncIterator[None]:
         # Its connection's window first: a call waiting there holds no place that another connection's call could use.
-        async with self._window(call).place(self.on_free), self.total or nullcontext():
+        async with self._window(call).place(self.on_free, self.on_wait), self.total or nullcontext():
             yield
+
+    def waiting(self) -> int:
+        """Calls waiting for a place in their connection's window (every place of it taken)."""
+        return sum(window.waiting for window in self.connections.values())
 
     def expect(self, calls: Sequence[Call]) -> None:
         """These calls will come (their rounds are claimed): they count as waiting until they do."""
@@ -193,9 +199,13 @@ class _Window:
         return math.ceil(self.ahead / self.size) * self.held_s
 
     @asynccontextmanager
-    async def place(self, on_free: Callable[[], None] | None) -> AsyncIterator[None]:
+    async def place(
+        self, on_free: Callable[[], None] | None, on_wait: Callable[[], None] | None = None
+    ) -> AsyncIterator[None]:
         self.coming = max(0, self.coming - 1)
         self.waiting += 1
+        if on_wait is not None and self.places.locked():
+            on_wait()
         try:
             await self.places.acquire()
         finally:

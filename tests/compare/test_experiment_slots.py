@@ -18,6 +18,7 @@ import time
 import pytest
 from django.db import connections
 
+from compare.experiments import runner
 from compare.models import Output, OutputStatus
 from lab.fake_llm.scenario import with_prompt_options
 from lab.services import connection_create
@@ -134,6 +135,29 @@ def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow
     # `slow` answers first: until one of its answers has ended, the run cannot tell how long its calls waiting
     # would wait, and claims no round beyond the others (a claimed round must not outlive its deadline waiting).
     order = [slow, fast, fast, fast, fast] * (rows // 4) + [slow] * (rows - rows // 4)
+    run_releasing(fake_llm, workspace, path, order, limits, rows)
+
+
+def test_the_rounds_ahead_do_not_wait_for_the_first_calls_of_a_busy_connection(
+    workspace, fake_llm, tmp_path, monkeypatch
+):
+    # The first claim (four rounds) holds four calls for `fast` (limit 4), all sent, and four for `slow` (limit 1),
+    # three of which wait for its place. The rounds ahead are claimed once the first claim's calls have gone: the
+    # three waiting for `slow` must not count as not gone, or `fast` has nothing to take when its first answer
+    # ends (in a run of 0.69 s answers its second wave waited FIRST_WAVE_S, a second). Raised here so that the old
+    # rule waits at the guard; `fast` answers eight times before `slow` answers once.
+    monkeypatch.setattr(runner, "FIRST_WAVE_S", HANG_GUARD_S * 10)
+    fast, slow = fake_llm.model(hold=1, tokens=2), fake_llm.model(hold=1, tokens=2)
+    limits = {fast: 4, slow: 1}
+    for name, model in (("fast", fast), ("slow", slow)):
+        url = fake_llm.openai_url
+        connection_create(
+            workspace=workspace, name=name, kind="openai_compatible", base_url=url, max_concurrency=limits[model]
+        )
+    rows = 40
+    path = write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
+
+    order = [fast] * 8 + [slow, fast, fast, fast, fast] * 8 + [slow] * (rows - 8)
     run_releasing(fake_llm, workspace, path, order, limits, rows)
 
 
