@@ -1,6 +1,6 @@
 """Many new rows at once through Postgres's COPY, else `bulk_create`: `copy_insert` when nobody needs their ids
 back, `copy_instances` for model instances that need them (their ids drawn from the table's sequence first);
-`db_preparer`, how every value is prepared, serves the batch UPDATEs of compare.rounds.worker too.
+`db_preparer`, how every value is prepared, serves the batch UPDATEs of lab.update_rows too.
 
 `bulk_create` builds a model instance per row and prepares every value of every field in Python before one INSERT
 with a RETURNING; for the 3,000 outputs of a 1,000-row experiment that took 120 ms of the command line's start, COPY

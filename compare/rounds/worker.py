@@ -16,12 +16,11 @@ from functools import cache, partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import BooleanField, Count, ExpressionWrapper, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from lab.catalog import split_model_id
-from lab.copy_insert import db_preparer
 from lab.crypto import SecretDecryptionError
 from lab.engine.fanout import Call, Result, Spending
 from lab.engine.queue_deadlines import queue_deadline_s
@@ -48,6 +47,7 @@ from lab.providers.params import set_params
 from lab.providers.tools import checked_calls, schema_valid, sent_schema
 from lab.realtime import broadcast, group_channel, listened
 from lab.templating import render_variants
+from lab.update_rows import update_rows
 
 from .. import response_cache
 from ..assertions.services import with_assertions
@@ -182,7 +182,7 @@ def _take_queued(round_ids: list[int], now) -> tuple[list[Round], dict[int, time
     grace = timedelta(seconds=settings.JOBS_GRACE_S)
     worker = claimant()
     taken = set(
-        _update_from_values(
+        update_rows(
             ["status", "started_at", "deadline", "claimed_by"],
             [[r.pk, RoundStatus.RUNNING, now, now + longest[r.pk] + grace, worker] for r in found],
             model=Round,
@@ -366,7 +366,8 @@ def _call(
 @transaction.atomic
 def outputs_checkpoint(*, texts: dict[int, str]) -> None:
     """Save the partial text of answers still running (one UPDATE); finished rows are never touched."""
-    _update_from_values(["text"], [[pk, text] for pk, text in texts.items()], only_status=[OutputStatus.RUNNING])
+    texts_now = [[pk, text] for pk, text in texts.items()]
+    update_rows(["text"], texts_now, model=Output, only_status=[OutputStatus.RUNNING])
 
 
 def output_record(*, result: Result, checks: dict[int, AnswerCheck] | None = None) -> OutputDone | None:
@@ -422,9 +423,10 @@ def _answers_set(results: list[Result], checks: dict[int, AnswerCheck] | None) -
             + [schema_valid(answer.text, response_schema) if answered else None]
         )
     cancelled = OutputStatus.CANCELLED
-    return _update_from_values(
+    return update_rows(
         ANSWER_FIELDS,
         rows,
+        model=Output,
         expressions={
             "status": f"CASE WHEN o.status = '{cancelled}' THEN o.status ELSE {{value}} END",
             "error": f"CASE WHEN o.status = '{cancelled}' AND v.status <> '{cancelled}' THEN o.error "
@@ -446,52 +448,9 @@ def _answer_checks(outputs: Iterable[Output]) -> dict[int, AnswerCheck]:
 
 
 def _outputs_set(outputs: list[Output], fields: list[str]) -> None:
-    """`bulk_update` of these fields in one UPDATE … FROM VALUES, whose SQL costs a fraction of the CASE per
+    """`bulk_update` of these fields in one UPDATE (lab.update_rows), whose SQL costs a fraction of the CASE per
     field and row that bulk_update builds (most of a batch round's claim, measured)."""
-    _update_from_values(fields, [[output.pk] + [getattr(output, name) for name in fields] for output in outputs])
-
-
-def _update_from_values(
-    fields: list[str], rows: list[list], *, model=Output, expressions: dict[str, str] | None = None, only_status=()
-) -> list[int]:
-    """UPDATE the rows of `model` (outputs or rounds) in `rows` (each: id, then one value per field) in one
-    statement; returns the ids updated.
-
-    `expressions` replaces a field's new value (`{value}`, the row's value) with SQL of its own that may read the
-    row as it is (`o`) and the new values (`v`); `only_status` limits the rows updated to those in these statuses.
-    Postgres and SQLite (3.35 or later) both read this form."""
-    if not rows:
-        return []
-    meta_fields = [model._meta.get_field(name) for name in fields]
-    assignments = []
-    for name, column_field in zip(fields, meta_fields, strict=True):
-        value = f"v.{column_field.column}"
-        if connection.vendor == "postgresql":  # a VALUES list's column of NULLs and strings is text there
-            value = f"CAST({value} AS {column_field.db_type(connection)})"
-        assignments.append(f"{column_field.column} = " + (expressions or {}).get(name, "{value}").format(value=value))
-    columns = ", ".join(["row_id"] + [meta.column for meta in meta_fields])
-    preparers = [db_preparer(meta, connection) for meta in meta_fields]
-    prepared = [[prepare(value) for prepare, value in zip(preparers, row[1:], strict=True)] for row in rows]
-    if connection.vendor == "postgresql":
-        # One array a column: a placeholder a value made the statement text as long as the batch, and psycopg
-        # split that text anew every time (a claim or write of 500 answers: 14 ms a statement, under a profiler).
-        types = [model._meta.pk.db_type(connection), *(meta.db_type(connection) for meta in meta_fields)]
-        source = "SELECT * FROM unnest(" + ", ".join(f"%s::{db_type}[]" for db_type in types) + ")"  # noqa: S608
-        params = [[row[0] for row in rows], *(list(column) for column in zip(*prepared, strict=True))]
-    else:
-        source = "VALUES " + ", ".join(["(" + ", ".join(["%s"] * (len(fields) + 1)) + ")"] * len(rows))
-        params = [value for row, values in zip(rows, prepared, strict=True) for value in (row[0], *values)]
-    where = "o.id = v.row_id"
-    if only_status:
-        where += " AND o.status IN (" + ", ".join(["%s"] * len(only_status)) + ")"
-        params.extend(only_status)
-    # Only names from the model and constants are formatted in; every value is a parameter.
-    values = f"WITH v({columns}) AS ({source})"
-    table = model._meta.db_table
-    sql = f"{values} UPDATE {table} AS o SET {', '.join(assignments)} FROM v WHERE {where} RETURNING id"  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [pk for (pk,) in cursor.fetchall()]
+    update_rows(fields, [[output.pk] + [getattr(output, name) for name in fields] for output in outputs], model=Output)
 
 
 # What `output_event` reads of an answer, its round and its comparison: its rows are read without the prompts and
@@ -575,9 +534,7 @@ def rounds_complete(
 def _finish(round_ids: list[int]) -> list[Round]:
     now = timezone.now()
     rows = [[pk, RoundStatus.DONE, now] for pk in round_ids]
-    done = _update_from_values(
-        ["status", "finished_at"], rows, model=Round, only_status=ROUND_TRANSITIONS[RoundStatus.DONE]
-    )
+    done = update_rows(["status", "finished_at"], rows, model=Round, only_status=ROUND_TRANSITIONS[RoundStatus.DONE])
     # Read with whether each has assertions, so the grading hook asks nothing of a round without any.
     has_assertions = ExpressionWrapper(with_assertions(), output_field=BooleanField())
     found = {r.pk: r for r in Round.objects.filter(pk__in=round_ids).annotate(graded=has_assertions).order_by()}
