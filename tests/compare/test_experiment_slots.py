@@ -118,10 +118,8 @@ def test_two_connections_in_one_file_are_each_kept_at_their_own_limit(workspace,
     run_releasing(fake_llm, workspace, path, order, limits, rows)
 
 
-def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow_one(workspace, fake_llm, tmp_path):
-    # Per row one call on `fast` (limit 4) and one on `slow` (limit 1), whose answers end a quarter as often: the
-    # rounds claimed at the start (twelve) soon all wait for `slow`, and `fast` has calls only if more are claimed.
-    # Before the fix it had none once it was twelve answers ahead (the test waits at the guard, then fails).
+def fast_and_slow(workspace, fake_llm, tmp_path, rows: int) -> tuple[str, str, dict[str, int], object]:
+    """A file of `rows` rows with one call a row on `fast` (limit 4) and one on `slow` (limit 1), answers held."""
     fast, slow = fake_llm.model(hold=1, tokens=2), fake_llm.model(hold=1, tokens=2)
     limits = {fast: 4, slow: 1}
     for name, model in (("fast", fast), ("slow", slow)):
@@ -129,8 +127,15 @@ def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow
         connection_create(
             workspace=workspace, name=name, kind="openai_compatible", base_url=url, max_concurrency=limits[model]
         )
+    return fast, slow, limits, write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
+
+
+def test_a_fast_connection_is_kept_at_its_limit_while_the_rounds_wait_for_a_slow_one(workspace, fake_llm, tmp_path):
+    # Per row one call on `fast` (limit 4) and one on `slow` (limit 1), whose answers end a quarter as often: the
+    # rounds claimed at the start (twelve) soon all wait for `slow`, and `fast` has calls only if more are claimed.
+    # Before the fix it had none once it was twelve answers ahead (the test waits at the guard, then fails).
     rows = 40
-    path = write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
+    fast, slow, limits, path = fast_and_slow(workspace, fake_llm, tmp_path, rows)
 
     # `slow` answers first: until one of its answers has ended, the run cannot tell how long its calls waiting
     # would wait, and claims no round beyond the others (a claimed round must not outlive its deadline waiting).
@@ -147,15 +152,8 @@ def test_the_rounds_ahead_do_not_wait_for_the_first_calls_of_a_busy_connection(
     # ends (in a run of 0.69 s answers its second wave waited FIRST_WAVE_S, a second). Raised here so that the old
     # rule waits at the guard; `fast` answers eight times before `slow` answers once.
     monkeypatch.setattr(runner, "FIRST_WAVE_S", HANG_GUARD_S * 10)
-    fast, slow = fake_llm.model(hold=1, tokens=2), fake_llm.model(hold=1, tokens=2)
-    limits = {fast: 4, slow: 1}
-    for name, model in (("fast", fast), ("slow", slow)):
-        url = fake_llm.openai_url
-        connection_create(
-            workspace=workspace, name=name, kind="openai_compatible", base_url=url, max_concurrency=limits[model]
-        )
     rows = 40
-    path = write_file(tmp_path, [f"fast:{fast}", f"slow:{slow}"], 1, rows)
+    fast, slow, limits, path = fast_and_slow(workspace, fake_llm, tmp_path, rows)
 
     order = [fast] * 8 + [slow, fast, fast, fast, fast] * 8 + [slow] * (rows - 8)
     run_releasing(fake_llm, workspace, path, order, limits, rows)
